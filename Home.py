@@ -1,0 +1,70 @@
+"""NeurIPS 2025 Best Papers Explorer: the router and the home view.
+
+``st.navigation`` decides which pages exist (the ``pages/`` folder is not auto-discovered
+once it is called); every paper in ``toymodels.registry`` whose page file exists is routed.
+"""
+import streamlit as st
+
+from toymodels.registry import AWARD, PAPERS, RUNNER_UP
+
+APP_TITLE = "NeurIPS 2025 Best Papers Explorer"
+
+
+def home() -> None:
+    st.title(APP_TITLE)
+    st.markdown(
+        "Seven papers won awards at NeurIPS 2025: four **Best Paper** awards and three **runners-up**. "
+        "Each page here runs a small, faithful toy model of one paper's central idea, computed live by the "
+        "`toymodels` package on this machine, and puts our number beside the paper's own. "
+        "Move the knobs, sweep a parameter, download the numbers, share the link."
+    )
+    with st.expander("Start here", expanded=True, icon=":material/explore:"):
+        left, right = st.columns(2)
+        left.markdown(
+            "**New to these ideas?** Go in this order:\n"
+            "1. *Transductive online learning*: a game you can play, with exact answers.\n"
+            "2. *RLVR & reasoning*: one estimator (pass@k) and one surprising crossover.\n"
+            "3. *Superposition & scaling*: arrows in 2-D that explain a scaling law.\n"
+            "4. *Diffusion memorization*: watch a model generalise, then memorise.\n\n"
+            "Each page opens on the finished picture; the knobs come after."
+        )
+        right.markdown(
+            "**Practitioner?** Every page has a *Reproduce* panel (our number beside the paper's) and a "
+            "*Sweep* panel with CSV download. The same experiments run from the command line:\n"
+            "```\npython -m toymodels list\npython -m toymodels reproduce rlvr --quick --out out/\n```\n"
+            "The last line printed is JSON with the headline metrics. Settings live in the URL, so a link "
+            "reopens the same view."
+        )
+    for award, heading in ((AWARD, "Best Paper awards"), (RUNNER_UP, "Runners-up")):
+        st.subheader(heading)
+        group = [p for p in PAPERS if p.award == award]
+        cols = st.columns(2)
+        for i, paper in enumerate(group):
+            with cols[i % 2].container(border=True, key=f"card-{paper.topic}"):
+                st.badge(("Best Paper" if award == AWARD else "Runner-up") +
+                         (f" · {paper.track}" if paper.track != "Main track" else ""),
+                         color="orange" if award == AWARD else "gray", icon=":material/emoji_events:")
+                st.markdown(f"#### {paper.short_title}")
+                st.markdown(f"*{paper.title}*  \n<small>{paper.authors}</small>", unsafe_allow_html=True)
+                st.markdown(paper.claim)
+                st.markdown(f"**Paper's number:** {paper.headline}")
+                links = f"[arXiv {paper.arxiv}]({paper.arxiv_url})"
+                links += f" · [official code]({paper.code_url})" if paper.code_url else " · no official code"
+                st.markdown(links)
+                if paper.has_page:
+                    st.page_link(paper.page, label="Open the toy", icon=":material/arrow_forward:")
+                else:
+                    st.caption("Toy page coming soon.")
+    st.divider()
+    st.caption("Numbers marked *paper* are quoted from the papers as references; every other number is computed "
+               "by our code. Source: the `toymodels` package in this repository.")
+
+
+st.set_page_config(page_title=APP_TITLE, page_icon=":material/emoji_events:", layout="wide")
+sections = {"Overview": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
+for award, section in ((AWARD, "Best Papers"), (RUNNER_UP, "Runners-up")):
+    pages = [st.Page(p.page, title=p.short_title, icon=p.icon, url_path=p.topic)
+             for p in PAPERS if p.award == award and p.has_page]
+    if pages:
+        sections[section] = pages
+st.navigation(sections).run()

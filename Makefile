@@ -1,0 +1,24 @@
+# Two commands on a fresh machine:  make run   (set up, open the app)   and   make test   (set up, run the tests)
+PYTHON ?= python3
+PIP     = $(PYTHON) -m pip
+PORT   ?= 8501
+
+.PHONY: setup browser run test bench precompute
+
+setup:
+	$(PIP) install -q -e ".[dev]"
+
+browser:  # Debian's Chromium for the real-browser test (Playwright drives it; no browser download)
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+run: setup
+	$(PYTHON) -m streamlit run Home.py --server.port $(PORT)
+
+test: setup browser
+	$(PYTHON) -m pytest
+
+bench: setup  # the slow, full reproductions and the timing benchmarks
+	$(PYTHON) -m pytest -m slow -s
+
+precompute: setup  # regenerate every page's shipped default view under toymodels/results/
+	$(PYTHON) -m toymodels precompute

@@ -1,0 +1,111 @@
+"""A real browser: serve the app, open every page in Debian's headless Chromium, look for errors.
+
+Screenshots go to screenshots/ (git-ignored), one per page, for a person to look at.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from toymodels.registry import PAPERS
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "screenshots"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    port = _free_port()
+    env = dict(os.environ, TOYMODELS_CACHE=str(tmp_path_factory.mktemp("cache")))
+    log = open(tmp_path_factory.mktemp("log") / "streamlit.log", "w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.terminate()
+        log.seek(0)
+        pytest.fail("streamlit did not start:\n" + log.read())
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        yield b
+        b.close()
+
+
+def _open(browser, url: str, shot: str, timeout_s: float = 240):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector("[data-testid='stApp']", timeout=60_000)
+    # wait until the script has finished running (the status widget disappears) and content is drawn
+    page.wait_for_selector("h1", timeout=timeout_s * 1000)
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        running = page.locator("[data-testid='stStatusWidget']").count()
+        if not running:
+            break
+        time.sleep(0.5)
+    time.sleep(1.0)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / shot), full_page=True)
+    return page, errors
+
+
+def test_home_shows_seven_cards(app_url, browser):
+    page, errors = _open(browser, app_url, "home.png")
+    assert "NeurIPS 2025 Best Papers Explorer" in page.title()
+    assert page.locator("[data-testid='stException']").count() == 0
+    cards = page.locator("[class*='st-key-card-']")
+    assert cards.count() == 7
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
+def test_every_page_opens_without_error(app_url, browser, paper):
+    page, errors = _open(browser, f"{app_url}/{paper.topic}", f"{paper.topic}.png")
+    assert paper.short_title in page.title()
+    assert page.locator("[data-testid='stException']").count() == 0, "the page shows a Python exception"
+    assert not errors, errors
+    page.close()

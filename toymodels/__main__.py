@@ -1,0 +1,5 @@
+import sys
+
+from toymodels.cli import main
+
+sys.exit(main())

@@ -1,0 +1,204 @@
+"""One metadata registry for the seven NeurIPS 2025 best papers.
+
+The home page's cards, each page's header, the command line's topic list and the
+router in ``Home.py`` all read this table, so a paper is described in one place.
+Numbers in ``headline`` are the *paper's* numbers, quoted as references; every
+number a page shows beside them comes from running ``toymodels``.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+AWARD = "Best Paper"
+RUNNER_UP = "Runner-up"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Paper:
+    topic: str        # the CLI topic and the page's URL path
+    module: str       # the toymodels module that implements the toy
+    short_title: str  # navigation label and browser-tab title
+    icon: str
+    title: str
+    authors: str
+    award: str        # AWARD or RUNNER_UP
+    track: str
+    arxiv: str        # arXiv id
+    code: str | None  # official code repository (owner/name), or None
+    tldr: str         # the idea in plain words
+    claim: str        # the paper's headline claim in one sentence
+    headline: str     # the paper's headline number, quoted
+
+    @property
+    def arxiv_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv}"
+
+    @property
+    def code_url(self) -> str | None:
+        return f"https://github.com/{self.code}" if self.code else None
+
+    @property
+    def page(self) -> str:
+        """Path of the Streamlit page, relative to the repository root."""
+        return f"pages/{self.module}.py"
+
+    @property
+    def has_page(self) -> bool:
+        return (REPO_ROOT / self.page).is_file()
+
+    def load(self):
+        """Import and return the toymodels module behind this paper, or None if not built yet."""
+        name = f"toymodels.{self.module}"
+        if importlib.util.find_spec(name) is None:
+            return None
+        return importlib.import_module(name)
+
+    @property
+    def implemented(self) -> bool:
+        """True when the module exists and defines ``reproduce``."""
+        return importlib.util.find_spec(f"toymodels.{self.module}") is not None and hasattr(
+            self.load(), "reproduce"
+        )
+
+
+PAPERS: tuple[Paper, ...] = (
+    Paper(
+        topic="diffusion",
+        module="diffusion",
+        short_title="Diffusion memorization",
+        icon=":material/blur_on:",
+        title="Why Diffusion Models Don't Memorize: The Role of Implicit Dynamical Regularization in Training",
+        authors="Tony Bonnaire, Raphaël Urfin, Giulio Biroli, Marc Mézard",
+        award=AWARD,
+        track="Main track",
+        arxiv="2505.17638",
+        code="tbonnair/Why-Diffusion-Models-Don-t-Memorize",
+        tldr="A diffusion model trained on n examples learns to generate good samples after a fixed number "
+        "of steps, but only starts copying its training set after a number of steps that grows with n, "
+        "so early stopping inside that widening window generalises.",
+        claim="Generation quality is reached at τ_gen independent of the training-set size n, while "
+        "memorisation starts at τ_mem ∝ n.",
+        headline="τ_gen ≈ 100K SGD steps for every n; memorisation sets in at τ/n ≈ 300 (CelebA 32×32, U-Net)",
+    ),
+    Paper(
+        topic="gated-attention",
+        module="attention",
+        short_title="Gated attention",
+        icon=":material/tune:",
+        title="Gated Attention for Large Language Models: Non-linearity, Sparsity, and Attention-Sink-Free",
+        authors="Zihan Qiu, Zekun Wang, Bo Zheng, Zeyu Huang, Kaiyue Wen, Songlin Yang, Rui Men, Le Yu, "
+        "Fei Huang, Suozhi Huang, Dayiheng Liu, Jingren Zhou, Junyang Lin",
+        award=AWARD,
+        track="Main track",
+        arxiv="2505.06708",
+        code="qiuzh20/gated_attention",
+        tldr="Multiply each attention head's output by a sigmoid gate computed from the token's own hidden "
+        "state. The gate adds a non-linearity, is sparse, and removes the 'attention sink' on the first token.",
+        claim="An elementwise, head-specific sigmoid gate after scaled dot-product attention (G1) lowers "
+        "perplexity, stabilises training and removes the attention sink and massive activations.",
+        headline="First-token attention 46.7% → 4.8%; massive activation 1053 → 94; PPL 6.026 → 5.761 (15A2B MoE)",
+    ),
+    Paper(
+        topic="deep-crl",
+        module="crl",
+        short_title="1000-layer RL",
+        icon=":material/layers:",
+        title="1000 Layer Networks for Self-Supervised RL: Scaling Depth Can Enable New Goal-Reaching Capabilities",
+        authors="Kevin Wang, Ishaan Javali, Michał Bortkiewicz, Tomasz Trzciński, Benjamin Eysenbach",
+        award=AWARD,
+        track="Main track",
+        arxiv="2503.14858",
+        code="wang-kevin3290/scaling-crl",
+        tldr="Contrastive RL learns to reach goals with no reward at all; making its residual networks much "
+        "deeper (up to 1024 layers) unlocks qualitatively new goal-reaching behaviour.",
+        claim="Scaling the depth of contrastive-RL encoders and actor from 4 to 64+ layers multiplies "
+        "goal-reaching performance, with jumps at critical depths.",
+        headline="Time at goal, depth 4 → 64: Ant U4-Maze 11.4 → 286 (25×), Ant Big Maze 61 → 441 (7.3×)",
+    ),
+    Paper(
+        topic="hivemind",
+        module="diversity",
+        short_title="Artificial hivemind",
+        icon=":material/hive:",
+        title="Artificial Hivemind: The Open-Ended Homogeneity of Language Models (and Beyond)",
+        authors="Liwei Jiang, Yuanjun Chai, Margaret Li, Mickel Liu, Raymond Fok, Nouha Dziri, Yulia Tsvetkov, "
+        "Maarten Sap, Alon Albalak, Yejin Choi",
+        award=AWARD,
+        track="Datasets & Benchmarks",
+        arxiv="2510.22954",
+        code="liweijiang/artificial-hivemind",
+        tldr="Ask many language models the same open-ended question many times: each model repeats itself, "
+        "and different models give strikingly similar answers.",
+        claim="Language models show strong intra-model repetition and inter-model homogeneity on open-ended "
+        "prompts, measured by embedding similarity of sampled responses.",
+        headline="In 79% of prompts a model's 50 responses have mean similarity > 0.8; "
+        "cross-model similarity 0.71–0.82",
+    ),
+    Paper(
+        topic="superposition",
+        module="superposition",
+        short_title="Superposition & scaling",
+        icon=":material/stacked_line_chart:",
+        title="Superposition Yields Robust Neural Scaling",
+        authors="Yizhou Liu, Ziming Liu, Jeff Gore",
+        award=RUNNER_UP,
+        track="Main track",
+        arxiv="2505.10465",
+        code="liuyz0/SuperpositionScaling",
+        tldr="When a model packs many more features than it has dimensions (strong superposition), its loss "
+        "falls as 1/width no matter how feature frequencies are distributed.",
+        claim="In strong superposition the loss scales as 1/m with model width m, robustly across feature-"
+        "frequency distributions; in weak superposition the exponent follows the data, α − 1.",
+        headline="Strong-superposition exponent α_m ≈ 1 (1.01±0.05, 1.0±0.1, 0.89±0.05 across three "
+        "frequency profiles)",
+    ),
+    Paper(
+        topic="rlvr",
+        module="rlvr",
+        short_title="RLVR & reasoning",
+        icon=":material/psychology:",
+        title="Does Reinforcement Learning Really Incentivize Reasoning Capacity in LLMs Beyond the Base Model?",
+        authors="Yang Yue, Zhiqi Chen, Rui Lu, Andrew Zhao, Zhaokai Wang, Yang Yue, Shiji Song, Gao Huang",
+        award=RUNNER_UP,
+        track="Main track",
+        arxiv="2504.13837",
+        code="LeapLabTHU/limit-of-RLVR",
+        tldr="RL with verifiable rewards makes a model find correct answers in fewer tries, but given many "
+        "tries the base model solves as many problems or more: RL sharpens, it does not expand.",
+        claim="RLVR raises pass@1 but base models overtake RL-trained models at large k: the problems RL "
+        "solves are largely a subset of what the base model can already sample.",
+        headline="Omni-MATH train: pass@1 9.9 → 26.1 after GRPO, but pass@256 67.2 → 66.3",
+    ),
+    Paper(
+        topic="transductive",
+        module="online",
+        short_title="Transductive online learning",
+        icon=":material/sports_esports:",
+        title="Optimal Mistake Bounds for Transductive Online Learning",
+        authors="Zachary Chase, Steve Hanneke, Shay Moran, Jonathan Shafer",
+        award=RUNNER_UP,
+        track="Main track",
+        arxiv="2512.12567",
+        code=None,
+        tldr="In online learning an adversary forces d mistakes (the Littlestone dimension); if the learner "
+        "sees the unlabeled points in advance, the adversary can only force about √d.",
+        claim="With Littlestone dimension d, the optimal mistake bound is d in standard online learning and "
+        "Θ(√d) in the transductive setting: a quadratic gap, and it is tight.",
+        headline="M_tr = Θ(√d) versus M_std = d (previous best lower bound: Ω(log d))",
+    ),
+)
+
+TOPICS: tuple[str, ...] = tuple(p.topic for p in PAPERS)
+_BY_TOPIC = {p.topic: p for p in PAPERS}
+
+
+def get_paper(topic: str) -> Paper:
+    """Look a paper up by its topic name; a clear KeyError names the valid topics."""
+    try:
+        return _BY_TOPIC[topic]
+    except KeyError:
+        raise KeyError(f"unknown topic {topic!r}; topics are: {', '.join(TOPICS)}") from None

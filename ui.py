@@ -1,0 +1,182 @@
+"""Shared Streamlit helpers for every page: header, claim box, reproduce panel, progress, downloads, theme.
+
+Pages stay thin: widgets, one call to ``compute`` (cached in memory, on disk and in the
+shipped result store), charts and text. Nothing here does science; that lives in ``toymodels``.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Iterable
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from toymodels import store
+from toymodels.registry import AWARD, Paper, get_paper
+
+# At most this many heavy computations run at once on a hosted server; other visitors queue.
+_HEAVY = threading.BoundedSemaphore(2)
+PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]
+
+
+# --------------------------------------------------------------------------- chart theme
+
+
+@alt.theme.register("toymodels", enable=True)
+def _theme() -> alt.theme.ThemeConfig:
+    return {
+        "config": {
+            "view": {"continuousWidth": 420, "continuousHeight": 300, "stroke": None},
+            "range": {"category": PALETTE},
+            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e8e8e8", "titleFontWeight": "normal"},
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom"},
+            "title": {"fontSize": 14, "anchor": "start", "fontWeight": "normal"},
+            "line": {"strokeWidth": 2.2},
+            "point": {"size": 50, "filled": True},
+        }
+    }
+
+
+def use_theme() -> None:
+    """Enable the shared chart theme (idempotent; importing ``ui`` already does this)."""
+    alt.theme.enable("toymodels")
+
+
+# --------------------------------------------------------------------------- page furniture
+
+
+def paper_header(topic: str) -> Paper:
+    """Title, authors, award badge, paper and code links, and the TL;DR. Returns the paper's metadata."""
+    paper = get_paper(topic)
+    st.title(paper.short_title)
+    st.markdown(f"**{paper.title}**  \n{paper.authors}")
+    badge = ":trophy: NeurIPS 2025 Best Paper" if paper.award == AWARD else ":2nd_place_medal: NeurIPS 2025 Runner-up"
+    cols = st.columns([2, 1, 1, 3])
+    cols[0].badge(badge + (f" · {paper.track}" if paper.track != "Main track" else ""),
+                  color="orange" if paper.award == AWARD else "gray")
+    cols[1].link_button("arXiv " + paper.arxiv, paper.arxiv_url, width="stretch")
+    if paper.code_url:
+        cols[2].link_button("Official code", paper.code_url, width="stretch")
+    else:
+        cols[2].caption("No official code released")
+    st.markdown(f"**TL;DR.** {paper.tldr}")
+    return paper
+
+
+def claim_box(paper: Paper, extra: str | None = None) -> None:
+    """The paper's headline claim and number, labelled as the paper's."""
+    text = f"**The claim.** {paper.claim}\n\n**Paper's number:** {paper.headline}"
+    if extra:
+        text += f"\n\n{extra}"
+    st.info(text, icon=":material/format_quote:")
+
+
+def reproduce_panel(rows: Iterable[dict], verdict: str | None = None, reproduced: bool | None = None) -> None:
+    """Our number beside the paper's.
+
+    ``rows``: dicts with keys ``quantity``, ``ours``, ``paper`` and optional ``note``.
+    ``verdict``: one honest sentence; shown green when ``reproduced`` is True, amber when False.
+    """
+    df = pd.DataFrame(list(rows))
+    for col in ("quantity", "ours", "paper"):
+        if col not in df:
+            raise ValueError(f"reproduce_panel rows need a {col!r} key")
+    df = df.rename(columns={"quantity": "Quantity", "ours": "Our toy", "paper": "Paper (reference)",
+                            "note": "Note"})
+    df["Our toy"] = df["Our toy"].map(_fmt)
+    df["Paper (reference)"] = df["Paper (reference)"].map(_fmt)
+    st.dataframe(df, hide_index=True, width="stretch")
+    if verdict:
+        if reproduced is True:
+            st.success(verdict, icon=":material/check_circle:")
+        elif reproduced is False:
+            st.warning(verdict, icon=":material/warning:")
+        else:
+            st.caption(verdict)
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        if x != x:
+            return "n/a"
+        return f"{x:.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+    return "—" if x is None else str(x)
+
+
+def download_csv(df: pd.DataFrame, filename: str, label: str = "Download CSV", key: str | None = None) -> None:
+    """A download button for a table, as CSV."""
+    st.download_button(label, df.to_csv(index=False).encode(), file_name=filename, mime="text/csv",
+                       key=key or f"dl-{filename}", icon=":material/download:")
+
+
+# --------------------------------------------------------------------------- computing
+
+
+class _Memo:
+    """A thread-safe in-memory LRU of results, shared by every session of the server.
+
+    (Not ``st.cache_resource``: a cached Streamlit function records the elements it
+    touches and replays them, which would replay our progress bar into other sessions.)
+    One lock per key, so two visitors asking for the same thing compute it once.
+    """
+
+    def __init__(self, size: int = 96):
+        self.size, self.items, self.locks, self.lock = size, OrderedDict(), {}, threading.Lock()
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+            key_lock = self.locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self.lock:
+                if key in self.items:
+                    return self.items[key]
+            value = make()
+            with self.lock:
+                self.items[key] = value
+                while len(self.items) > self.size:
+                    old, _ = self.items.popitem(last=False)
+                    self.locks.pop(old, None)
+            return value
+
+
+_MEMO = _Memo()
+
+
+def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
+    """Run ``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar.
+
+    Looks in memory (shared by every visitor), then the shipped result store, then
+    the disk cache, and only then computes, driving ``st.progress`` from the library's
+    ``progress(fraction, message)`` callback. Treat the result as read-only: it is shared.
+    """
+    key = store.call_key(fn, args, kwargs)
+    slot = st.empty()
+    bar = None
+
+    def progress(fraction: float, message: str = "") -> None:
+        nonlocal bar
+        text = f"{label} {message}".strip()
+        if bar is None:
+            bar = slot.progress(0.0, text=text)
+        bar.progress(min(1.0, max(0.0, fraction)), text=text)
+
+    try:
+        def make():
+            with _HEAVY:
+                return store.cached(fn, *args, progress=progress, **kwargs)
+
+        return _MEMO.get(key, make)
+    finally:
+        slot.empty()
+
+
+def device_caption() -> None:
+    """A small footer naming where the toy runs."""
+    from toymodels.device import describe
+
+    st.caption(f"Computed by `toymodels` on {describe()}. Same seed, same numbers on the CPU.")
