@@ -3,15 +3,18 @@ PYTHON ?= python3
 PIP     = $(PYTHON) -m pip
 PORT   ?= 8501
 
-.PHONY: setup browser run test bench precompute
+.PHONY: install setup browser run test bench precompute
 
-setup:
+install:  # the app's dependencies (torch pinned to 2.13.0: the CPU wheel here; see README for CUDA)
+	$(PIP) install -q -e .
+
+setup:    # plus the test dependencies
 	$(PIP) install -q -e ".[dev]"
 
 browser:  # Debian's Chromium for the real-browser test (Playwright drives it; no browser download)
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium; }
 
-run: setup
+run: install
 	$(PYTHON) -m streamlit run Home.py --server.port $(PORT)
 
 test: setup browser
