@@ -92,3 +92,14 @@ def test_cache_is_bounded(monkeypatch):
     for n in range(1, 7):
         store.cached(toy_result, n)
     assert len([p for p in store.cache_dir().iterdir() if p.is_dir()]) <= 3
+
+
+def test_every_shipped_result_loads_without_pickle_and_is_small():
+    folders = sorted(p.parent for p in store.RESULTS_DIR.glob("*/*/meta.json"))
+    total = 0
+    for folder in folders:
+        data, meta = store.read_bundle(folder)  # np.load(allow_pickle=False) inside
+        assert meta.get("key") and meta.get("fn", "").startswith("toymodels."), folder
+        assert folder.parent.name in {p.topic for p in __import__("toymodels.registry").registry.PAPERS}, folder
+        total += sum(f.stat().st_size for f in folder.iterdir())
+    assert total < 25 * 2**20, f"shipped results are {total / 2**20:.1f} MB; keep the repo small"
