@@ -1,0 +1,866 @@
+"""RLVR and pass@k: Yue et al., "Does Reinforcement Learning Really Incentivize Reasoning Capacity in LLMs
+Beyond the Base Model?" (NeurIPS 2025 runner-up, arXiv 2504.13837).
+
+Two things live here.
+
+1. **The estimator** (paper Eq. 2, from Chen et al. 2021): with n samples of a problem of which c are correct,
+
+       pass@k = 1 - C(n-c, k) / C(n, k),     averaged over problems.
+
+   ``pass_at_k`` evaluates it in product form, C(n-c, k)/C(n, k) = prod_{t<k} (1 - c/(n-t)), vectorised
+   (one cumulative product per distinct (n, c) pair, then a gather), with no binomial coefficient ever formed.
+   ``analyse_counts`` turns an uploaded table of evaluations into curves, crossovers, coverage and histograms.
+
+2. **A toy RLVR** (paper notes §3): a policy over S solution strategies,
+   pi(s | i) = softmax(theta + u_i)_s, with logits theta *shared* across problems and fixed per-problem offsets
+   u_i ~ N(0, sigma^2). theta starts at a Zipf prior -zipf * ln s. Problem i has one correct "native" strategy
+   drawn with probability proportional to 1/s, and each of the last ``n_novel`` strategies (which the base
+   almost never samples: their logits sit ``novel_gap`` nats lower) is also correct with probability
+   ``novel_correct_prob``. A sampled strategy earns a verifiable 0/1 reward, Bernoulli(q_i) if it is correct and
+   0 otherwise, with q_i ~ Beta(2, 2). Training is on-policy policy gradient with the advantages of the paper's
+   App. A.1 (GRPO, RLOO) or plain REINFORCE, an optional exact KL penalty to the base policy, and two contrasts:
+   a *tabular* control (independent per-problem logits) and a *distillation* arm (SFT on a teacher that samples
+   the novel strategies).
+
+Everything is NumPy and seeded; one run takes well under a second per thousand steps on a CPU.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from toymodels import Progress, report
+
+TOPIC = "rlvr"
+DATA_DIR = Path(__file__).resolve().parent / "data" / "rlvr"
+EXAMPLE_CSV = DATA_DIR / "example_toy_counts.csv"
+MAX_ROWS = 100_000
+MAX_N = 100_000
+ALGORITHMS = ("grpo", "rloo", "reinforce")
+
+# The paper's numbers (Qwen2.5-7B, Omni-MATH-Rule train split, Tables 2-3; percentages), quoted as references.
+PAPER = {
+    "pass1_base": 9.9, "pass1_grpo_150": 26.1, "pass1_grpo_450": 42.5,
+    "pass256_base": 67.2, "pass256_grpo_150": 66.3, "pass256_grpo_450": 64.3,
+    "delta_se_grpo": 43.9, "delta_se_rloo": 42.6,
+    "aime_base_solved": 23, "aime_rl_solved": 19,
+}
+
+
+# =========================================================================== the estimator
+
+
+def _as_counts(x, name: str) -> np.ndarray:
+    a = np.asarray(x)
+    if a.dtype == bool:
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite")
+        if np.any(a != np.round(a)):
+            raise ValueError(f"{name} must be whole numbers")
+    a = a.astype(np.int64)
+    if a.size and a.min() < 0:
+        raise ValueError(f"{name} must be non-negative (got {a.min()})")
+    return a
+
+
+def _survival_table(n: np.ndarray, c: np.ndarray, kmax: int) -> np.ndarray:
+    """R[u, k] = C(n_u - c_u, k) / C(n_u, k) for k = 0..kmax, as prod_{t<k} (1 - c/(n - t)).
+
+    Each factor lies in [0, 1] (clipped to 0 once t >= n - c, where the binomial ratio is exactly 0), so the
+    cumulative product never overflows and loses at most O(k) ulps; it underflows harmlessly to 0.
+    """
+    out = np.empty((len(n), kmax + 1))
+    out[:, 0] = 1.0
+    if kmax == 0:
+        return out
+    t = np.arange(kmax, dtype=np.float64)
+    rows = max(1, 4_000_000 // max(kmax, 1))  # bound the temporary to ~32 MB
+    for lo in range(0, len(n), rows):
+        nn = n[lo:lo + rows, None].astype(np.float64)
+        cc = c[lo:lo + rows, None].astype(np.float64)
+        denom = nn - t
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(denom > 0, 1.0 - cc / denom, 0.0)
+        np.clip(f, 0.0, 1.0, out=f)
+        np.cumprod(f, axis=1, out=out[lo:lo + rows, 1:])
+    return out
+
+
+def pass_at_k(n, c, k):
+    """Unbiased pass@k of one problem (paper Eq. 2): 1 - C(n-c, k)/C(n, k).
+
+    Parameters
+    ----------
+    n, c, k : int or array-like of ints, broadcast together (NumPy rules)
+        Samples drawn, samples correct, and the budget k.
+
+    Returns
+    -------
+    float (all scalar inputs) or ndarray of the broadcast shape. Exactly 1.0 where n - c < k, 0.0 where c = 0.
+
+    Raises
+    ------
+    ValueError
+        If any value is negative or not a whole number, if c > n, or if k > n.
+
+    Example
+    -------
+    >>> pass_at_k(4, 1, 2)          # 1 - C(3,2)/C(4,2) = 1 - 3/6
+    0.5
+    >>> pass_at_k([10, 10], [0, 10], 3).tolist()
+    [0.0, 1.0]
+    """
+    n_a, c_a, k_a = _as_counts(n, "n"), _as_counts(c, "c"), _as_counts(k, "k")
+    scalar = n_a.ndim == 0 and c_a.ndim == 0 and k_a.ndim == 0
+    n_b, c_b = np.broadcast_arrays(n_a, c_a)
+    if np.any(c_b > n_b):
+        i = np.unravel_index(int(np.argmax(c_b > n_b)), c_b.shape)
+        raise ValueError(f"c > n at index {i}: c={c_b[i]}, n={n_b[i]} (cannot have more correct samples than samples)")
+    shape = np.broadcast_shapes(n_b.shape, k_a.shape)
+    if k_a.size and n_b.size and np.any(np.broadcast_to(k_a, shape) > np.broadcast_to(n_b, shape)):
+        raise ValueError(f"k > n: the estimator needs at least k samples (max k={int(k_a.max())}, "
+                         f"min n={int(n_b.min())})")
+    if n_b.size == 0 or k_a.size == 0:
+        return np.zeros(shape)
+    pairs, inv = np.unique(np.stack([n_b.ravel(), c_b.ravel()], 1), axis=0, return_inverse=True)
+    table = _survival_table(pairs[:, 0], pairs[:, 1], int(k_a.max()))
+    idx = inv.reshape(n_b.shape)
+    out = 1.0 - table[idx, k_a]  # broadcasting gather, shape == `shape`
+    return float(out) if scalar else np.asarray(out, dtype=np.float64).reshape(shape)
+
+
+def pass_at_k_curve(n, c, ks) -> np.ndarray:
+    """Mean over problems of ``pass_at_k(n_i, c_i, k)`` for each k in ``ks``.
+
+    ``n`` is one number (every problem sampled n times) or one per problem; ``c`` has one entry per problem.
+    Returns an array with one value per k.
+
+    >>> pass_at_k_curve(4, [0, 1, 4], [1, 2]).round(4).tolist()
+    [0.4167, 0.5]
+    """
+    c_a = np.atleast_1d(_as_counts(c, "c"))
+    n_a = np.broadcast_to(np.atleast_1d(_as_counts(n, "n")), c_a.shape)
+    ks_a = np.atleast_1d(_as_counts(ks, "ks"))
+    if c_a.size == 0:
+        raise ValueError("pass_at_k_curve needs at least one problem")
+    pass_at_k(n_a[:1], c_a[:1], ks_a[:1])  # the same validation messages as pass_at_k ...
+    if np.any(c_a > n_a):
+        i = int(np.argmax(c_a > n_a))
+        raise ValueError(f"c > n for problem {i}: c={c_a[i]}, n={n_a[i]}")
+    if ks_a.size and ks_a.max() > n_a.min():
+        raise ValueError(f"k > n: the estimator needs at least k samples (max k={int(ks_a.max())}, "
+                         f"min n={int(n_a.min())})")
+    # ... then one survival row per distinct (n, c), weighted by how many problems share it
+    pairs, counts = np.unique(np.stack([n_a, c_a], 1), axis=0, return_counts=True)
+    table = _survival_table(pairs[:, 0], pairs[:, 1], int(ks_a.max()) if ks_a.size else 0)
+    return 1.0 - (counts @ table[:, ks_a]) / c_a.size
+
+
+def pass_at_k_exact(p, ks) -> np.ndarray:
+    """Exact pass@k from per-problem success probabilities: mean_i 1 - (1 - p_i)^k, one value per k."""
+    p = np.asarray(p, dtype=np.float64)[..., :, None]
+    ks = np.asarray(ks, dtype=np.float64)
+    return 1.0 - np.exp(ks * np.log1p(-np.clip(p, 0.0, 1.0 - 1e-300))).mean(axis=-2) if p.size else np.zeros(len(ks))
+
+
+def pass_at_k_loop(n, c, k) -> float:
+    """The straightforward reference: mean over problems of 1 - comb(n-c, k)/comb(n, k) with exact integers."""
+    vals = []
+    for ni, ci in zip(np.broadcast_to(n, np.shape(c)), c):
+        ni, ci = int(ni), int(ci)
+        vals.append(1.0 if ni - ci < k else 1.0 - math.comb(ni - ci, k) / math.comb(ni, k))
+    return float(np.mean(vals))
+
+
+def crossover_k(ks, base, rl) -> int | None:
+    """Smallest k at which the base model's pass@k is at least the RL model's; None if base stays below."""
+    ks, base, rl = np.asarray(ks), np.asarray(base), np.asarray(rl)
+    hit = np.nonzero(base >= rl - 1e-12)[0]
+    return int(ks[hit[0]]) if hit.size else None
+
+
+def k_grid(k_max: int, points: int = 48) -> np.ndarray:
+    """Every power of two up to k_max, plus log-spaced integers, plus k_max itself (for charts)."""
+    k_max = int(k_max)
+    pw = 2 ** np.arange(0, int(np.floor(np.log2(max(k_max, 1)))) + 1)
+    logs = np.unique(np.round(np.logspace(0, np.log10(max(k_max, 1)), points)).astype(int))
+    return np.unique(np.concatenate([pw, logs, [k_max]]))
+
+
+# =========================================================================== reading evaluations
+
+
+class CSVError(ValueError):
+    """An uploaded table is not usable; the message names the problem (and the row)."""
+
+
+TEMPLATE_COUNTS = (
+    "model,problem,n,c\n"
+    "base,p1,256,3\nbase,p2,256,0\nbase,p3,256,200\n"
+    "rl,p1,256,40\nrl,p2,256,0\nrl,p3,256,256\n"
+)
+TEMPLATE_SAMPLES = "model,problem,correct\nbase,p1,0\nbase,p1,1\nbase,p2,0\nrl,p1,1\nrl,p1,1\nrl,p2,0\n"
+
+
+def _row(i: int) -> str:
+    return f"data row {i + 1} (line {i + 2} of the file)"
+
+
+def read_evaluations(data) -> pd.DataFrame:
+    """Parse and validate an evaluation table into one row per (model, problem) with integer n and c.
+
+    ``data`` is bytes, str or a DataFrame, in one of two layouts:
+
+    * counts:  ``model, problem, n, c``     (c correct out of n samples)
+    * samples: ``model, problem, correct``  (one row per sample; correct is 0/1 or true/false)
+
+    Raises CSVError with a message naming the problem and the first offending row.
+    """
+    if isinstance(data, pd.DataFrame):
+        df = data.copy()
+    else:
+        if isinstance(data, str):
+            data = data.encode()
+        if data is None or len(data) == 0 or not data.strip():
+            raise CSVError("The file is empty.")
+        if b"\x00" in data[:4096]:
+            raise CSVError("This does not look like a CSV file (it contains binary data).")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CSVError("This does not look like a CSV file (it is not UTF-8 text).") from None
+        try:
+            df = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True, keep_default_na=False)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CSVError(f"Could not read the file as CSV: {msg}") from None
+    if df.shape[1] == 0:
+        raise CSVError("The file is empty.")
+    if len(df) == 0:
+        raise CSVError("The file has a header but no data rows.")
+    if len(df) > MAX_ROWS:
+        raise CSVError(f"The file has {len(df):,} data rows; the limit is {MAX_ROWS:,}. "
+                       "Aggregate samples into counts (model,problem,n,c) to shrink it.")
+    df.columns = [str(col).strip().lower() for col in df.columns]
+    cols = set(df.columns)
+    if {"n", "c"} & cols or "correct" not in cols:
+        layout, needed = "counts", ["model", "problem", "n", "c"]
+    else:
+        layout, needed = "samples", ["model", "problem", "correct"]
+    missing = [col for col in needed if col not in cols]
+    if missing:
+        raise CSVError(f"Missing column(s) {', '.join(repr(m) for m in missing)}. Expected the header "
+                       f"'model,problem,n,c' (counts) or 'model,problem,correct' (one row per sample); "
+                       f"found: {', '.join(repr(col) for col in df.columns)}.")
+    for col in ("model", "problem"):
+        s = df[col].astype(str).str.strip()
+        empty = np.nonzero((s == "").to_numpy())[0]
+        if empty.size:
+            raise CSVError(f"Empty {col!r} in {_row(int(empty[0]))}.")
+        df[col] = s
+    numeric = ["n", "c"] if layout == "counts" else ["correct"]
+    for col in numeric:
+        raw = df[col].astype(str).str.strip()
+        if layout == "samples":
+            raw = raw.str.lower().replace({"true": "1", "false": "0"})
+        vals = pd.to_numeric(raw, errors="coerce")
+        bad = np.nonzero(vals.isna().to_numpy())[0]
+        if bad.size:
+            i = int(bad[0])
+            raise CSVError(f"Non-numeric value {df[col].iloc[i]!r} in column {col!r}, {_row(i)}.")
+        v = vals.to_numpy(dtype=np.float64)
+        bad = np.nonzero(~np.isfinite(v) | (v != np.round(v)))[0]
+        if bad.size:
+            i = int(bad[0])
+            raise CSVError(f"Column {col!r} must hold whole numbers; {_row(i)} has {df[col].iloc[i]!r}.")
+        bad = np.nonzero(v < 0)[0]
+        if bad.size:
+            i = int(bad[0])
+            raise CSVError(f"Negative count {int(v[i])} in column {col!r}, {_row(i)}.")
+        df[col] = v.astype(np.int64)
+    if layout == "samples":
+        bad = np.nonzero(df["correct"].to_numpy() > 1)[0]
+        if bad.size:
+            i = int(bad[0])
+            raise CSVError(f"Column 'correct' must be 0 or 1; {_row(i)} has {int(df['correct'].iloc[i])}.")
+        df = (df.groupby(["model", "problem"], sort=False)["correct"].agg(["size", "sum"]).reset_index()
+              .rename(columns={"size": "n", "sum": "c"}))
+    else:
+        bad = np.nonzero((df["c"] > df["n"]).to_numpy())[0]
+        if bad.size:
+            i = int(bad[0])
+            raise CSVError(f"c > n in {_row(i)}: {int(df['c'].iloc[i])} correct out of {int(df['n'].iloc[i])} "
+                           "samples.")
+        bad = np.nonzero((df["n"] == 0).to_numpy())[0]
+        if bad.size:
+            raise CSVError(f"n = 0 in {_row(int(bad[0]))}: every problem needs at least one sample.")
+        dup = df.duplicated(["model", "problem"], keep="first").to_numpy()
+        if dup.any():
+            i = int(np.nonzero(dup)[0][0])
+            first = int(np.nonzero(((df["model"] == df["model"].iloc[i]) &
+                                    (df["problem"] == df["problem"].iloc[i])).to_numpy())[0][0])
+            raise CSVError(f"Duplicate row for model {df['model'].iloc[i]!r}, problem {df['problem'].iloc[i]!r}: "
+                           f"{_row(i)} repeats {_row(first)}.")
+        df = df[["model", "problem", "n", "c"]]
+    big = np.nonzero((df["n"] > MAX_N).to_numpy())[0]
+    if big.size:
+        raise CSVError(f"n = {int(df['n'].iloc[big[0]]):,} samples for model {df['model'].iloc[big[0]]!r}, problem "
+                       f"{df['problem'].iloc[big[0]]!r}; the limit is {MAX_N:,}.")
+    return df.reset_index(drop=True)
+
+
+def analyse_counts(df: pd.DataFrame, base: str | None = None, points: int = 48) -> dict:
+    """pass@k curves, crossovers, Δ_SE, coverage and accuracy histograms for a validated evaluation table.
+
+    Parameters
+    ----------
+    df : DataFrame with columns model, problem, n, c (the output of ``read_evaluations``)
+    base : the model treated as the base model (default: the first model in the table)
+
+    Each model's curve runs over k = 1 … min_i n_i (its smallest per-problem sample count). The crossover of
+    an RL model is the smallest k at which the base model's pass@k is at least the RL model's, on the k both
+    curves share; Δ_SE = pass@k_max(base) − pass@1(RL), with k_max the largest k they share. Coverage counts a
+    problem as solved when at least one of its samples is correct (pass@n > 0).
+    """
+    df = read_evaluations(df) if set(df.columns) != {"model", "problem", "n", "c"} else df
+    models = list(dict.fromkeys(df["model"]))
+    base = base if base in models else models[0]
+    curves, summary, hist = [], [], []
+    solved: dict[str, set] = {}
+    kmaxes = {}
+    bins = np.array([0, 1e-12, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1 - 1e-12, 1.0 + 1e-9])
+    labels = ["0", "(0,.1)", "[.1,.2)", "[.2,.3)", "[.3,.4)", "[.4,.5)", "[.5,.6)", "[.6,.7)", "[.7,.8)",
+              "[.8,.9)", "[.9,1)", "1"]
+    full: dict[str, np.ndarray] = {}
+    for m in models:
+        sub = df[df["model"] == m]
+        n, c = sub["n"].to_numpy(), sub["c"].to_numpy()
+        kmax = int(n.min())
+        kmaxes[m] = kmax
+        ks_all = np.arange(1, kmax + 1)
+        full[m] = pass_at_k_curve(n, c, ks_all)
+        for k in k_grid(kmax, points):
+            curves.append({"model": m, "k": int(k), "pass_at_k": float(full[m][k - 1])})
+        solved[m] = set(sub["problem"][c > 0])
+        acc = c / n
+        counts, _ = np.histogram(acc, bins=bins)
+        for lab, cnt in zip(labels, counts):
+            hist.append({"model": m, "accuracy": lab, "share": cnt / len(acc), "problems": int(cnt)})
+    all_problems = list(dict.fromkeys(df["problem"]))
+    for m in models:
+        kk = min(kmaxes[m], kmaxes[base])
+        row = {"model": m, "problems": int((df["model"] == m).sum()), "k_max": kmaxes[m],
+               "pass@1": float(full[m][0]), "pass@k_max": float(full[m][-1]), "solved": len(solved[m])}
+        if m != base:
+            row["crossover_k"] = crossover_k(np.arange(1, kk + 1), full[base][:kk], full[m][:kk])
+            row["delta_se"] = float(full[base][kk - 1] - full[m][0])
+            row["subset_of_base"] = solved[m] <= solved[base]
+            row["solved_only_by_this"] = len(solved[m] - solved[base])
+            row["solved_only_by_base"] = len(solved[base] - solved[m])
+            row["share_also_solved_by_base"] = (len(solved[m] & solved[base]) / len(solved[m])
+                                                if solved[m] else None)
+        summary.append(row)
+    coverage = pd.DataFrame([{"problem": p, **{m: (p in solved[m]) for m in models}} for p in all_problems])
+    return {"base": base, "models": models, "curves": pd.DataFrame(curves), "summary": pd.DataFrame(summary),
+            "histogram": pd.DataFrame(hist), "coverage": coverage}
+
+
+# =========================================================================== the toy
+
+
+@dataclass(frozen=True)
+class ToyConfig:
+    """The toy RLVR; defaults are the page's defaults (paper notes §3, 'recommended CPU toy')."""
+
+    n_strategies: int = 32          # S, including the novel ones
+    n_novel: int = 4                # last strategies: base almost never samples them; the teacher does
+    zipf: float = 1.3               # base prior theta_0[s] = -zipf * ln s
+    novel_gap: float = 12.0         # novel strategies' extra logit deficit in the base model (nats)
+    novel_correct_prob: float = 0.3 # chance that each novel strategy also solves a problem
+    offset_scale: float = 1.0       # u_i ~ N(0, offset_scale^2), fixed per problem and strategy
+    q_alpha: float = 2.0            # q_i ~ Beta(q_alpha, q_beta): success rate of the right strategy
+    q_beta: float = 2.0
+    n_problems: int = 512           # the training set; pass@k is measured on it (like Omni-MATH train)
+    algorithm: str = "grpo"         # grpo | rloo | reinforce
+    group_size: int = 8             # G rollouts per prompt
+    prompts_per_step: int = 64
+    lr: float = 0.3                 # SGD step on the logits
+    steps: int = 400
+    kl_coef: float = 0.0            # beta of an exact KL(pi || pi_base) penalty
+    n_samples: int = 1024           # completions sampled per problem for the pass@k estimator (= k_max)
+    teacher_novel_mass: float = 0.5 # the teacher's probability of using a novel strategy
+    distill_steps: int = 300
+    distill_lr: float = 1.0
+    seed: int = 0
+
+
+LIMITS = {
+    "n_strategies": (4, 64), "n_novel": (0, 8), "n_problems": (32, 2048), "group_size": (2, 64),
+    "prompts_per_step": (8, 256), "steps": (0, 2000), "n_samples": (16, 4096), "distill_steps": (0, 2000),
+    "lr": (1e-4, 10.0), "kl_coef": (0.0, 10.0), "zipf": (0.0, 4.0), "offset_scale": (0.0, 4.0),
+    "novel_gap": (0.0, 30.0), "novel_correct_prob": (0.0, 1.0), "teacher_novel_mass": (0.0, 0.99),
+    "q_alpha": (0.1, 20.0), "q_beta": (0.1, 20.0), "distill_lr": (1e-4, 10.0), "seed": (0, 2**32 - 1),
+}
+
+
+def validate(cfg: ToyConfig) -> ToyConfig:
+    """Check a config against LIMITS (so a hosted demo stays bounded); raise ValueError naming the field."""
+    for name, (lo, hi) in LIMITS.items():
+        v = getattr(cfg, name)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not (lo <= v <= hi):
+            raise ValueError(f"{name} = {v!r} is outside [{lo}, {hi}]")
+    if cfg.algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {cfg.algorithm!r}")
+    if cfg.n_novel >= cfg.n_strategies:
+        raise ValueError("n_novel must be smaller than n_strategies")
+    return cfg
+
+
+def make_problems(cfg: ToyConfig, rng: np.random.Generator) -> dict:
+    """Offsets u (N, S), the correct-strategy mask (N, S) and execution success rates q (N,)."""
+    N, S, E = cfg.n_problems, cfg.n_strategies, cfg.n_novel
+    native = S - E
+    u = rng.normal(0.0, cfg.offset_scale, size=(N, S)) if cfg.offset_scale > 0 else np.zeros((N, S))
+    prior = 1.0 / np.arange(1, native + 1)
+    primary = rng.choice(native, size=N, p=prior / prior.sum())
+    correct = np.zeros((N, S), dtype=bool)
+    correct[np.arange(N), primary] = True
+    if E:
+        correct[:, native:] = rng.random((N, E)) < cfg.novel_correct_prob
+    q = rng.beta(cfg.q_alpha, cfg.q_beta, size=N)
+    return {"u": u, "correct": correct, "q": q, "primary": primary}
+
+
+def base_logits(cfg: ToyConfig) -> np.ndarray:
+    """theta_0[s] = -zipf ln s, minus novel_gap on the last n_novel strategies."""
+    s = np.arange(1, cfg.n_strategies + 1)
+    theta = -cfg.zipf * np.log(s)
+    if cfg.n_novel:
+        theta[-cfg.n_novel:] -= cfg.novel_gap
+    return theta
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def success_prob(probs: np.ndarray, problems: dict) -> np.ndarray:
+    """p_i = q_i * sum_{s correct for i} pi(s | i): the chance one sampled completion is verified correct."""
+    return (probs * problems["correct"]).sum(-1) * problems["q"]
+
+
+def advantages(r: np.ndarray, algorithm: str, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per-rollout advantages for groups of rewards along the last axis (paper App. A.1).
+
+    * GRPO:      A_i = (r_i - mean r) / std r       (sample std; A = 0 when every reward in the group is equal)
+    * RLOO:      A_i = r_i - (1/(G-1)) sum_{j != i} r_j
+    * REINFORCE: A_i = r_i                          (no baseline)
+
+    ``mask`` (same shape, broadcastable) marks the valid rollouts when groups of different sizes share an array.
+
+    >>> advantages(np.array([1., 0., 0., 0.]), "rloo").tolist()
+    [1.0, -0.3333333333333333, -0.3333333333333333, -0.3333333333333333]
+    """
+    r = np.asarray(r, dtype=np.float64)
+    m = np.ones_like(r) if mask is None else np.broadcast_to(mask, r.shape).astype(np.float64)
+    g = m.sum(-1, keepdims=True)
+    total = (r * m).sum(-1, keepdims=True)
+    if algorithm == "grpo":
+        mean = total / g
+        var = (((r - mean) * m) ** 2).sum(-1, keepdims=True) / np.maximum(g - 1, 1)
+        std = np.sqrt(var)
+        a = np.where(std > 1e-12, (r - mean) / np.where(std > 1e-12, std, 1.0), 0.0)
+    elif algorithm == "rloo":
+        a = r - (total - r) / np.maximum(g - 1, 1)
+    elif algorithm == "reinforce":
+        a = r.copy()
+    else:
+        raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
+    return a * m
+
+
+def train_rl(problems: dict, theta0: np.ndarray, *, algorithms, lrs, kls, group_sizes, tabular, steps: int,
+             prompts_per_step: int, checkpoints, rng: np.random.Generator, progress: Progress = None,
+             span=(0.0, 1.0)) -> np.ndarray:
+    """Train M policies at once (a leading instance axis) with on-policy policy gradient; return their
+    per-problem strategy distributions at each checkpoint, shape (M, C, N, S).
+
+    Instance m uses ``algorithms[m]``, step size ``lrs[m]``, KL coefficient ``kls[m]``, group size
+    ``group_sizes[m]`` and either shared logits theta (tabular[m] False: pi(.|i) = softmax(theta + u_i)) or
+    independent per-problem logits phi_i (tabular[m] True: pi(.|i) = softmax(theta_0 + u_i + phi_i)).
+
+    One step: draw ``prompts_per_step`` problems, sample G strategies from each, reward them with the verifier,
+    and ascend (1/B) sum_b (1/G) sum_g A_bg grad log pi(s_bg | i_b) - beta grad KL(pi(.|i_b) || pi_base(.|i_b)).
+    The policy is on-policy (one update per batch), so PPO/GRPO's ratio is 1 and clipping never acts.
+    Tabular logits take, per visit, the step the shared logits take per batch.
+    """
+    u, correct, q = problems["u"], problems["correct"], problems["q"]
+    N, S = u.shape
+    M = len(algorithms)
+    algorithms = list(algorithms)
+    lrs, kls = np.asarray(lrs, float), np.asarray(kls, float)
+    gs, tab = np.asarray(group_sizes, int), np.asarray(tabular, bool)
+    Gmax, B = int(gs.max()), int(prompts_per_step)
+    checkpoints = sorted(set(int(c) for c in checkpoints))
+    theta = np.broadcast_to(theta0, (M, S)).copy()
+    phi = np.zeros((M, N, S))
+    ref_logp = np.log(softmax(theta0 + u))  # (N, S) base policy
+    gmask = (np.arange(Gmax)[None, :] < gs[:, None])[:, None, :]  # (M, 1, Gmax)
+    algo_sel = {a: np.array([x == a for x in algorithms])[:, None, None] for a in ALGORITHMS}
+    m_idx = np.arange(M)[:, None]
+    eye = np.eye(S)
+    snaps = []
+
+    def snapshot():
+        snaps.append(softmax(theta[:, None, :] + u[None] + phi))
+
+    if 0 in checkpoints:
+        snapshot()
+    for step in range(1, steps + 1):
+        idx = rng.integers(0, N, size=(M, B))
+        z = theta[:, None, :] + u[idx] + phi[m_idx, idx]                       # (M, B, S)
+        pi = softmax(z)
+        cdf = np.cumsum(pi, axis=-1)
+        s = (rng.random((M, B, Gmax))[..., None] > cdf[:, :, None, :]).sum(-1)  # (M, B, G) inverse-CDF sample
+        np.minimum(s, S - 1, out=s)
+        ok = np.take_along_axis(correct[idx], s, axis=-1)
+        r = (ok & (rng.random((M, B, Gmax)) < q[idx][..., None])).astype(np.float64)
+        A = np.zeros_like(r)
+        for a, sel in algo_sel.items():
+            if sel.any():
+                A = np.where(sel, advantages(r, a, gmask), A)
+        # grad of (1/G) sum_g A_g log pi(s_g) w.r.t. the logits z: (1/G) sum_g A_g (e_{s_g} - pi)
+        W = np.einsum("mbg,mbgs->mbs", A, eye[s])
+        grad = (W - A.sum(-1)[..., None] * pi) / gs[:, None, None]
+        if kls.any():
+            logpi = np.log(np.maximum(pi, 1e-300))
+            diff = logpi - ref_logp[idx]
+            kl = (pi * diff).sum(-1, keepdims=True)
+            grad -= kls[:, None, None] * pi * (diff - kl)  # exact grad_z KL(pi || pi_ref)
+        step_size = lrs[:, None, None] * grad
+        theta += np.where(tab[:, None], 0.0, step_size.mean(axis=1))
+        if tab.any():
+            np.add.at(phi, (np.broadcast_to(m_idx, idx.shape), idx), np.where(tab[:, None, None], step_size, 0.0))
+        if step in checkpoints:
+            snapshot()
+        if step % 25 == 0:
+            report(progress, span[0] + (span[1] - span[0]) * step / steps, f"RL step {step}/{steps}")
+    return np.stack(snaps, axis=1)
+
+
+def teacher_logits(cfg: ToyConfig) -> np.ndarray:
+    """The teacher: the base prior on native strategies, with the novel ones lifted so that (before the
+    per-problem offsets) they carry ``teacher_novel_mass`` of the probability, split evenly."""
+    theta = base_logits(cfg)
+    if cfg.n_novel == 0 or cfg.teacher_novel_mass <= 0:
+        return theta
+    native = theta[: -cfg.n_novel]
+    z_native = np.exp(native).sum()
+    m = cfg.teacher_novel_mass
+    theta[-cfg.n_novel:] = np.log(m / (1 - m) * z_native / cfg.n_novel)
+    return theta
+
+
+def distill(problems: dict, cfg: ToyConfig, rng: np.random.Generator, checkpoints,
+            progress: Progress = None, span=(0.0, 1.0)) -> np.ndarray:
+    """SFT of the shared logits on the teacher's samples: ascend (1/(B G)) sum log pi_theta(s_bg | i_b) with
+    s_bg ~ pi_teacher(. | i_b). Returns strategy distributions (C, N, S) at the checkpoints."""
+    u = problems["u"]
+    N, S = u.shape
+    theta = base_logits(cfg).copy()
+    teacher = softmax(teacher_logits(cfg) + u)
+    tcdf = np.cumsum(teacher, axis=-1)
+    G, B = cfg.group_size, cfg.prompts_per_step
+    snaps = [softmax(theta + u)] if 0 in checkpoints else []
+    for step in range(1, cfg.distill_steps + 1):
+        idx = rng.integers(0, N, size=B)
+        s = np.minimum((rng.random((B, G))[..., None] > tcdf[idx][:, None, :]).sum(-1), S - 1)
+        pi = softmax(theta + u[idx])
+        counts = np.eye(S)[s].sum(1)                       # (B, S)
+        theta += cfg.distill_lr * ((counts - G * pi) / G).mean(0)
+        if step in checkpoints:
+            snaps.append(softmax(theta + u))
+        if step % 50 == 0:
+            report(progress, span[0] + (span[1] - span[0]) * step / cfg.distill_steps, "distillation")
+    return np.stack(snaps) if snaps else np.empty((0, N, S))
+
+
+def sample_completions(probs: np.ndarray, problems: dict, n: int, rng: np.random.Generator):
+    """Draw n completions per problem from pi(.|i) and verify each.
+
+    Returns (c, strat_counts): c[i] = verified-correct completions of problem i, and strat_counts[i, s] = how
+    often strategy s was drawn. Drawing the strategy counts from Multinomial(n, pi(.|i)) and then the verified
+    successes among the correct-strategy draws from Binomial(., q_i) is the same distribution as drawing the n
+    completions one by one.
+    """
+    counts = rng.multinomial(n, probs / probs.sum(-1, keepdims=True))
+    hits = (counts * problems["correct"]).sum(-1)
+    return rng.binomial(hits, problems["q"]), counts
+
+
+def _ckpts(steps: int) -> list[int]:
+    return sorted(set([0] + [int(round(steps * f)) for f in (0.125, 0.25, 0.5, 0.75, 1.0)]))
+
+
+def _curves_for(label: str, probs: np.ndarray, problems: dict, n: int, rng, ks_chart) -> tuple[dict, list]:
+    p = success_prob(probs, problems)
+    c, counts = sample_completions(probs, problems, n, rng)
+    full = pass_at_k_curve(n, c, np.arange(1, n + 1))
+    exact = pass_at_k_exact(p, np.arange(1, n + 1))
+    rows = [{"policy": label, "k": int(k), "pass_at_k": float(full[k - 1]), "exact": float(exact[k - 1])}
+            for k in ks_chart]
+    return {"p": p, "c": c, "counts": counts, "est": full, "exact": exact}, rows
+
+
+def run_toy(cfg: ToyConfig = ToyConfig(), progress: Progress = None) -> dict:
+    """The page's main experiment: base, RL checkpoints, the tabular control and the distillation arm.
+
+    pass@k for every policy is estimated with the unbiased estimator from ``n_samples`` sampled completions per
+    problem; the exact mean_i 1 - (1 - p_i)^k sits beside it.
+    """
+    cfg = validate(cfg)
+    rng = np.random.default_rng(cfg.seed)
+    problems = make_problems(cfg, rng)
+    theta0 = base_logits(cfg)
+    ck = _ckpts(cfg.steps)
+    n = cfg.n_samples
+    ks_chart = k_grid(n)
+    report(progress, 0.0, "RL training")
+    snaps = train_rl(problems, theta0, algorithms=[cfg.algorithm, cfg.algorithm], lrs=[cfg.lr, cfg.lr],
+                     kls=[cfg.kl_coef, cfg.kl_coef], group_sizes=[cfg.group_size] * 2, tabular=[False, True],
+                     steps=cfg.steps, prompts_per_step=cfg.prompts_per_step, checkpoints=ck,
+                     rng=np.random.default_rng([cfg.seed, 1]), progress=progress, span=(0.0, 0.6))
+    dist = distill(problems, cfg, np.random.default_rng([cfg.seed, 2]), [cfg.distill_steps],
+                   progress=progress, span=(0.6, 0.8))
+    report(progress, 0.8, "sampling completions")
+    erng = np.random.default_rng([cfg.seed, 3])
+    base_probs = snaps[0, 0]
+    base, rows = _curves_for("base", base_probs, problems, n, erng, ks_chart)
+    ckpt_rows, ckpt_stats = [], []
+    ref_logp = np.log(base_probs)
+    nll_rows = []
+    rl = None
+    for j, step in enumerate(ck):
+        if step == 0:
+            continue
+        res, r = _curves_for(f"RL step {step}", snaps[0, j], problems, n, erng, ks_chart)
+        for row in r:
+            row["step"] = step
+        ckpt_rows += r
+        ckpt_stats.append(_summary(f"step {step}", base, res, n) | {"step": step,
+                          "median_base_nll_of_rl": _weighted_median(-ref_logp, res["counts"])})
+        rl = res
+    base_nll_median = _weighted_median(-ref_logp, base["counts"])
+    tab, tab_rows = _curves_for("tabular RL", snaps[1, -1], problems, n, erng, ks_chart)
+    dis, dis_rows = _curves_for("distilled", dist[-1], problems, n, erng, ks_chart)
+    rl_rows = [dict(r, policy="RL (GRPO)" if cfg.algorithm == "grpo" else f"RL ({cfg.algorithm.upper()})")
+               for r in ckpt_rows if r["step"] == cfg.steps] if cfg.steps else []
+    curves = pd.DataFrame(rows + rl_rows + tab_rows + dis_rows)
+    # accuracy histograms (per-problem c/n) for base and the final RL policy
+    hist = []
+    bins = np.linspace(0, 1, 11)
+    for label, res in (("base", base), ("RL", rl if rl is not None else base)):
+        acc = res["c"] / n
+        zero = acc == 0
+        hc, _ = np.histogram(acc[~zero], bins=bins)
+        hist.append({"policy": label, "bin": "0", "lo": 0.0, "share": float(zero.mean())})
+        for lo, cnt in zip(bins[:-1], hc):
+            hist.append({"policy": label, "bin": f"({lo:.1f},{lo + 0.1:.1f}]" if lo == 0 else f"[{lo:.1f},{lo + .1:.1f})",
+                         "lo": float(lo) + 0.05, "share": cnt / len(acc)})
+    # base log-likelihood of samples: base's own vs the final RL policy's
+    for label, res in (("base samples", base), ("RL samples", rl if rl is not None else base)):
+        vals, w = (-ref_logp).ravel(), res["counts"].ravel()
+        hc, edges = np.histogram(vals, bins=np.linspace(0, 16, 33), weights=w)
+        for lo, cnt in zip(edges[:-1], hc):
+            nll_rows.append({"samples": label, "nll": float(lo) + 0.25, "share": cnt / w.sum()})
+    rl_ = rl if rl is not None else base
+    metrics = _summary("final", base, rl_, n)
+    metrics.update({
+        "tabular_crossover_k": crossover_k(np.arange(1, n + 1), base["est"], tab["est"]),
+        "tabular_pass1": float(tab["est"][0]), "tabular_passkmax": float(tab["est"][-1]),
+        "distill_pass1": float(dis["est"][0]), "distill_passkmax": float(dis["est"][-1]),
+        "distill_above_base_all_k": bool(np.all(dis["est"] > base["est"])),
+        "distill_above_base_all_k_exact": bool(np.all(dis["exact"] > base["exact"])),
+        "median_base_nll_base_samples": base_nll_median,
+        "median_base_nll_rl_samples": _weighted_median(-ref_logp, rl_["counts"]),
+        "zero_acc_base": float((base["c"] == 0).mean()), "zero_acc_rl": float((rl_["c"] == 0).mean()),
+        "high_acc_base": float((base["c"] / n >= 0.5).mean()), "high_acc_rl": float((rl_["c"] / n >= 0.5).mean()),
+        "steps": cfg.steps, "algorithm": cfg.algorithm,
+    })
+    coverage = pd.DataFrame({"problem": np.arange(cfg.n_problems), "q": problems["q"],
+                             "correct_strategy": problems["primary"] + 1,
+                             "p_base": base["p"], "p_rl": rl_["p"], "p_tabular": tab["p"], "p_distilled": dis["p"],
+                             "c_base": base["c"], "c_rl": rl_["c"], "c_tabular": tab["c"], "c_distilled": dis["c"]})
+    report(progress, 1.0, "done")
+    return {"config": dataclasses.asdict(cfg), "metrics": metrics, "curves": curves,
+            "checkpoints": pd.DataFrame(ckpt_rows), "checkpoint_stats": pd.DataFrame(ckpt_stats),
+            "histogram": pd.DataFrame(hist), "likelihood": pd.DataFrame(nll_rows), "coverage": coverage,
+            "theta_base": theta0, "theta_rl_probs_mean": snaps[0, -1].mean(0), "base_probs_mean": base_probs.mean(0),
+            "distill_probs_mean": dist[-1].mean(0)}
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    v, w = values.ravel(), weights.ravel().astype(float)
+    order = np.argsort(v)
+    cw = np.cumsum(w[order])
+    return float(v[order][np.searchsorted(cw, cw[-1] / 2)])
+
+
+def _summary(name: str, base: dict, rl: dict, n: int) -> dict:
+    ks = np.arange(1, n + 1)
+    solved_rl, solved_base = rl["c"] > 0, base["c"] > 0
+    k256 = min(256, n)
+    return {
+        "pass1_base": float(base["est"][0]), "pass1_rl": float(rl["est"][0]),
+        "passkmax_base": float(base["est"][-1]), "passkmax_rl": float(rl["est"][-1]), "k_max": int(n),
+        "pass256_base": float(base["est"][k256 - 1]), "pass256_rl": float(rl["est"][k256 - 1]),
+        "pass1_base_exact": float(base["exact"][0]), "pass1_rl_exact": float(rl["exact"][0]),
+        "passkmax_base_exact": float(base["exact"][-1]), "passkmax_rl_exact": float(rl["exact"][-1]),
+        "crossover_k": crossover_k(ks, base["est"], rl["est"]),
+        "crossover_k_exact": crossover_k(ks, base["exact"], rl["exact"]),
+        "delta_se": float(base["est"][-1] - rl["est"][0]),
+        "rl_solved_subset_fraction": float((solved_rl & solved_base).sum() / max(solved_rl.sum(), 1)),
+        "solved_base": int(solved_base.sum()), "solved_rl": int(solved_rl.sum()),
+        "solved_rl_only": int((solved_rl & ~solved_base).sum()),
+        "solved_base_only": int((solved_base & ~solved_rl).sum()),
+    }
+
+
+# =========================================================================== sweeps
+
+SWEEPABLE = {
+    "steps": ("Training steps", int), "kl_coef": ("KL coefficient β", float), "group_size": ("Group size G", int),
+    "lr": ("Learning rate", float), "algorithm": ("Algorithm", str),
+}
+
+
+def run_sweep(cfg: ToyConfig, param: str, values: list, progress: Progress = None) -> pd.DataFrame:
+    """pass@1, pass@k_max and the crossover k against one knob, all settings trained together as one batched
+    model (a leading instance axis). ``steps`` is swept from the checkpoints of a single run of max(values)."""
+    cfg = validate(cfg)
+    if param not in SWEEPABLE:
+        raise ValueError(f"can only sweep {sorted(SWEEPABLE)}, not {param!r}")
+    if not values or len(values) > 12:
+        raise ValueError("give between 1 and 12 values to sweep")
+    values = [SWEEPABLE[param][1](v) for v in values]
+    for v in values:
+        validate(dataclasses.replace(cfg, **{param: v}))
+    rng = np.random.default_rng(cfg.seed)
+    problems = make_problems(cfg, rng)
+    theta0 = base_logits(cfg)
+    M = 1 if param == "steps" else len(values)
+    steps = int(max(values)) if param == "steps" else cfg.steps
+    ck = sorted(set([0] + [int(v) for v in values])) if param == "steps" else [0, cfg.steps]
+    col = lambda name: [values[m] if param == name else getattr(cfg, name) for m in range(M)]  # noqa: E731
+    snaps = train_rl(problems, theta0, algorithms=col("algorithm"), lrs=col("lr"), kls=col("kl_coef"),
+                     group_sizes=col("group_size"), tabular=[False] * M, steps=steps,
+                     prompts_per_step=cfg.prompts_per_step, checkpoints=ck,
+                     rng=np.random.default_rng([cfg.seed, 1]), progress=progress, span=(0.0, 0.9))
+    n = cfg.n_samples
+    erng = np.random.default_rng([cfg.seed, 3])
+    base, _ = _curves_for("base", snaps[0, 0], problems, n, erng, [1])
+    rows = []
+    for i, v in enumerate(values):
+        probs = snaps[0, ck.index(int(v))] if param == "steps" else snaps[i, -1]
+        res, _ = _curves_for("rl", probs, problems, n, erng, [1])
+        s = _summary(str(v), base, res, n)
+        rows.append({param: v, "pass@1 (RL)": s["pass1_rl"], "pass@k_max (RL)": s["passkmax_rl"],
+                     "pass@1 (base)": s["pass1_base"], "pass@k_max (base)": s["passkmax_base"],
+                     "pass@1 exact (RL)": s["pass1_rl_exact"], "pass@k_max exact (RL)": s["passkmax_rl_exact"],
+                     "crossover k": s["crossover_k"], "Δ_SE": s["delta_se"], "k_max": n})
+    report(progress, 1.0, "done")
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== example data
+
+
+def example_counts(seed: int = 0) -> pd.DataFrame:
+    """A model,problem,n,c table made by the toy (200 problems, 256 samples each): the base policy, the GRPO
+    policy after 400 steps and the distilled policy. Toy output, not a real model's evaluation."""
+    cfg = ToyConfig(n_problems=200, n_samples=256, seed=seed)
+    cov = run_toy(cfg)["coverage"]
+    frames = [pd.DataFrame({"model": name, "problem": [f"toy-{i:03d}" for i in cov.problem], "n": cfg.n_samples,
+                            "c": cov[col].astype(int)})
+              for name, col in (("toy-base", "c_base"), ("toy-grpo", "c_rl"), ("toy-distilled", "c_distilled"))]
+    return pd.concat(frames, ignore_index=True)
+
+
+def write_example() -> Path:
+    """Regenerate the shipped example CSV (toymodels/data/rlvr/example_toy_counts.csv)."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    example_counts().to_csv(EXAMPLE_CSV, index=False)
+    return EXAMPLE_CSV
+
+
+def load_example() -> pd.DataFrame:
+    """The shipped example table (toy output, not a real model's evaluation)."""
+    return read_evaluations(EXAMPLE_CSV.read_bytes())
+
+
+# =========================================================================== contract
+
+
+def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None,
+              progress: Progress = None) -> dict:
+    """The paper's headline: RL raises pass@1 but the base model overtakes it at large k.
+
+    Runs the default toy (quick: fewer problems and 512 samples per problem). ``device`` is accepted for the
+    common interface; the toy is NumPy on the CPU.
+    """
+    cfg = ToyConfig(seed=seed)
+    if quick:
+        cfg = dataclasses.replace(cfg, n_problems=256, n_samples=512)
+    res = run_toy(cfg, progress=progress)
+    m = res["metrics"]
+    keys = ["pass1_base", "pass1_rl", "passkmax_base", "passkmax_rl", "k_max", "crossover_k", "delta_se",
+            "rl_solved_subset_fraction", "tabular_crossover_k", "distill_above_base_all_k",
+            "pass256_base", "pass256_rl", "crossover_k_exact", "tabular_pass1", "tabular_passkmax",
+            "distill_pass1", "distill_passkmax", "median_base_nll_base_samples", "median_base_nll_rl_samples",
+            "zero_acc_base", "zero_acc_rl"]
+    result = {k: m[k] for k in keys}
+    result["checks"] = checks(m)
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        res["curves"].to_csv(out / "rlvr_pass_at_k.csv", index=False)
+        res["checkpoints"].to_csv(out / "rlvr_checkpoints.csv", index=False)
+        res["checkpoint_stats"].to_csv(out / "rlvr_checkpoint_stats.csv", index=False)
+        res["coverage"].to_csv(out / "rlvr_problems.csv", index=False)
+    return result
+
+
+def checks(m: dict) -> dict:
+    """The qualitative claims the toy must show (issue 8), each True/False."""
+    k = m["crossover_k"]
+    return {
+        "pass1_rl_at_least_1.5x_base": bool(m["pass1_rl"] >= 1.5 * m["pass1_base"]),
+        "passkmax_rl_below_base": bool(m["passkmax_rl"] < m["passkmax_base"]),
+        "crossover_between_2_and_kmax": bool(k is not None and 2 <= k <= m["k_max"]),
+        "tabular_no_crossover": m["tabular_crossover_k"] is None,
+        "distill_above_base_all_k": bool(m["distill_above_base_all_k"]),
+    }
+
+
+DEFAULT_SWEEP = ("steps", [50, 100, 200, 400, 800])
+
+
+def precompute(progress: Progress = None) -> None:
+    """Ship the page's default views (exactly the calls the page makes)."""
+    from toymodels import store
+
+    store.ship(TOPIC, "toy_default", run_toy, ToyConfig(), progress=progress)
+    store.ship(TOPIC, "sweep_default", run_sweep, ToyConfig(), DEFAULT_SWEEP[0], list(DEFAULT_SWEEP[1]))
+    store.ship(TOPIC, "example_analysis", analyse_counts, load_example(), "toy-base")
