@@ -106,15 +106,16 @@ with tab_toy:
         rl_name = f"RL ({algo.upper() if algo != 'reinforce' else 'REINFORCE'})"
         k_max = m["k_max"]
         cols = st.columns(5)
-        cols[0].metric("pass@1 base → RL", f"{m['pass1_rl']:.3f}", f"{m['pass1_rl'] - m['pass1_base']:+.3f} "
+        cols[0].metric("pass@1 (RL)", f"{m['pass1_rl']:.3f}", f"{m['pass1_rl'] - m['pass1_base']:+.3f} "
                        f"(×{m['pass1_rl'] / max(m['pass1_base'], 1e-12):.2f})")
-        cols[1].metric(f"pass@{k_max} base → RL", f"{m['passkmax_rl']:.3f}",
+        cols[1].metric(f"pass@{k_max} (RL)", f"{m['passkmax_rl']:.3f}",
                        f"{m['passkmax_rl'] - m['passkmax_base']:+.3f}")
-        cols[2].metric("Crossover k (base ≥ RL)", _fmt_k(m["crossover_k"]),
+        cols[2].metric("Crossover k", _fmt_k(m["crossover_k"]),
                        help="Smallest k at which the base model's estimated pass@k is at least the RL model's.")
-        cols[3].metric(f"Δ_SE = pass@{k_max}(base) − pass@1(RL)", f"{m['delta_se']:.3f}")
-        cols[4].metric("RL-solved also solved by base", f"{m['rl_solved_subset_fraction']:.1%}",
-                       help=f"At k = n = {k_max}: {m['solved_rl']} problems solved by RL, {m['solved_base']} by base.")
+        cols[3].metric("Δ_SE", f"{m['delta_se']:.3f}", help=f"pass@{k_max}(base) − pass@1(RL); lower is better.")
+        cols[4].metric("RL ⊆ base", f"{m['rl_solved_subset_fraction']:.1%}",
+                       help=f"Share of the problems RL solves at k = n = {k_max} that base also solves. {m['solved_rl']} "
+                       f"problems solved by RL, {m['solved_base']} by base.")
 
         curves = res["curves"].copy()
         long = pd.concat([curves.assign(estimator=f"estimate from n={k_max} samples", value=curves["pass_at_k"]),
@@ -131,11 +132,11 @@ with tab_toy:
         if m["crossover_k"] is not None:
             rule_df = pd.DataFrame({"k": [m["crossover_k"]], "label": [f"crossover k = {m['crossover_k']}"]})
             layers += [alt.Chart(rule_df).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="k:Q"),
-                       alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-120, color="#444").encode(
-                           x="k:Q", text="label:N")]
+                       alt.Chart(rule_df.assign(y=0.97)).mark_text(align="left", dx=4, color="#444").encode(
+                           x="k:Q", y="y:Q", text="label:N")]
         left, right = st.columns(2)
         left.altair_chart(alt.layer(*layers).properties(
-            title=f"pass@k after {m['steps']} steps: base vs RL vs the two contrasts", height=340), width="stretch")
+            title=f"pass@k after {m['steps']} RL steps", height=340), width="stretch")
         cp = res["checkpoints"]
         if len(cp):
             base_c = curves[curves.policy == "base"].assign(step=0)
@@ -147,8 +148,11 @@ with tab_toy:
                 color=alt.Color("checkpoint:N", sort=order, title=None,
                                 scale=alt.Scale(domain=order, range=["#222222"] + REDS[-(len(order) - 1):])),
                 tooltip=["checkpoint", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])
-            right.altair_chart(ck_chart.properties(title="RL checkpoints: the crossover moves to smaller k",
+            right.altair_chart(ck_chart.properties(title="RL checkpoints: crossover moves left",
                                                    height=340), width="stretch")
+        st.caption(f"Solid: unbiased estimate from n = {k_max} sampled completions per problem; dotted: exact "
+                   "mean 1 − (1 − pᵢ)ᵏ. Left: base (blue) overtakes RL (red) at the dashed crossover; the tabular "
+                   "control (green) never falls below base; the distilled model (purple) is above base at every k.")
         stats = res["checkpoint_stats"]
         if len(stats):
             st.dataframe(stats[["step", "pass1_rl"] + (["pass256_rl"] if k_max > 256 else []) + ["passkmax_rl", "crossover_k", "delta_se",
@@ -169,17 +173,22 @@ with tab_toy:
             color=alt.Color("policy:N", scale=alt.Scale(domain=["base", rl_name],
                                                         range=[COLORS["base"], COLORS[rl_name]]), title=None),
             tooltip=["policy", "bin", alt.Tooltip("share:Q", format=".1%")]).properties(
-            title="Accuracy histogram: RL gains mass at 0 and at the top", height=300), width="stretch")
+            title="Per-problem accuracy c/n", height=300), width="stretch")
         lk = res["likelihood"]
         right.altair_chart(alt.Chart(lk).mark_area(opacity=0.5, interpolate="step").encode(
-            x=alt.X("nll:Q", title="−log π_base(sample | problem)  (log-perplexity under the base model)"),
+            x=alt.X("nll:Q", title="−log π_base(sample | problem)"),
             y=alt.Y("share:Q", title="share of samples", stack=None, axis=alt.Axis(format="%")),
             color=alt.Color("samples:N", scale=alt.Scale(domain=["base samples", "RL samples"],
                                                          range=[COLORS["base"], COLORS[rl_name]]), title=None),
             tooltip=["samples", "nll", alt.Tooltip("share:Q", format=".1%")]).properties(
-            title=f"Base model's likelihood of RL samples (median {m['median_base_nll_rl_samples']:.2f}) vs its "
-                  f"own (median {m['median_base_nll_base_samples']:.2f})", height=300), width="stretch")
+            title="Base model's log-perplexity of samples", height=300), width="stretch")
 
+        st.caption(f"Left: RL adds mass at accuracy 0 ({m['zero_acc_base']:.1%} → {m['zero_acc_rl']:.1%} of "
+                   f"problems) and at high accuracy (≥ 0.5: {m['high_acc_base']:.1%} → {m['high_acc_rl']:.1%}); the "
+                   f"top bin is capped by each problem's q ~ Beta(2, 2). Right: −log π_base of samples (a one-step "
+                   f"answer's log-perplexity) — median {m['median_base_nll_base_samples']:.2f} for base's own samples, "
+                   f"{m['median_base_nll_rl_samples']:.2f} for RL's: RL samples sit in the likely part of base's "
+                   "distribution (paper §4, PPL_base(Y_RL)).")
         cov = res["coverage"]
         left, right = st.columns([3, 2])
         scat = cov.assign(p_base_=cov.p_base.clip(1e-8), p_rl_=cov.p_rl.clip(1e-8),
@@ -193,7 +202,7 @@ with tab_toy:
                                             range=["#4C78A8", "#F58518", "#E45756", "#BBBBBB"])),
             tooltip=["problem", "correct_strategy", alt.Tooltip("p_base:Q", format=".2e"),
                      alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl", "status"]).properties(
-            title="Per problem: RL sharpens common strategies and starves rare ones", height=320), width="stretch")
+            title="Per problem: success probability, base vs RL", height=320), width="stretch")
         right.markdown(
             f"**Coverage at k = n = {k_max}.** Base solves **{m['solved_base']}** of {len(cov)} problems, RL "
             f"**{m['solved_rl']}**. RL-only: **{m['solved_rl_only']}**; base-only: **{m['solved_base_only']}**. "
@@ -290,12 +299,12 @@ with tab_data:
         if "crossover_k" in summ:
             xs = summ.dropna(subset=["crossover_k"])
             if len(xs):
-                xs = xs.assign(k=xs["crossover_k"].astype(int),
+                xs = xs.assign(k=xs["crossover_k"].astype(int), y=0.97 - 0.07 * np.arange(len(xs)),
                                label="crossover " + xs["model"] + ": k=" + xs["crossover_k"].astype(int).astype(str))
                 layers += [alt.Chart(xs).mark_rule(strokeDash=[4, 3]).encode(x="k:Q", color=alt.Color(
                                "model:N", sort=models, legend=None)),
-                           alt.Chart(xs).mark_text(align="left", dx=4, dy=-130).encode(
-                               x="k:Q", text="label:N", color=alt.Color("model:N", sort=models, legend=None))]
+                           alt.Chart(xs).mark_text(align="left", dx=4).encode(
+                               x="k:Q", y="y:Q", text="label:N", color=alt.Color("model:N", sort=models, legend=None))]
         left, right = st.columns(2)
         left.altair_chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {base_model})",
                                                         height=340), width="stretch")
@@ -320,17 +329,20 @@ with tab_data:
                 continue
             b, r = cov[base_model].astype(bool), cov[mname].astype(bool)
             rows += [{"model": mname, "set": s, "problems": int(v)} for s, v in (
-                ("both", (b & r).sum()), (f"{base_model} only", (b & ~r).sum()), (f"{mname} only", (~b & r).sum()),
+                ("both", (b & r).sum()), ("base only", (b & ~r).sum()), ("this model only", (~b & r).sum()),
                 ("neither", (~b & ~r).sum()))]
         if rows:
+            SETS = ["both", "base only", "this model only", "neither"]
             cdf = pd.DataFrame(rows)
+            cdf["order"] = cdf["set"].map(SETS.index)
             st.altair_chart(alt.Chart(cdf).mark_bar().encode(
                 y=alt.Y("model:N", title=None), x=alt.X("problems:Q", stack="normalize", title="share of problems",
                                                         axis=alt.Axis(format="%")),
-                color=alt.Color("set:N", title="solved at k = n by"),
+                color=alt.Color("set:N", title="solved at k = n by", sort=SETS,
+                                scale=alt.Scale(domain=SETS, range=["#4C78A8", "#F58518", "#E45756", "#CCCCCC"])),
+                order=alt.Order("order:Q"),
                 tooltip=["model", "set", "problems"]).properties(
-                title=f"Coverage: which problems each model solves at k = n, against {base_model}", height=60 +
-                30 * (len(models) - 1)), width="stretch")
+                title=f"Coverage at k = n, against {base_model}", height=alt.Step(32)), width="stretch")
         with st.expander("Per-problem coverage table"):
             st.dataframe(cov, hide_index=True, width="stretch")
         ui.download_csv(cur, "rlvr_pass_at_k_curves.csv", label="Download the curves (CSV)", key="rl_dl_curves")
@@ -369,26 +381,27 @@ with tab_sweep:
         x_type = "N" if param == "algorithm" else "Q"
         x = alt.X(f"{param}:{x_type}", title=M.SWEEPABLE[param][0],
                   scale=alt.Scale(type="symlog", constant=1e-3) if param == "kl_coef" else
-                  (alt.Scale(type="log") if param in ("lr", "group_size", "steps") else alt.Scale()))
+                  (alt.Scale(type="log", nice=False, padding=8) if param in ("lr", "group_size", "steps")
+                   else alt.Scale()))
         kmx = int(sweep["k_max"].iloc[0])
-        long = pd.concat([
-            sweep.assign(metric="pass@1", policy="RL", value=sweep["pass@1 (RL)"]),
-            sweep.assign(metric="pass@1", policy="base", value=sweep["pass@1 (base)"]),
-            sweep.assign(metric=f"pass@{kmx}", policy="RL", value=sweep["pass@k_max (RL)"]),
-            sweep.assign(metric=f"pass@{kmx}", policy="base", value=sweep["pass@k_max (base)"])])
-        base_chart = alt.Chart(long).mark_line(point=True).encode(
-            x=x, y=alt.Y("value:Q", title="pass@k"), color=alt.Color("metric:N", title=None),
-            strokeDash=alt.StrokeDash("policy:N", title=None, scale=alt.Scale(domain=["RL", "base"],
-                                                                               range=[[1, 0], [4, 3]])),
-            tooltip=[param, "metric", "policy", alt.Tooltip("value:Q", format=".4f")])
+        cols = st.columns(3)
+        for col, metric, name in ((cols[0], "pass@1", "pass@1"), (cols[1], "pass@k_max", f"pass@{kmx}")):
+            long = pd.concat([sweep.assign(policy="RL", value=sweep[f"{metric} (RL)"]),
+                              sweep.assign(policy="base", value=sweep[f"{metric} (base)"])])
+            col.altair_chart(alt.Chart(long).mark_line(point=True).encode(
+                x=x, y=alt.Y("value:Q", title=name, scale=alt.Scale(zero=False)),
+                color=alt.Color("policy:N", title=None, scale=alt.Scale(domain=["base", "RL"],
+                                                                        range=[COLORS["base"], "#E45756"])),
+                tooltip=[param, "policy", alt.Tooltip("value:Q", format=".4f")]).properties(
+                title=name, height=260), width="stretch")
         cx = sweep.dropna(subset=["crossover k"])
-        left, right = st.columns(2)
-        left.altair_chart(base_chart.properties(title=f"pass@1 and pass@{kmx} against {M.SWEEPABLE[param][0]}",
-                                                height=300), width="stretch")
-        right.altair_chart(alt.Chart(cx).mark_line(point=True, color="#444").encode(
+        cols[2].altair_chart(alt.Chart(cx).mark_line(point=True, color="#444").encode(
             x=x, y=alt.Y("crossover k:Q", scale=alt.Scale(type="log", base=2), title="crossover k (base ≥ RL)"),
             tooltip=[param, "crossover k"]).properties(
-            title="Crossover k (missing points: no crossover)", height=300), width="stretch")
+            title="crossover k", height=260), width="stretch")
+        if len(cx) < len(sweep):
+            st.caption("Settings with no crossover: " + ", ".join(
+                str(v) for v in sweep.loc[sweep["crossover k"].isna(), param]) + ".")
         st.dataframe(sweep, hide_index=True, width="stretch")
         ui.download_csv(sweep, f"rlvr_sweep_{param}.csv", label="Download the sweep (CSV)", key="rl_dl_sweep")
 

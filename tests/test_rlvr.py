@@ -316,3 +316,21 @@ def test_page_upload_valid_and_invalid_csv():
     at.text_input(key="rl_sweep_vals_steps").set_value("10, banana")
     at.run()
     assert not at.exception and any("Could not read the values" in e.value for e in at.error)
+
+
+@pytest.mark.slow
+def test_benchmark_against_math_comb_loop():
+    """The timing benchmark (make bench): prints pass_at_k's time and its speed-up over the math.comb loop."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_rlvr", ROOT / "bench" / "bench_rlvr.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    t_grid, t_curve, t_loop = bench.main()
+    assert t_grid < 1.0 and t_loop / t_grid > 10
+
+
+@pytest.mark.slow
+def test_full_reproduce_shows_the_claims():
+    res = M.reproduce(quick=False, seed=0)
+    assert all(res["checks"].values()), res["checks"]
