@@ -285,7 +285,7 @@ def test_page_defaults():
     assert at.title[0].value == "RLVR & reasoning"
     assert not at.error
     labels = [m.label for m in at.metric]
-    assert "Crossover k (base ≥ RL)" in labels
+    assert "Crossover k" in labels and "Δ_SE" in labels
 
 
 def test_page_changed_widgets():
