@@ -690,6 +690,7 @@ def run_toy(cfg: ToyConfig = ToyConfig(), progress: Progress = None) -> dict:
     metrics = _summary("final", base, rl_, n)
     metrics.update({
         "tabular_crossover_k": crossover_k(np.arange(1, n + 1), base["est"], tab["est"]),
+        "tabular_crossover_k_exact": crossover_k(np.arange(1, n + 1), base["exact"], tab["exact"]),
         "tabular_pass1": float(tab["est"][0]), "tabular_passkmax": float(tab["est"][-1]),
         "distill_pass1": float(dis["est"][0]), "distill_passkmax": float(dis["est"][-1]),
         "distill_above_base_all_k": bool(np.all(dis["est"] > base["est"])),
@@ -827,7 +828,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     res = run_toy(cfg, progress=progress)
     m = res["metrics"]
     keys = ["pass1_base", "pass1_rl", "passkmax_base", "passkmax_rl", "k_max", "crossover_k", "delta_se",
-            "rl_solved_subset_fraction", "tabular_crossover_k", "distill_above_base_all_k",
+            "rl_solved_subset_fraction", "tabular_crossover_k", "distill_above_base_all_k", "tabular_crossover_k_exact",
             "pass256_base", "pass256_rl", "crossover_k_exact", "tabular_pass1", "tabular_passkmax",
             "distill_pass1", "distill_passkmax", "median_base_nll_base_samples", "median_base_nll_rl_samples",
             "zero_acc_base", "zero_acc_rl"]
