@@ -16,17 +16,22 @@ ui.claim_box(paper, extra="The paper embeds 50 sampled responses per (model, que
 st.header("The measurements")
 c1, c2 = st.columns(2)
 with c1:
-    st.markdown("**Intra-model repetition** (per model *m*, prompt *q*, its *n* responses, diagonal excluded):")
-    st.latex(r"\bar s_{m,q}=\frac{2}{n(n-1)}\sum_{i<j}\cos(e_i,e_j),\qquad "
-             r"\text{share}=\frac{\#\{(m,q):\bar s_{m,q}>\tau\}}{\#\{(m,q)\}}")
-    st.markdown("**Inter-model homogeneity** (all cross pairs, per prompt, then averaged over prompts):")
-    st.latex(r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a,\,j\in b}\cos(e_i,e_j)")
+    st.markdown("**Intra-model repetition**: per model *m* and prompt *q*, the mean over its *n* responses' pairs, "
+                "diagonal excluded; then the share of pools above a threshold τ (the paper: 79% above 0.8).")
+    st.latex(r"\bar s_{m,q}=\frac{2}{n(n-1)}\sum_{i<j}\cos(e_i,e_j)")
+    st.latex(r"\text{share}(\tau)=\frac{\#\{(m,q):\ \bar s_{m,q}>\tau\}}{\#\{(m,q)\}}")
+    st.markdown("**Inter-model homogeneity**: all cross pairs per prompt, then averaged over the prompts *Q* both "
+                "models answered (the paper: 0.71–0.82).")
+    st.latex(r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a}\sum_{j\in b}\cos(e_i,e_j)")
 with c2:
-    st.markdown("**Vendi score** (effective number of distinct responses; 1 = all identical, *n* = all orthogonal):")
-    st.latex(r"\mathrm{VS}(K)=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\quad \lambda=\mathrm{eig}(K/n),"
-             r"\ K_{ij}=\cos(e_i,e_j)")
+    st.markdown("**Vendi score**: the effective number of distinct responses (1 = all identical, *n* = all "
+                "orthogonal), from the eigenvalues of the similarity matrix.")
+    st.latex(r"\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\quad \lambda=\mathrm{eig}\big(K/n\big)")
+    st.latex(r"K_{ij}=\cos(e_i,e_j)")
     st.markdown("**Cluster mixing**: for each response, the number of distinct models among its *N* nearest "
-                "neighbours (same prompt, itself excluded), averaged over responses.")
+                "neighbours (same prompt, itself excluded), averaged over responses (the paper: ~8 models among "
+                "the top 50 of 25 × 50 pooled responses).")
+    st.markdown("**Null floor**: mean similarity of responses to *different* prompts (the paper: 0.1–0.2).")
 with st.expander("Lexical metrics, embedder and implementation details"):
     st.markdown(
         f"* **Embedder:** {D.EMBEDDER}; vectors are L2-normalised, so the similarity matrix is one product "
@@ -45,6 +50,9 @@ with st.expander("Lexical metrics, embedder and implementation details"):
 
 # --------------------------------------------------------------------------- input
 st.header("Your responses")
+# keep pasted text alive while the text area is hidden (Streamlit drops the state of unrendered widgets)
+if "hm_paste" in st.session_state:
+    st.session_state["hm_paste"] = st.session_state["hm_paste"]
 SOURCES = ["Example set (illustrative)", "Paste responses", "Upload CSV / JSONL"]
 source = st.radio("Input", SOURCES, key="hm_source", bind="query-params", horizontal=True)
 df, notes = None, []
@@ -148,7 +156,7 @@ bars = alt.Chart(long).mark_bar().encode(
     y=alt.Y("prompt:N", title=None, axis=alt.Axis(labelLimit=320)),
     yOffset="measure:N",
     x=alt.X("similarity:Q", title="mean cosine similarity", scale=alt.Scale(domain=[0, 1])),
-    color=alt.Color("measure:N", title=None),
+    color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="top")),
     tooltip=["prompt", "measure", alt.Tooltip("similarity:Q", format=".3f")])
 rules = [alt.Chart(pd.DataFrame({"x": [s["threshold"]], "label": [f"τ = {s['threshold']:.2f}"]})).mark_rule(
     strokeDash=[4, 3], color="#E45756").encode(x="x:Q", tooltip=["label"])]
@@ -157,7 +165,7 @@ if s["null_pair_similarity"] is not None:
                                                                                        "(different prompts)"]}))
                  .mark_rule(strokeDash=[2, 2], color="#888").encode(x="x:Q", tooltip=["label"]))
 st.altair_chart(alt.layer(bars, *rules).properties(title="Per prompt: within-model vs across-model similarity "
-                                                   "(red: τ; grey: null floor)", height=max(120, 60 * len(per_prompt))),
+                                                   "(red: τ; grey: null floor)", height=140 + 70 * len(per_prompt)),
                 width="stretch")
 
 # --------------------------------------------------------------------------- the paper's figures, on our data
@@ -180,7 +188,7 @@ with left:
         y=alt.Y("row:N", sort=sort, title=None, axis=alt.Axis(labels=len(sort) <= 40)),
         color=alt.Color("similarity:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="cosine"),
         tooltip=["row", "col", alt.Tooltip("similarity:Q", format=".3f"), "text_row", "text_col"]).properties(
-        height=380), width="stretch")
+        height=520), width="stretch")
     if len(hidx) < int(per_prompt["n"].iat[pi]):
         st.caption(f"Showing the first {len(hidx)} of {int(per_prompt['n'].iat[pi])} responses.")
 with right:
@@ -197,7 +205,7 @@ with right:
         + base.mark_text(fontSize=12).encode(text=alt.Text("similarity:Q", format=".2f"),
                                              color=alt.condition("datum.similarity > 0.6", alt.value("white"),
                                                                  alt.value("black"))))
-        .properties(height=380), width="stretch")
+        .properties(height=520), width="stretch")
     st.caption("Lower triangle: mean over all cross pairs per prompt, averaged over prompts; diagonal: the "
                "within-model pool mean. Paper's off-diagonal range: 0.71–0.82.")
 
@@ -208,8 +216,10 @@ with l2:
     st.altair_chart(alt.Chart(bins).mark_rect().encode(
         x=alt.X("bin:N", title="mean similarity of a (model, prompt) pool", sort=None),
         y=alt.Y("model:N", title=None),
-        color=alt.Color("percent:Q", scale=alt.Scale(scheme="oranges", domain=[0, 100]), title="% of prompts"),
-        tooltip=["model", "bin", alt.Tooltip("percent:Q", format=".0f"), "count"]).properties(height=260),
+        color=alt.Color("percent:Q", scale=alt.Scale(scheme="oranges", domain=[0, 100]), title="% of prompts",
+                        legend=alt.Legend(orient="right")),
+        tooltip=["model", "bin", alt.Tooltip("percent:Q", format=".0f"), "count"]).properties(
+        height=160 + 36 * bins["model"].nunique()),
         width="stretch")
 with r2:
     st.subheader("Cluster mixing (Fig. 8 shape)")
@@ -219,9 +229,10 @@ with r2:
         st.altair_chart(alt.Chart(pd.concat([mix, mean_mix])).mark_line(point=True).encode(
             x=alt.X("N:Q", title="N nearest neighbours"),
             y=alt.Y("distinct_models:Q", title="distinct models among them"),
-            color=alt.Color("prompt:N", title=None, legend=alt.Legend(labelLimit=260, orient="bottom",
+            color=alt.Color("prompt:N", title=None, legend=alt.Legend(labelLimit=400, orient="bottom",
                                                                       direction="vertical")),
-            tooltip=["prompt", "N", alt.Tooltip("distinct_models:Q", format=".2f")]).properties(height=260),
+            tooltip=["prompt", "N", alt.Tooltip("distinct_models:Q", format=".2f")]).properties(
+            height=300 + 22 * mix["prompt"].nunique()),
             width="stretch")
         st.caption(f"With {s['n_models']} model(s) the curve cannot exceed {s['n_models']}; the paper pools 25 "
                    "models × 50 responses and finds ~8 distinct models among the top 50.")
@@ -277,7 +288,7 @@ st.header("Sweep the threshold")
 sweep = D.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
 st.altair_chart(alt.Chart(sweep).mark_line().encode(
     x=alt.X("threshold:Q", title="threshold τ"),
-    y=alt.Y("share_above:Q", title="share of pools with mean similarity > τ", axis=alt.Axis(format="%")),
+    y=alt.Y("share_above:Q", title="share of pools above τ", axis=alt.Axis(format="%")),
     tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
     + alt.Chart(pd.DataFrame({"threshold": [0.8], "share_above": [D.PAPER["share_above_0.8"]],
                               "label": ["paper: 79% above 0.8 (top-p)"]})).mark_point(

@@ -295,6 +295,11 @@ def test_page_pasted_text():
                                        "model: b\nBake some bread.").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    assert any("3 responses" in c.value for c in at.caption)
+    # what the user typed survives switching to another input and back
+    at.radio(key="hm_source").set_value("Example set (illustrative)").run()
+    at.radio(key="hm_source").set_value("Paste responses").run()
+    assert at.text_area(key="hm_paste").value.startswith("model: a")
 
 
 def test_page_pasted_single_response_gives_message_not_traceback():

@@ -556,7 +556,7 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress:
     # PCA's axis signs are arbitrary: fix them so the first response lies in the positive quadrant
     xy = xy * np.where(xy[0] < 0, -1.0, 1.0)
     k = min(cfg.k_clusters, n)
-    km = KMeans(n_clusters=k, n_init=10, random_state=cfg.seed).fit(X)
+    km = KMeans(n_clusters=k, n_init=4, random_state=cfg.seed).fit(X)
     dist = np.linalg.norm(X - km.cluster_centers_[km.labels_], axis=1)
     pca = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "model": models, "prompt": prompts, "response": texts,
                         "cluster": km.labels_.astype(int)})
