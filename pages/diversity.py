@@ -148,6 +148,24 @@ st.dataframe(table, hide_index=True, width="stretch", column_config={
     "distinct_2": st.column_config.NumberColumn("distinct-2", format="%.3f"),
     "compression_ratio": st.column_config.NumberColumn("gzip ratio", format="%.2f")})
 
+with st.expander("Lexical metrics per (model, prompt) pool", expanded=False):
+    lx = st.columns(6)
+    lx[0].metric("distinct-1 (all)", f"{s['distinct_1']:.3f}")
+    lx[1].metric("distinct-2 (all)", f"{s['distinct_2']:.3f}")
+    lx[2].metric("distinct-3 (all)", f"{s['distinct_3']:.3f}")
+    lx[3].metric("TTR (mean/response)", f"{s['ttr_mean']:.3f}")
+    lx[4].metric(f"MATTR (w = {cfg.mattr_window})", f"{s['mattr_mean']:.3f}")
+    lx[5].metric("gzip ratio (all)", f"{s['compression_ratio']:.2f}")
+    st.dataframe(per_pool.drop(columns=["above_threshold"]), hide_index=True, width="stretch", column_config={
+        "prompt": st.column_config.TextColumn("Prompt", width="medium"),
+        **{c: st.column_config.NumberColumn(c, format="%.3f") for c in
+           ["intra_similarity", "vendi", "distinct_1", "distinct_2", "distinct_3", "ttr_pooled", "mattr_mean",
+            "compression_ratio"]},
+        "self_bleu": st.column_config.NumberColumn("self_bleu", format="%.1f"),
+        "mean_words": st.column_config.NumberColumn("mean_words", format="%.1f")})
+    st.caption("Lower distinct-n and TTR, higher Self-BLEU and gzip ratio = more lexical repetition. MATTR falls "
+               "back to TTR for responses shorter than its window.")
+
 long = per_prompt.melt(id_vars=["prompt"], value_vars=["intra_similarity", "cross_model_similarity"],
                        var_name="measure", value_name="similarity").dropna()
 long["measure"] = long["measure"].map({"intra_similarity": "within a model", "cross_model_similarity":
@@ -193,9 +211,12 @@ with left:
         st.caption(f"Showing the first {len(hidx)} of {int(per_prompt['n'].iat[pi])} responses.")
 with right:
     st.subheader("Inter-model similarity (Fig. 6 shape)")
-    names = list(dict.fromkeys(inter["model_a"].tolist()))
+    if inter.empty:
+        st.info("No model answered a prompt more than once or alongside another model: nothing to compare.")
+    names = list(dict.fromkeys(inter["model_a"].astype(str).tolist()))
     pos = {n: i for i, n in enumerate(names)}
-    tri = inter[[pos[a] >= pos[b] for a, b in zip(inter["model_a"], inter["model_b"])]].copy()
+    tri = inter.loc[np.array([pos[a] >= pos[b] for a, b in zip(inter["model_a"], inter["model_b"])], dtype=bool)]
+    tri = tri.copy()
     tri["kind"] = np.where(tri["model_a"] == tri["model_b"], "within (diagonal)", "across")
     base = alt.Chart(tri).encode(x=alt.X("model_b:N", sort=names, title=None),
                                  y=alt.Y("model_a:N", sort=names, title=None))
@@ -206,13 +227,17 @@ with right:
                                              color=alt.condition("datum.similarity > 0.6", alt.value("white"),
                                                                  alt.value("black"))))
         .properties(height=520), width="stretch")
-    st.caption("Lower triangle: mean over all cross pairs per prompt, averaged over prompts; diagonal: the "
-               "within-model pool mean. Paper's off-diagonal range: 0.71–0.82.")
+    st.caption("Lower triangle: mean over all cross pairs per prompt, averaged over prompts (the paper's code "
+               "pools the pairs of all prompts, which is the same when every pool has the same size). Diagonal: "
+               "the within-model pool mean without self-pairs (the paper's diagonal also counts the n self-pairs "
+               "of similarity 1). Paper's off-diagonal range: 0.71–0.82.")
 
 l2, r2 = st.columns(2)
 with l2:
     st.subheader("Pools by similarity bin (Fig. 4 shape)")
     bins = D.similarity_bins(per_pool)
+    if bins.empty:
+        st.info("No (model, prompt) pool has two or more responses.")
     st.altair_chart(alt.Chart(bins).mark_rect().encode(
         x=alt.X("bin:N", title="mean similarity of a (model, prompt) pool", sort=None),
         y=alt.Y("model:N", title=None),

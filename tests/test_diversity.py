@@ -316,3 +316,17 @@ def test_page_malformed_upload_gives_clear_error():
     at.file_uploader(key="hm_upload").upload("bad.csv", b"name,text\nx,y\n", "text/csv").run()
     assert not at.exception, at.exception
     assert any("missing column" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("rows", [
+    [("m", "p", "a"), ("m", "p", "b")],                                    # one model, one prompt
+    [("x", "p", "river"), ("y", "p", "weaver"), ("z", "p", "bread")],      # one response per model
+    [("m", "p1", "river"), ("m", "p2", "bread")],                          # one response per prompt: no pairs within
+    [("m", "p", "same")] * 3,                                              # identical responses
+], ids=["one-pool", "singletons", "no-within-prompt-pairs", "identical"])
+def test_analyze_degenerate_inputs_do_not_crash(rows):
+    df = pd.DataFrame(rows, columns=["model", "prompt", "response"])
+    emb = RNG.normal(size=(len(rows), 8)).astype(np.float32) if rows[0][2] != "same" else np.ones((3, 8), np.float32)
+    res = D.analyze(df, emb, D.Config(k_clusters=3))
+    assert len(res["pca"]) == len(rows)
+    assert res["clusters"]["size"].sum() == len(rows)

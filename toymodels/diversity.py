@@ -9,7 +9,8 @@ The paper's own aggregates (written here by hand, everything else comes from mai
   pool's distinct pairs, diagonal excluded, ``mean_{i<j} cos(e_i, e_j)``; then the share of pools whose mean
   exceeds a threshold (paper: 79% of queries above 0.8 with top-p sampling);
 * inter-model homogeneity (Fig. 6): for models a != b and each prompt, the mean over all |a|x|b| cross pairs,
-  then averaged over the prompts both models answered (paper: 0.71-0.82);
+  then averaged over the prompts both models answered (paper: 0.71-0.82; the paper's code pools the cross pairs
+  of all prompts, identical when pools have equal size; its diagonal includes self-pairs, ours does not);
 * cluster mixing (Fig. 8): among each response's N nearest neighbours (same prompt, pooled over models), the
   number of distinct source models, averaged over responses;
 * the Vendi score (Friedman & Dieng 2023), ``VS = exp(-sum_i lambda_i log lambda_i)`` with lambda the
@@ -513,7 +514,8 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress:
             mixing_rows += [{"prompt": p, "N": k + 1, "distinct_models": float(v)} for k, v in enumerate(curve)]
     per_prompt = pd.DataFrame(prompt_rows)
     inter = pd.DataFrame([{"model_a": a, "model_b": b, "similarity": float(np.mean(v)), "n_prompts": len(v)}
-                          for (a, b), v in inter_acc.items()])
+                          for (a, b), v in inter_acc.items()], columns=["model_a", "model_b", "similarity",
+                                                                         "n_prompts"])
     inter["model_a"] = pd.Categorical(inter["model_a"], model_names)
     inter["model_b"] = pd.Categorical(inter["model_b"], model_names)
     inter = inter.sort_values(["model_a", "model_b"]).reset_index(drop=True)
@@ -555,7 +557,7 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress:
     xy = PCA(n_components=2, svd_solver="full").fit_transform(X) if spread else np.zeros((n, 2))
     # PCA's axis signs are arbitrary: fix them so the first response lies in the positive quadrant
     xy = xy * np.where(xy[0] < 0, -1.0, 1.0)
-    k = min(cfg.k_clusters, n)
+    k = min(cfg.k_clusters, len(np.unique(X.round(6), axis=0)))  # no more clusters than distinct points
     km = KMeans(n_clusters=k, n_init=4, random_state=cfg.seed).fit(X)
     dist = np.linalg.norm(X - km.cluster_centers_[km.labels_], axis=1)
     pca = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "model": models, "prompt": prompts, "response": texts,
