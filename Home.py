@@ -60,11 +60,14 @@ def home() -> None:
                "by our code. Source: the `toymodels` package in this repository.")
 
 
-st.set_page_config(page_title=APP_TITLE, page_icon=":material/emoji_events:", layout="wide")
 sections = {"Overview": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
 for award, section in ((AWARD, "Best Papers"), (RUNNER_UP, "Runners-up")):
     pages = [st.Page(p.page, title=p.short_title, icon=p.icon, url_path=p.topic)
              for p in PAPERS if p.award == award and p.has_page]
     if pages:
         sections[section] = pages
-st.navigation(sections).run()
+page = st.navigation(sections)
+# The browser tab names the page (set after navigation, which knows which page is open).
+st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.title} · {APP_TITLE}",
+                   page_icon=":material/emoji_events:", layout="wide")
+page.run()

@@ -52,13 +52,15 @@ def paper_header(topic: str) -> Paper:
     paper = get_paper(topic)
     st.title(paper.short_title)
     st.markdown(f"**{paper.title}**  \n{paper.authors}")
-    badge = ":trophy: NeurIPS 2025 Best Paper" if paper.award == AWARD else ":2nd_place_medal: NeurIPS 2025 Runner-up"
-    cols = st.columns([2, 1, 1, 3])
-    cols[0].badge(badge + (f" · {paper.track}" if paper.track != "Main track" else ""),
-                  color="orange" if paper.award == AWARD else "gray")
-    cols[1].link_button("arXiv " + paper.arxiv, paper.arxiv_url, width="stretch")
+    label = "NeurIPS 2025 Best Paper" if paper.award == AWARD else "NeurIPS 2025 Runner-up"
+    if paper.track != "Main track":
+        label += f" · {paper.track}"
+    cols = st.columns([2.4, 1, 1, 4], vertical_alignment="center")
+    cols[0].badge(label, icon=":material/emoji_events:", color="orange" if paper.award == AWARD else "gray")
+    cols[1].link_button("arXiv", paper.arxiv_url, icon=":material/description:", width="stretch",
+                        help=f"arXiv {paper.arxiv}")
     if paper.code_url:
-        cols[2].link_button("Official code", paper.code_url, width="stretch")
+        cols[2].link_button("Code", paper.code_url, icon=":material/code:", width="stretch", help=paper.code)
     else:
         cols[2].caption("No official code released")
     st.markdown(f"**TL;DR.** {paper.tldr}")

@@ -72,8 +72,24 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="module")
+def warm_url(app_url, browser):
+    """The app after one visit to the home page.
+
+    Streamlit runs the very first script run of a fresh server in its legacy `pages/` mode, until the router
+    (st.navigation in Home.py) has run once; a deep link as the first request of a cold server shows a one-off
+    "page not found" notice before the router takes over. Warm the server as a first visitor of the home page
+    would, so each page test sees what every later visitor sees.
+    """
+    page = browser.new_page()
+    page.goto(app_url)
+    page.wait_for_selector("h1", timeout=60_000)
+    page.close()
+    return app_url
+
+
 def _open(browser, url: str, shot: str, timeout_s: float = 240):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="domcontentloaded")
@@ -103,8 +119,8 @@ def test_home_shows_seven_cards(app_url, browser):
 
 
 @pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
-def test_every_page_opens_without_error(app_url, browser, paper):
-    page, errors = _open(browser, f"{app_url}/{paper.topic}", f"{paper.topic}.png")
+def test_every_page_opens_without_error(warm_url, browser, paper):
+    page, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}.png")
     assert paper.short_title in page.title()
     assert page.locator("[data-testid='stException']").count() == 0, "the page shows a Python exception"
     assert not errors, errors
