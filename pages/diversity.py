@@ -309,20 +309,56 @@ st.caption("CLI: `python -m toymodels reproduce hivemind --quick --out results/`
            "the per-pool, per-prompt, inter-model and per-pair tables as CSV.")
 
 # --------------------------------------------------------------------------- sweep
-st.header("Sweep the threshold")
-sweep = D.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
-st.altair_chart(alt.Chart(sweep).mark_line().encode(
-    x=alt.X("threshold:Q", title="threshold τ"),
-    y=alt.Y("share_above:Q", title="share of pools above τ", axis=alt.Axis(format="%")),
-    tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
-    + alt.Chart(pd.DataFrame({"threshold": [0.8], "share_above": [D.PAPER["share_above_0.8"]],
-                              "label": ["paper: 79% above 0.8 (top-p)"]})).mark_point(
-        color="#E45756", size=120, shape="diamond").encode(x="threshold:Q", y="share_above:Q", tooltip=["label"])
-    + alt.Chart(pd.DataFrame({"threshold": [0.8], "share_above": [D.PAPER["share_above_0.8_minp"]],
-                              "label": ["paper: 61.2% above 0.8 (min-p)"]})).mark_point(
-        color="#B279A2", size=120, shape="diamond").encode(x="threshold:Q", y="share_above:Q", tooltip=["label"]),
-    width="stretch")
-st.caption("Red/purple diamonds: the paper's points (its embedder, real models). The curve: this data.")
+st.header("Sweep")
+tab_n, tab_t = st.tabs(["Responses per pool n", "Threshold τ"])
+with tab_n:
+    st.markdown("Which numbers can be compared between studies that drew different numbers of samples? Each "
+                "(model, prompt) pool is subsampled to *n* responses (seeded, several draws) and the metrics are "
+                "averaged. The paper draws n = 50.")
+    max_pool = int(per_pool["n"].max())
+    if max_pool < 3:
+        st.info("Every pool has at most two responses: nothing to sweep.")
+    else:
+        top = min(200, max_pool)
+        lo, hi = st.slider("n from … to", 2, top, (2, min(top, 50)), key="hm_sweep_n", bind="query-params")
+        reps = st.number_input("Random draws per pool and n", 1, 5, 3, key="hm_sweep_reps", bind="query-params")
+        sizes = sorted({int(x) for x in np.linspace(lo, hi, 6).round()})
+        args = (sizes, int(reps), 0)
+        if source == SOURCES[0] or st.session_state.get("hm_sweep_done") == (len(df), args):
+            run = True
+        else:
+            run = st.button("Run the sweep", key="hm_sweep_go", icon=":material/play_arrow:")
+        if run:
+            sw = ui.compute(D.sample_size_sweep, df, emb, *args, label="Subsampling pools…")
+            st.session_state["hm_sweep_done"] = (len(df), args)
+            names = {"intra_similarity": "intra-model similarity", "vendi": "Vendi score",
+                     "self_bleu": "Self-BLEU", "distinct_2": "distinct-2"}
+            sw = sw.assign(metric=sw["metric"].map(names))
+            st.altair_chart(alt.Chart(sw).mark_line(point=True).encode(
+                x=alt.X("n:Q", title="responses per pool n"), y=alt.Y("value:Q", title=None),
+                tooltip=["metric", "n", alt.Tooltip("value:Q", format=".3f"), "n_pools"]).properties(
+                width=230, height=200).facet(facet=alt.Facet("metric:N", title=None), columns=4).resolve_scale(
+                y="independent"))
+            st.caption("The mean pairwise similarity is flat in n (an unbiased estimate); the Vendi score, "
+                       "Self-BLEU and distinct-n drift with n, so compare them only at equal n.")
+            ui.download_csv(sw, "hivemind_sample_size_sweep.csv", "Sweep (CSV)", key="hm_dl_sweep")
+with tab_t:
+    sweep = D.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
+    st.altair_chart(alt.Chart(sweep).mark_line().encode(
+        x=alt.X("threshold:Q", title="threshold τ"),
+        y=alt.Y("share_above:Q", title="share of pools above τ", axis=alt.Axis(format="%")),
+        tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
+        + alt.Chart(pd.DataFrame({"threshold": [0.8], "share_above": [D.PAPER["share_above_0.8"]],
+                                  "label": ["paper: 79% above 0.8 (top-p)"]})).mark_point(
+            color="#E45756", size=120, shape="diamond").encode(x="threshold:Q", y="share_above:Q",
+                                                                tooltip=["label"])
+        + alt.Chart(pd.DataFrame({"threshold": [0.8], "share_above": [D.PAPER["share_above_0.8_minp"]],
+                                  "label": ["paper: 61.2% above 0.8 (min-p)"]})).mark_point(
+            color="#B279A2", size=120, shape="diamond").encode(x="threshold:Q", y="share_above:Q",
+                                                                tooltip=["label"]),
+        width="stretch")
+    st.caption("Red/purple diamonds: the paper's points (its embedder, real models). The curve: this data.")
+    ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
 
 st.subheader("Downloads")
 d = st.columns(4)

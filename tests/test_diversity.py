@@ -203,6 +203,19 @@ def test_real_embeddings_identical_text_is_one_and_shipped_view_is_fresh():
     fresh = D.embed_texts(df["response"].tolist())
     np.testing.assert_allclose(fresh, shipped, atol=1e-4)
     store.verify_shipped(D.TOPIC, "example_analysis", D.analyze, df, shipped, D.DEFAULT_CONFIG, rtol=1e-5)
+    store.verify_shipped(D.TOPIC, "example_sweep", D.sample_size_sweep, df, shipped, D.DEFAULT_SWEEP_SIZES, 3, 0,
+                         rtol=1e-5)
+
+
+def test_sample_size_sweep_full_n_equals_analysis_and_vendi_grows():
+    rows = [(m, "p", f"{m} says thing number {k}") for m in "AB" for k in range(6)]
+    df = pd.DataFrame(rows, columns=["model", "prompt", "response"])
+    emb = RNG.normal(size=(12, 8)).astype(np.float32)
+    sw = D.sample_size_sweep(df, emb, [2, 4, 6], reps=2, seed=1).set_index(["metric", "n"])["value"]
+    res = D.analyze(df, emb)
+    # at n = pool size every draw is the whole pool, so the sweep equals the full analysis
+    assert sw[("intra_similarity", 6)] == pytest.approx(res["summary"]["intra_model_similarity"], abs=1e-6)
+    assert sw[("vendi", 2)] < sw[("vendi", 4)] < sw[("vendi", 6)]
 
 
 def test_reproduce_quick_keys(tmp_path):

@@ -624,6 +624,48 @@ def similarity_bins(per_pool: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "bin", "lo", "percent", "count"])
 
 
+def sample_size_sweep(df: pd.DataFrame, emb: np.ndarray, sizes: list, reps: int = 3, seed: int = 0,
+                      progress: Progress = None) -> pd.DataFrame:
+    """How each pool metric depends on the number of responses n drawn per (model, prompt) pool.
+
+    For each n in ``sizes`` and each pool with at least n responses, draw ``reps`` random subsets of size n
+    (seeded) and average intra-model similarity, Vendi score, Self-BLEU and distinct-2 over subsets and pools.
+    The mean pairwise cosine is an unbiased estimate whatever n; Vendi, Self-BLEU and distinct-n are not,
+    so sets of different sizes (the paper uses n = 50) are only comparable on the first.
+    """
+    df, _ = validate(df)
+    emb = np.asarray(emb, dtype=np.float32)
+    if emb.shape[0] != len(df):
+        raise InputError(f"{emb.shape[0]} embeddings for {len(df)} responses")
+    sizes = sorted({int(min(200, max(2, x))) for x in list(sizes)[:8]})
+    reps = int(min(5, max(1, reps)))
+    S = cosine_matrix(emb)
+    texts = df["response"].tolist()
+    pools = [np.asarray(ix) for ix in df.groupby(["prompt", "model"], sort=False).indices.values()]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for step, n in enumerate(sizes):
+        report(progress, step / len(sizes), f"n = {n}")
+        acc = {"intra_similarity": [], "vendi": [], "self_bleu": [], "distinct_2": []}
+        for ix in pools:
+            if len(ix) < n:
+                continue
+            for _ in range(reps):
+                sub = np.sort(rng.choice(ix, n, replace=False))
+                block = S[np.ix_(sub, sub)]
+                t = [texts[i] for i in sub]
+                acc["intra_similarity"].append(mean_offdiag(block))
+                acc["vendi"].append(vendi_score(block))
+                acc["self_bleu"].append(float(np.mean(self_bleu(t))))
+                acc["distinct_2"].append(distinct_n(t, 2))
+        n_pools = sum(len(ix) >= n for ix in pools)
+        for metric, v in acc.items():
+            rows.append({"n": n, "metric": metric, "value": float(np.nanmean(v)) if v else float("nan"),
+                         "n_pools": int(n_pools)})
+    report(progress, 1.0, "done")
+    return pd.DataFrame(rows, columns=["n", "metric", "value", "n_pools"])
+
+
 def run_table(df: pd.DataFrame, cfg: Config = Config(), progress: Progress = None) -> dict:
     """Embed and analyse in one call (for the CLI and tests)."""
     df, _ = validate(df)
@@ -684,6 +726,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 
 DEFAULT_CONFIG = Config()
+DEFAULT_SWEEP_SIZES = [2, 3, 4]
 
 
 def precompute(progress: Progress = None) -> None:
@@ -696,6 +739,7 @@ def precompute(progress: Progress = None) -> None:
     emb = store.load_shipped(TOPIC, "example_embeddings")
     report(progress, 0.5, "analysis")
     store.ship(TOPIC, "example_analysis", analyze, df, emb, DEFAULT_CONFIG)
+    store.ship(TOPIC, "example_sweep", sample_size_sweep, df, emb, DEFAULT_SWEEP_SIZES, 3, 0)
     report(progress, 1.0, "done")
 
 
