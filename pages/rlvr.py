@@ -92,8 +92,26 @@ with tab_toy:
                                  key="rl_n", bind="query-params")
     n_problems = c3.select_slider("Problems", [128, 256, 512, 1024], value=512, key="rl_N", bind="query-params")
     seed = c4.number_input("Seed", 0, 10_000, 0, key="rl_seed", bind="query-params")
+    with st.expander("Advanced: the problem distribution, the novel strategies and the teacher"):
+        a1, a2, a3 = st.columns(3)
+        zipf = a1.slider("Base prior exponent (θ₀ = −a ln s)", 0.0, 3.0, 1.3, 0.1, key="rl_zipf",
+                         bind="query-params")
+        offset = a2.slider("Per-problem offset scale σ (u ~ N(0, σ²))", 0.0, 3.0, 1.0, 0.25, key="rl_sigma",
+                           bind="query-params")
+        q_alpha = a3.slider("q ~ Beta(α, 2): α", 0.5, 10.0, 2.0, 0.5, key="rl_qa", bind="query-params",
+                            help="Larger α: the right strategy almost always passes the verifier, so accuracies "
+                                 "near 1 become possible.")
+        a1, a2, a3 = st.columns(3)
+        novel_p = a1.slider("P(a novel strategy solves a problem)", 0.0, 1.0, 0.3, 0.05, key="rl_novel_p",
+                            bind="query-params")
+        teacher = a2.slider("Teacher's mass on novel strategies", 0.0, 0.9, 0.5, 0.05, key="rl_teacher",
+                            bind="query-params")
+        gap = a3.slider("Novel strategies' logit deficit in base (nats)", 0.0, 20.0, 12.0, 1.0, key="rl_gap",
+                        bind="query-params")
     cfg = M.ToyConfig(algorithm=algo, group_size=int(G), lr=float(lr), steps=int(steps), kl_coef=float(kl),
-                      n_samples=int(n_samples), n_problems=int(n_problems), seed=int(seed))
+                      n_samples=int(n_samples), n_problems=int(n_problems), seed=int(seed), zipf=float(zipf),
+                      offset_scale=float(offset), q_alpha=float(q_alpha), novel_correct_prob=float(novel_p),
+                      teacher_novel_mass=float(teacher), novel_gap=float(gap))
     try:
         res = ui.compute(M.run_toy, cfg, label="Training the toy…")
     except ValueError as exc:

@@ -295,6 +295,7 @@ def test_page_changed_widgets():
     at.select_slider(key="rl_n").set_value(256)
     at.select_slider(key="rl_N").set_value(128)
     at.selectbox(key="rl_sweep_param").set_value("kl_coef")
+    at.slider(key="rl_qa").set_value(5.0)
     at.run()
     assert not at.exception, at.exception
     at.selectbox(key="rl_preset").set_value("Group size G = 32 (paper ablation)").run()
