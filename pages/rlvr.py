@@ -64,8 +64,9 @@ with tab_toy:
         "(drawn ∝ 1/s), and each of the last few *novel* strategies (which the base model almost never samples) "
         "is also correct with some probability. A correct strategy passes the verifier with probability *q*ᵢ.")
     st.latex(r"\pi_\theta(s\mid i)=\operatorname{softmax}(\theta+u_i)_s,\quad \theta_0[s]=-1.3\ln s,\quad "
-             r"u_{is}\sim\mathcal N(0,1),\quad r=\mathrm{Bernoulli}\bigl(q_i\,\mathbb 1[s\ \text{correct for } i]\bigr),"
-             r"\ q_i\sim\mathrm{Beta}(2,2)")
+             r"u_{is}\sim\mathcal N(0,1)")
+    st.latex(r"r=\mathrm{Bernoulli}\bigl(q_i\,\mathbb 1[s\ \text{correct for } i]\bigr),\quad "
+             r"q_i\sim\mathrm{Beta}(2,2),\quad \text{pass@}k\text{ (exact)}=\mathbb E_i\bigl[1-(1-p_i)^k\bigr]")
     st.latex(r"\text{GRPO: }A_g=\frac{r_g-\bar r}{\operatorname{std}(r)}\quad\text{RLOO: }A_g=r_g-\frac{1}{G-1}"
              r"\sum_{j\ne g}r_j\quad\text{REINFORCE: }A_g=r_g")
     st.latex(r"\theta\leftarrow\theta+\eta\,\frac1B\sum_b\Bigl[\frac1G\sum_g A_{bg}\nabla\log\pi_\theta(s_{bg}\mid i_b)"
@@ -129,7 +130,8 @@ with tab_toy:
         cols[1].metric(f"pass@{k_max} (RL)", f"{m['passkmax_rl']:.3f}",
                        f"{m['passkmax_rl'] - m['passkmax_base']:+.3f}")
         cols[2].metric("Crossover k", _fmt_k(m["crossover_k"]),
-                       help="Smallest k at which the base model's estimated pass@k is at least the RL model's.")
+                       help="Smallest k at which the base model's estimated pass@k is at least the RL model's (a tie "
+                            "counts only if base then leads).")
         cols[3].metric("Δ_SE", f"{m['delta_se']:.3f}", help=f"pass@{k_max}(base) − pass@1(RL); lower is better.")
         cols[4].metric("RL ⊆ base", f"{m['rl_solved_subset_fraction']:.1%}",
                        help=f"Share of the problems RL solves at k = n = {k_max} that base also solves. {m['solved_rl']} "

@@ -101,6 +101,8 @@ def test_exact_and_crossover_helpers():
     np.testing.assert_allclose(M.pass_at_k_exact([0.5, 0.0], [1, 2]), [0.25, 0.375])
     assert M.crossover_k([1, 2, 4, 8], [0.1, 0.2, 0.5, 0.9], [0.3, 0.4, 0.5, 0.6]) == 4
     assert M.crossover_k([1, 2], [0.1, 0.2], [0.3, 0.4]) is None
+    assert M.crossover_k([1, 2, 4], [0.1, 0.5, 0.9], [0.3, 0.5, 0.6]) == 2    # a tie that turns into a lead
+    assert M.crossover_k([1, 2, 4], [0.1, 0.5, 1.0], [0.3, 0.6, 1.0]) is None  # curves that only meet at the top
 
 
 # --------------------------------------------------------------------------- the toy
@@ -163,6 +165,19 @@ def test_sampled_counts_match_success_probabilities():
     c, counts = M.sample_completions(probs, problems, 4000, np.random.default_rng(1))
     assert counts.sum(1).tolist() == [4000] * 64
     assert np.all(np.abs(c / 4000 - p) < 5 * np.sqrt(p * (1 - p) / 4000) + 1e-3)
+
+
+def test_common_random_numbers_keep_the_order_of_policies():
+    cfg = M.ToyConfig(n_problems=64)
+    problems = M.make_problems(cfg, np.random.default_rng(0))
+    lo = M.softmax(M.base_logits(cfg) + problems["u"])
+    hi = 0.5 * lo + 0.5 * problems["correct"] / problems["correct"].sum(1, keepdims=True)  # more correct mass
+    W = np.random.default_rng(5).random((64, 256))
+    c_lo, n_lo = M.sample_completions(lo, problems, 256, np.random.default_rng(1), W)
+    c_hi, n_hi = M.sample_completions(hi, problems, 256, np.random.default_rng(2), W)
+    assert np.all(c_hi >= c_lo) and np.all(n_lo.sum(1) == 256) and np.all(n_hi.sum(1) == 256)
+    # correct completions only ever come from correct strategies
+    assert np.all((n_lo * problems["correct"]).sum(1) >= c_lo)
 
 
 def test_toy_quick_shows_the_paper_claims_and_is_deterministic():

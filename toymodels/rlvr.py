@@ -183,10 +183,21 @@ def pass_at_k_loop(n, c, k) -> float:
     return float(np.mean(vals))
 
 
-def crossover_k(ks, base, rl) -> int | None:
-    """Smallest k at which the base model's pass@k is at least the RL model's; None if base stays below."""
-    ks, base, rl = np.asarray(ks), np.asarray(base), np.asarray(rl)
-    hit = np.nonzero(base >= rl - 1e-12)[0]
+def crossover_k(ks, base, rl, tol: float = 1e-12) -> int | None:
+    """Smallest k at which the base model's pass@k is at least the RL model's, None if there is none.
+
+    A tie only counts if base goes on to lead strictly at some k at or after it: two curves that merely meet
+    (for instance both at 1.0, or both solving exactly the same problems at k = n) have not crossed.
+
+    >>> crossover_k([1, 2, 4], [0.1, 0.5, 0.9], [0.3, 0.5, 0.6])
+    2
+    >>> crossover_k([1, 2, 4], [0.1, 0.5, 0.9], [0.3, 0.6, 0.9]) is None
+    True
+    """
+    ks, base, rl = np.asarray(ks), np.asarray(base, dtype=float), np.asarray(rl, dtype=float)
+    ge = base >= rl - tol
+    lead_later = np.flip(np.logical_or.accumulate(np.flip(base > rl + tol)))
+    hit = np.nonzero(ge & lead_later)[0]
     return int(ks[hit[0]]) if hit.size else None
 
 
@@ -598,26 +609,45 @@ def distill(problems: dict, cfg: ToyConfig, rng: np.random.Generator, checkpoint
     return np.stack(snaps) if snaps else np.empty((0, N, S))
 
 
-def sample_completions(probs: np.ndarray, problems: dict, n: int, rng: np.random.Generator):
+def sample_completions(probs: np.ndarray, problems: dict, n: int, rng: np.random.Generator,
+                       uniforms: np.ndarray | None = None):
     """Draw n completions per problem from pi(.|i) and verify each.
 
     Returns (c, strat_counts): c[i] = verified-correct completions of problem i, and strat_counts[i, s] = how
-    often strategy s was drawn. Drawing the strategy counts from Multinomial(n, pi(.|i)) and then the verified
-    successes among the correct-strategy draws from Binomial(., q_i) is the same distribution as drawing the n
-    completions one by one.
+    often strategy s was drawn.
+
+    Completion j of problem i is correct with probability p_i = q_i * sum_{s correct} pi(s|i), independently, so
+    it is drawn as ``uniforms[i, j] < p_i``; its strategy is then drawn from pi conditioned on that outcome
+    (pi(s) q_i 1[s correct] / p_i if correct, pi(s)(1 - q_i 1[s correct]) / (1 - p_i) if not), as multinomial
+    counts. This is exactly the joint law of n independent (strategy, verdict) pairs. Passing the *same*
+    ``uniforms`` for every policy is the classic common-random-numbers coupling: each policy's counts keep their
+    exact distribution, but two policies are compared on the same random draws, so a policy whose p_i is higher
+    never gets fewer correct samples by luck. Without ``uniforms`` fresh ones are drawn from ``rng``.
     """
-    counts = rng.multinomial(n, probs / probs.sum(-1, keepdims=True))
-    hits = (counts * problems["correct"]).sum(-1)
-    return rng.binomial(hits, problems["q"]), counts
+    N, S = probs.shape
+    probs = probs / probs.sum(-1, keepdims=True)
+    win = probs * problems["correct"] * problems["q"][:, None]          # (N, S): pi(s) P(verified | s)
+    p = win.sum(-1)
+    if uniforms is None:
+        uniforms = rng.random((N, n))
+    c = (uniforms[:, :n] < p[:, None]).sum(1)
+    lose = probs - win
+    pw = np.where(p[:, None] > 0, win / np.where(p[:, None] > 0, p[:, None], 1.0), 1.0 / S)
+    pl = np.where(p[:, None] < 1, lose / np.where(p[:, None] < 1, 1 - p[:, None], 1.0), 1.0 / S)
+    pw = np.clip(pw, 0, None); pw /= pw.sum(-1, keepdims=True)  # noqa: E702
+    pl = np.clip(pl, 0, None); pl /= pl.sum(-1, keepdims=True)  # noqa: E702
+    counts = rng.multinomial(c, pw) + rng.multinomial(n - c, pl)
+    return c, counts
 
 
 def _ckpts(steps: int) -> list[int]:
     return sorted(set([0] + [int(round(steps * f)) for f in (0.125, 0.25, 0.5, 0.75, 1.0)]))
 
 
-def _curves_for(label: str, probs: np.ndarray, problems: dict, n: int, rng, ks_chart) -> tuple[dict, list]:
+def _curves_for(label: str, probs: np.ndarray, problems: dict, n: int, rng, ks_chart,
+                uniforms=None) -> tuple[dict, list]:
     p = success_prob(probs, problems)
-    c, counts = sample_completions(probs, problems, n, rng)
+    c, counts = sample_completions(probs, problems, n, rng, uniforms)
     full = pass_at_k_curve(n, c, np.arange(1, n + 1))
     exact = pass_at_k_exact(p, np.arange(1, n + 1))
     rows = [{"policy": label, "k": int(k), "pass_at_k": float(full[k - 1]), "exact": float(exact[k - 1])}
@@ -647,8 +677,9 @@ def run_toy(cfg: ToyConfig = ToyConfig(), progress: Progress = None) -> dict:
                    progress=progress, span=(0.6, 0.8))
     report(progress, 0.8, "sampling completions")
     erng = np.random.default_rng([cfg.seed, 3])
+    W = np.random.default_rng([cfg.seed, 4]).random((cfg.n_problems, n))  # common random numbers (see above)
     base_probs = snaps[0, 0]
-    base, rows = _curves_for("base", base_probs, problems, n, erng, ks_chart)
+    base, rows = _curves_for("base", base_probs, problems, n, erng, ks_chart, W)
     ckpt_rows, ckpt_stats = [], []
     ref_logp = np.log(base_probs)
     nll_rows = []
@@ -656,7 +687,7 @@ def run_toy(cfg: ToyConfig = ToyConfig(), progress: Progress = None) -> dict:
     for j, step in enumerate(ck):
         if step == 0:
             continue
-        res, r = _curves_for(f"RL step {step}", snaps[0, j], problems, n, erng, ks_chart)
+        res, r = _curves_for(f"RL step {step}", snaps[0, j], problems, n, erng, ks_chart, W)
         for row in r:
             row["step"] = step
         ckpt_rows += r
@@ -664,8 +695,8 @@ def run_toy(cfg: ToyConfig = ToyConfig(), progress: Progress = None) -> dict:
                           "median_base_nll_of_rl": _weighted_median(-ref_logp, res["counts"])})
         rl = res
     base_nll_median = _weighted_median(-ref_logp, base["counts"])
-    tab, tab_rows = _curves_for("tabular RL", snaps[1, -1], problems, n, erng, ks_chart)
-    dis, dis_rows = _curves_for("distilled", dist[-1], problems, n, erng, ks_chart)
+    tab, tab_rows = _curves_for("tabular RL", snaps[1, -1], problems, n, erng, ks_chart, W)
+    dis, dis_rows = _curves_for("distilled", dist[-1], problems, n, erng, ks_chart, W)
     rl_rows = [dict(r, policy="RL (GRPO)" if cfg.algorithm == "grpo" else f"RL ({cfg.algorithm.upper()})")
                for r in ckpt_rows if r["step"] == cfg.steps] if cfg.steps else []
     curves = pd.DataFrame(rows + rl_rows + tab_rows + dis_rows)
@@ -772,11 +803,12 @@ def run_sweep(cfg: ToyConfig, param: str, values: list, progress: Progress = Non
                      rng=np.random.default_rng([cfg.seed, 1]), progress=progress, span=(0.0, 0.9))
     n = cfg.n_samples
     erng = np.random.default_rng([cfg.seed, 3])
-    base, _ = _curves_for("base", snaps[0, 0], problems, n, erng, [1])
+    W = np.random.default_rng([cfg.seed, 4]).random((cfg.n_problems, n))  # the same draws as run_toy
+    base, _ = _curves_for("base", snaps[0, 0], problems, n, erng, [1], W)
     rows = []
     for i, v in enumerate(values):
         probs = snaps[0, ck.index(int(v))] if param == "steps" else snaps[i, -1]
-        res, _ = _curves_for("rl", probs, problems, n, erng, [1])
+        res, _ = _curves_for("rl", probs, problems, n, erng, [1], W)
         s = _summary(str(v), base, res, n)
         rows.append({param: v, "pass@1 (RL)": s["pass1_rl"], "pass@k_max (RL)": s["passkmax_rl"],
                      "pass@1 (base)": s["pass1_base"], "pass@k_max (base)": s["passkmax_base"],
