@@ -97,6 +97,21 @@ def test_pass_at_k_is_fast():
     assert elapsed < 3.0, elapsed
 
 
+def test_log_gamma_path_for_huge_n_matches_product_form():
+    rng = np.random.default_rng(3)
+    n = rng.integers(1, 3000, 300)
+    c = rng.integers(0, n + 1)
+    k = rng.integers(1, n + 1)
+    np.testing.assert_allclose(M._pass_at_k_lgamma(n, c, k), M.pass_at_k(n, c, k), rtol=1e-9, atol=1e-11)
+    # the curve switches to it when the table would be too big, with the same answer
+    n2 = np.full(400, 90_000)
+    c2 = rng.integers(0, 90_001, 400)
+    ks = [1, 10, 1000, 90_000]
+    np.testing.assert_allclose(M.pass_at_k_curve(n2, c2, ks),
+                               M._pass_at_k_lgamma(n2[:, None], c2[:, None], np.array(ks)[None]).mean(0))
+    assert M.pass_at_k_curve(n2, c2, [1])[0] == pytest.approx(np.mean(c2 / n2))
+
+
 def test_exact_and_crossover_helpers():
     np.testing.assert_allclose(M.pass_at_k_exact([0.5, 0.0], [1, 2]), [0.25, 0.375])
     assert M.crossover_k([1, 2, 4, 8], [0.1, 0.2, 0.5, 0.9], [0.3, 0.4, 0.5, 0.6]) == 4
@@ -246,6 +261,10 @@ def test_read_counts_and_samples_layouts():
     (b"model,problem,correct\nm,p1,2\n", "0 or 1"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", "not look like a CSV"),
     (b"model,problem,n,c\nm,p1,0,0\n", "n = 0"),
+    (b"model;problem;n;c\nm;p;3;1\n", "separate the columns with commas"),
+    (b'model,problem,n,c\n"m,p,3,1\n', "Could not read the file as CSV"),
+    ("model,problem,n,c\nm\xe9,p,3,1\n".encode("latin-1"), "not UTF-8"),
+    (b"model,problem,n,c\n,p,3,1\n", "Empty 'model' in data row 1"),
 ])
 def test_bad_csv_is_a_clear_error(text, match):
     with pytest.raises(M.CSVError, match=match):

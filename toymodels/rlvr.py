@@ -96,6 +96,21 @@ def _survival_table(n: np.ndarray, c: np.ndarray, kmax: int) -> np.ndarray:
     return out
 
 
+TABLE_LIMIT = 20_000_000  # entries of the (distinct (n, c)) x k table before switching to log-gamma
+
+
+def _pass_at_k_lgamma(n, c, k) -> np.ndarray:
+    """1 - C(n-c, k)/C(n, k) through log-gamma (for very large n, where a table over every k would not fit).
+    Relative error ~1e-12 on the ratio; exactly 1 where n - c < k."""
+    from scipy.special import gammaln
+
+    n, c, k = (np.asarray(a, dtype=np.float64) for a in (n, c, k))
+    short = n - c < k
+    safe_k = np.where(short, 0.0, k)
+    log_ratio = gammaln(n - c + 1) - gammaln(n - c - safe_k + 1) - gammaln(n + 1) + gammaln(n - safe_k + 1)
+    return np.where(short, 1.0, -np.expm1(np.minimum(log_ratio, 0.0)))
+
+
 def pass_at_k(n, c, k):
     """Unbiased pass@k of one problem (paper Eq. 2): 1 - C(n-c, k)/C(n, k).
 
@@ -133,6 +148,9 @@ def pass_at_k(n, c, k):
     if n_b.size == 0 or k_a.size == 0:
         return np.zeros(shape)
     pairs, inv = np.unique(np.stack([n_b.ravel(), c_b.ravel()], 1), axis=0, return_inverse=True)
+    if len(pairs) * (int(k_a.max()) + 1) > TABLE_LIMIT:  # huge n: evaluate each element directly instead
+        out = _pass_at_k_lgamma(*np.broadcast_arrays(n_b, c_b, k_a))
+        return float(out) if scalar else out
     table = _survival_table(pairs[:, 0], pairs[:, 1], int(k_a.max()))
     idx = inv.reshape(n_b.shape)
     flat = idx * table.shape[1] + k_a  # broadcast linear index: a flat take is ~4x faster than 2-D fancy indexing
@@ -163,6 +181,9 @@ def pass_at_k_curve(n, c, ks) -> np.ndarray:
                          f"min n={int(n_a.min())})")
     # ... then one survival row per distinct (n, c), weighted by how many problems share it
     pairs, counts = np.unique(np.stack([n_a, c_a], 1), axis=0, return_counts=True)
+    if ks_a.size and len(pairs) * (int(ks_a.max()) + 1) > TABLE_LIMIT:
+        vals = _pass_at_k_lgamma(pairs[:, 0, None], pairs[:, 1, None], ks_a[None, :])
+        return (counts @ vals) / c_a.size
     table = _survival_table(pairs[:, 0], pairs[:, 1], int(ks_a.max()) if ks_a.size else 0)
     return 1.0 - (counts @ table[:, ks_a]) / c_a.size
 
@@ -264,6 +285,8 @@ def read_evaluations(data) -> pd.DataFrame:
         raise CSVError(f"The file has {len(df):,} data rows; the limit is {MAX_ROWS:,}. "
                        "Aggregate samples into counts (model,problem,n,c) to shrink it.")
     df.columns = [str(col).strip().lower() for col in df.columns]
+    if df.shape[1] == 1 and any(sep in df.columns[0] for sep in (";", "\t", "|")):
+        raise CSVError(f"Only one column was found ({df.columns[0]!r}): separate the columns with commas.")
     cols = set(df.columns)
     if {"n", "c"} & cols or "correct" not in cols:
         layout, needed = "counts", ["model", "problem", "n", "c"]
@@ -331,6 +354,14 @@ def read_evaluations(data) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
+def _analysis_ks(kmax: int) -> np.ndarray:
+    """Every k up to 4096; beyond that every k of a fine log grid (and all chart points) up to kmax."""
+    if kmax <= 4096:
+        return np.arange(1, kmax + 1)
+    return np.unique(np.concatenate([np.arange(1, 1025), k_grid(kmax, 48),
+                                     np.round(np.logspace(3, np.log10(kmax), 400)).astype(int), [kmax]]))
+
+
 def analyse_counts(df: pd.DataFrame, base: str | None = None, points: int = 48) -> dict:
     """pass@k curves, crossovers, Δ_SE, coverage and accuracy histograms for a validated evaluation table.
 
@@ -359,10 +390,11 @@ def analyse_counts(df: pd.DataFrame, base: str | None = None, points: int = 48) 
         n, c = sub["n"].to_numpy(), sub["c"].to_numpy()
         kmax = int(n.min())
         kmaxes[m] = kmax
-        ks_all = np.arange(1, kmax + 1)
-        full[m] = pass_at_k_curve(n, c, ks_all)
-        for k in k_grid(kmax, points):
-            curves.append({"model": m, "k": int(k), "pass_at_k": float(full[m][k - 1])})
+        full[m] = pass_at_k_curve(n, c, _analysis_ks(kmax))
+        grid = k_grid(kmax, points)
+        vals = np.interp(grid, _analysis_ks(kmax), full[m])  # exact: every grid k is in _analysis_ks
+        for k, v in zip(grid, vals):
+            curves.append({"model": m, "k": int(k), "pass_at_k": float(v)})
         solved[m] = set(sub["problem"][c > 0])
         acc = c / n
         counts, _ = np.histogram(acc, bins=bins)
@@ -374,8 +406,11 @@ def analyse_counts(df: pd.DataFrame, base: str | None = None, points: int = 48) 
         row = {"model": m, "problems": int((df["model"] == m).sum()), "k_max": kmaxes[m],
                "pass@1": float(full[m][0]), "pass@k_max": float(full[m][-1]), "solved": len(solved[m])}
         if m != base:
-            row["crossover_k"] = crossover_k(np.arange(1, kk + 1), full[base][:kk], full[m][:kk])
-            row["delta_se"] = float(full[base][kk - 1] - full[m][0])
+            ks_common = _analysis_ks(kk)
+            fb = np.interp(ks_common, _analysis_ks(kmaxes[base]), full[base])
+            fm = np.interp(ks_common, _analysis_ks(kmaxes[m]), full[m])
+            row["crossover_k"] = crossover_k(ks_common, fb, fm)
+            row["delta_se"] = float(fb[-1] - fm[0])
             row["subset_of_base"] = solved[m] <= solved[base]
             row["solved_only_by_this"] = len(solved[m] - solved[base])
             row["solved_only_by_base"] = len(solved[base] - solved[m])
