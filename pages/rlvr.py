@@ -422,10 +422,12 @@ with tab_sweep:
                 tooltip=[param, "policy", alt.Tooltip("value:Q", format=".4f")]).properties(
                 title=name, height=260), width="stretch")
         cx = sweep.dropna(subset=["crossover k"])
-        cols[2].altair_chart(alt.Chart(cx).mark_line(point=True, color="#444").encode(
-            x=x, y=alt.Y("crossover k:Q", scale=alt.Scale(type="log", base=2), title="crossover k (base ≥ RL)"),
-            tooltip=[param, "crossover k"]).properties(
-            title="crossover k", height=260), width="stretch")
+        if len(cx) == 0:
+            cols[2].info("No setting in this sweep shows a crossover.", icon=":material/info:")
+        else:
+            cols[2].altair_chart(alt.Chart(cx).mark_line(point=True, color="#444").encode(
+                x=x, y=alt.Y("crossover k:Q", scale=alt.Scale(type="log", base=2), title="crossover k (base ≥ RL)"),
+                tooltip=[param, "crossover k"]).properties(title="crossover k", height=260), width="stretch")
         if len(cx) < len(sweep):
             st.caption("Settings with no crossover: " + ", ".join(
                 str(v) for v in sweep.loc[sweep["crossover k"].isna(), param]) + ".")
