@@ -335,9 +335,10 @@ with tab_n:
                      "self_bleu": "Self-BLEU", "distinct_2": "distinct-2"}
             sw = sw.assign(metric=sw["metric"].map(names))
             st.altair_chart(alt.Chart(sw).mark_line(point=True).encode(
-                x=alt.X("n:Q", title="responses per pool n"), y=alt.Y("value:Q", title=None),
+                x=alt.X("n:Q", title="responses per pool n", axis=alt.Axis(tickMinStep=1, format="d")),
+                y=alt.Y("value:Q", title=None),
                 tooltip=["metric", "n", alt.Tooltip("value:Q", format=".3f"), "n_pools"]).properties(
-                width=230, height=200).facet(facet=alt.Facet("metric:N", title=None), columns=4).resolve_scale(
+                width=175, height=180).facet(facet=alt.Facet("metric:N", title=None), columns=4).resolve_scale(
                 y="independent"))
             st.caption("The mean pairwise similarity is flat in n (an unbiased estimate); the Vendi score, "
                        "Self-BLEU and distinct-n drift with n, so compare them only at equal n.")
