@@ -66,7 +66,7 @@ with tab_toy:
     st.latex(r"\pi_\theta(s\mid i)=\operatorname{softmax}(\theta+u_i)_s,\quad \theta_0[s]=-1.3\ln s,\quad "
              r"u_{is}\sim\mathcal N(0,1)")
     st.latex(r"r=\mathrm{Bernoulli}\bigl(q_i\,\mathbb 1[s\ \text{correct for } i]\bigr),\quad "
-             r"q_i\sim\mathrm{Beta}(2,2),\quad \text{pass@}k\text{ (exact)}=\mathbb E_i\bigl[1-(1-p_i)^k\bigr]")
+             r"q_i\sim\mathrm{Beta}(2,2),\quad p_i=q_i\!\!\sum_{s\ \text{correct}}\!\!\pi(s\mid i)")
     st.latex(r"\text{GRPO: }A_g=\frac{r_g-\bar r}{\operatorname{std}(r)}\quad\text{RLOO: }A_g=r_g-\frac{1}{G-1}"
              r"\sum_{j\ne g}r_j\quad\text{REINFORCE: }A_g=r_g")
     st.latex(r"\theta\leftarrow\theta+\eta\,\frac1B\sum_b\Bigl[\frac1G\sum_g A_{bg}\nabla\log\pi_\theta(s_{bg}\mid i_b)"
@@ -75,7 +75,9 @@ with tab_toy:
                "KL gradient is exact. Two contrasts: a **tabular** control where every problem has its own logits "
                "(nothing is shared), and a **distillation** arm: SFT of θ on samples of a teacher that puts half its "
                "mass on the novel strategies. pass@k is estimated from *n* sampled completions per problem with the "
-               "unbiased estimator, and the exact mean 1 − (1 − pᵢ)ᵏ is drawn beside it (dotted).")
+               "unbiased estimator, and the exact mean 1 − (1 − pᵢ)ᵏ is drawn beside it (dotted). Every policy is "
+               "sampled with the same random numbers (common random numbers), so differences between curves are "
+               "differences between policies, not luck.")
 
     st.selectbox("Preset", list(PRESETS), key="rl_preset", on_change=_apply_preset, bind="query-params",
                  help="Settings from the paper notes (§3) and the paper's ablations.")
