@@ -72,8 +72,9 @@ with tab_toy:
     st.latex(r"\theta\leftarrow\theta+\eta\,\frac1B\sum_b\Bigl[\frac1G\sum_g A_{bg}\nabla\log\pi_\theta(s_{bg}\mid i_b)"
              r"-\beta\,\nabla\mathrm{KL}\bigl(\pi_\theta(\cdot\mid i_b)\,\|\,\pi_{\text{base}}(\cdot\mid i_b)\bigr)\Bigr]")
     st.caption("On-policy (one update per batch), so GRPO's importance ratio is 1 and its clipping never acts; the "
-               "KL gradient is exact. Two contrasts: a **tabular** control where every problem has its own logits "
-               "(nothing is shared), and a **distillation** arm: SFT of θ on samples of a teacher that puts half its "
+               "KL gradient is exact; GRPO's std is the sample std of the group. Two contrasts: a **tabular** control "
+               "where every problem has its own logits (nothing is shared; each visit takes the step the shared "
+               "logits take per batch), and a **distillation** arm: SFT of θ on samples of a teacher that puts half its "
                "mass on the novel strategies. pass@k is estimated from *n* sampled completions per problem with the "
                "unbiased estimator, and the exact mean 1 − (1 − pᵢ)ᵏ is drawn beside it (dotted). Every policy is "
                "sampled with the same random numbers (common random numbers), so differences between curves are "
