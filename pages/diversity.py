@@ -186,6 +186,17 @@ st.altair_chart(alt.layer(bars, *rules).properties(title="Per prompt: within-mod
                                                    "(red: τ; grey: null floor)", height=140 + 70 * len(per_prompt)),
                 width="stretch")
 
+if source == SOURCES[0] and len(per_prompt) == 3:
+    pp = per_prompt.set_index("prompt")
+    met, sat, mot = (pp.loc[next(p for p in pp.index if w in p)] for w in ("metaphor", "Saturday", "motto"))
+    st.markdown(f"**Reading it.** On the *metaphor* prompt, responses from *different* models are as similar as "
+                f"responses from the same model ({met['cross_model_similarity']:.2f} vs "
+                f"{met['intra_similarity']:.2f}): the hivemind pattern. On the *motto* prompt each model repeats "
+                f"itself ({mot['intra_similarity']:.2f}) but models differ ({mot['cross_model_similarity']:.2f}): "
+                f"repetition without homogeneity. The *Saturday* prompt stays near the null floor "
+                f"({sat['intra_similarity']:.2f} vs {s['null_pair_similarity']:.2f}). With MiniLM these levels "
+                "sit lower than the paper's 0.8 line; compare against the null floor of the same embedder.")
+
 # --------------------------------------------------------------------------- the paper's figures, on our data
 st.header("The paper's pictures, on this data")
 left, right = st.columns(2)
