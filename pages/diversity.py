@@ -80,7 +80,8 @@ try:
                               key="hm_upload")
         st.caption("Gather your own: `python -m toymodels.diversity collect --base-url http://localhost:8000/v1 "
                    "--model NAME --prompts prompts.txt --n 20 --temperature 1.0` samples any OpenAI-compatible "
-                   "endpoint (vLLM, Ollama, llama.cpp server) into this CSV format.")
+                   "endpoint (vLLM, Ollama, llama.cpp server) into this CSV format; add `--min-p 0.1 --top-p 1.0 "
+                   "--temperature 2.0` for the paper's diversity-oriented decoding.")
         if up is not None:
             df, notes = D.parse_upload(up.getvalue(), up.name)
         else:

@@ -240,6 +240,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802
         _Handler.calls += 1
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Handler.last = body
         if _Handler.calls == 2:  # one transient failure, to exercise the retry
             self.send_response(503)
             self.end_headers()
@@ -272,6 +273,9 @@ def test_collect_cli_against_local_server(tmp_path):
         assert len(df) == 4 and set(df["model"]) == {"toy"}
         assert df["response"].iloc[0] == "echo Write a haiku. t=0.7"
         assert _Handler.calls == 5  # 4 successes + 1 retried failure
+        assert "min_p" not in _Handler.last and _Handler.last["top_p"] == 0.9  # the paper's default decoding
+        D.collect(f"http://127.0.0.1:{server.server_port}", "toy", ["q"], n=1, temperature=2.0, top_p=1.0, min_p=0.1)
+        assert _Handler.last["min_p"] == 0.1 and _Handler.last["temperature"] == 2.0
         rc = D.main(["collect", "--base-url", "http://127.0.0.1:1", "--model", "x", "--prompts", str(prompts),
                      "--n", "1", "--retries", "0", "--out", str(tmp_path / "none.csv")])
         assert rc == 1

@@ -747,13 +747,14 @@ def precompute(progress: Progress = None) -> None:
 
 
 def _chat(base_url: str, model: str, prompt: str, temperature: float, top_p: float, max_tokens: int,
-          api_key: str | None, timeout: float) -> str:
+          api_key: str | None, timeout: float, min_p: float | None = None) -> str:
     import urllib.request
 
     url = base_url.rstrip("/") + ("/chat/completions" if base_url.rstrip("/").endswith("/v1")
                                   else "/v1/chat/completions")
     body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}],
-                       "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}).encode()
+                       "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens,
+                       **({"min_p": min_p} if min_p is not None else {})}).encode()
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
@@ -765,10 +766,12 @@ def _chat(base_url: str, model: str, prompt: str, temperature: float, top_p: flo
 
 def collect(base_url: str, model: str, prompts: list[str], n: int = 5, temperature: float = 1.0,
             top_p: float = 0.9, max_tokens: int = 512, api_key: str | None = None, retries: int = 3,
-            timeout: float = 120.0, backoff: float = 1.0, progress: Progress = None) -> pd.DataFrame:
+            timeout: float = 120.0, backoff: float = 1.0, min_p: float | None = None,
+            progress: Progress = None) -> pd.DataFrame:
     """Sample ``n`` responses per prompt from an OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp).
 
-    Defaults follow the paper's decoding (top-p 0.9, temperature 1.0). Each request is retried ``retries``
+    Defaults follow the paper's decoding (top-p 0.9, temperature 1.0); its diversity-oriented setting is
+    ``min_p=0.1, top_p=1.0, temperature=2.0`` (``min_p`` is an extension that vLLM and llama.cpp accept). Each request is retried ``retries``
     times with exponential backoff; a request that still fails raises RuntimeError naming the prompt.
     Returns a (model, prompt, response) table.
     """
@@ -782,7 +785,7 @@ def collect(base_url: str, model: str, prompts: list[str], n: int = 5, temperatu
             for attempt in range(retries + 1):
                 try:
                     rows.append((model, p, _chat(base_url, model, p, temperature, top_p, max_tokens, api_key,
-                                                 timeout)))
+                                                 timeout, min_p)))
                     break
                 except (urllib.error.URLError, TimeoutError, ConnectionError, KeyError, IndexError,
                         json.JSONDecodeError, OSError) as exc:
@@ -822,6 +825,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--n", type=int, default=5, help="responses per prompt (paper: 50)")
     c.add_argument("--temperature", type=float, default=1.0)
     c.add_argument("--top-p", type=float, default=0.9)
+    c.add_argument("--min-p", type=float, default=None, help="paper's diversity setting: --min-p 0.1 --top-p 1.0 "
+                   "--temperature 2.0 (sent only when given)")
     c.add_argument("--max-tokens", type=int, default=512)
     c.add_argument("--retries", type=int, default=3)
     c.add_argument("--timeout", type=float, default=120.0)
@@ -847,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         df = collect(args.base_url, args.model, prompts, n=args.n, temperature=args.temperature, top_p=args.top_p,
                      max_tokens=args.max_tokens, api_key=args.api_key, retries=args.retries,
-                     timeout=args.timeout, progress=progress)
+                     timeout=args.timeout, min_p=args.min_p, progress=progress)
     except (RuntimeError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
