@@ -82,8 +82,17 @@ try:
                    "--model NAME --prompts prompts.txt --n 20 --temperature 1.0` samples any OpenAI-compatible "
                    "endpoint (vLLM, Ollama, llama.cpp server) into this CSV format; add `--min-p 0.1 --top-p 1.0 "
                    "--temperature 2.0` for the paper's diversity-oriented decoding.")
-        if up is not None:
-            df, notes = D.parse_upload(up.getvalue(), up.name)
+        if up is not None:  # keep the file when the visitor switches input and comes back
+            st.session_state["hm_upload_saved"] = (up.name, up.getvalue())
+        saved = st.session_state.get("hm_upload_saved")
+        if up is None and saved is not None:
+            c_a, c_b = st.columns([4, 1])
+            c_a.caption(f"Analysing the file uploaded earlier: `{saved[0]}`.")
+            if c_b.button("Forget it", key="hm_upload_forget"):
+                st.session_state.pop("hm_upload_saved", None)
+                saved = None
+        if saved is not None:
+            df, notes = D.parse_upload(saved[1], saved[0])
         else:
             st.info("Upload a file to analyse it.")
 except D.InputError as exc:

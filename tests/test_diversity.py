@@ -333,6 +333,11 @@ def test_page_malformed_upload_gives_clear_error():
     at.file_uploader(key="hm_upload").upload("bad.csv", b"name,text\nx,y\n", "text/csv").run()
     assert not at.exception, at.exception
     assert any("missing column" in e.value for e in at.error)
+    good = b"model,prompt,response\na,p,Time is a river.\nb,p,Time flows like a river.\nb,p,Bake bread.\n"
+    at.file_uploader(key="hm_upload").set_value(("good.csv", good, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("3 responses" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("rows", [
