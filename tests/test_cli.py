@@ -71,3 +71,16 @@ def test_implemented_modules_follow_the_contract(paper):
 
     params = inspect.signature(paper.load().reproduce).parameters
     assert "quick" in params and "seed" in params
+
+
+def test_topic_subcommands_dispatch_to_the_module(monkeypatch):
+    seen = []
+    fake = types.SimpleNamespace(main=lambda argv: seen.append(argv) or 0)
+    monkeypatch.setattr(cli, "_module_for", lambda topic, fn: fake)
+    assert cli.main(["hivemind", "collect", "--n", "3"]) == 0
+    assert seen == [["collect", "--n", "3"]]
+
+
+def test_topic_without_subcommands_is_a_clear_error(capsys):
+    assert cli.main(["transductive", "anything"]) == 2
+    assert "no subcommands" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The command line: ``python -m toymodels list | reproduce TOPIC | precompute [TOPIC ...]``.
+"""The command line: ``python -m toymodels list | reproduce TOPIC | precompute [TOPIC ...] | TOPIC SUBCOMMAND ...``.
 
 ``reproduce`` runs a paper's headline experiment through the same function that backs
 the page's "Reproduce the paper" panel. It prints progress to standard error and, as
@@ -9,6 +9,8 @@ Each paper module provides::
 
     reproduce(quick=False, seed=0, device=None, out=None, progress=None) -> dict
     precompute(progress=None) -> None     # optional: writes the page's default views
+    main(argv) -> int                     # optional: the topic's own subcommands, reached as
+                                          # ``python -m toymodels TOPIC ...`` (e.g. ``hivemind collect``)
 
 and only the arguments its signature names are passed.
 """
@@ -140,10 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
     pre = sub.add_parser("precompute", help="recompute the pages' shipped default views")
     pre.add_argument("topics", nargs="*", help="topics to recompute (default: every implemented topic)")
     pre.set_defaults(func=cmd_precompute)
+    parser.epilog = "A topic's own tools: python -m toymodels TOPIC --help (e.g. hivemind collect)."
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in TOPICS:  # a topic's own tools: python -m toymodels hivemind collect ...
+        try:
+            module = _module_for(argv[0], "main")
+        except CLIError as exc:
+            print(f"error: {exc} (topic {argv[0]!r} has no subcommands of its own)", file=sys.stderr)
+            return 2
+        return int(module.main(argv[1:]) or 0)
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) < 2**32:

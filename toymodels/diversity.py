@@ -811,11 +811,11 @@ def _read_prompts(path: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m toymodels.diversity collect --base-url URL --model NAME --prompts FILE --n N --temperature T``"""
+    """``python -m toymodels hivemind collect --base-url URL --model NAME --prompts FILE --n N --temperature T``"""
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m toymodels.diversity")
+    parser = argparse.ArgumentParser(prog="python -m toymodels hivemind")
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="sample responses from an OpenAI-compatible endpoint into a CSV")
     c.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM) or "
