@@ -78,7 +78,7 @@ try:
         up = st.file_uploader("CSV or JSONL with columns model, prompt, response (UTF-8, ≤ 5 MB, "
                               f"≤ {D.MAX_RESPONSES:,} responses)", type=["csv", "jsonl", "json", "txt"],
                               key="hm_upload")
-        st.caption("Gather your own: `python -m toymodels.diversity collect --base-url http://localhost:8000/v1 "
+        st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
                    "--model NAME --prompts prompts.txt --n 20 --temperature 1.0` samples any OpenAI-compatible "
                    "endpoint (vLLM, Ollama, llama.cpp server) into this CSV format; add `--min-p 0.1 --top-p 1.0 "
                    "--temperature 2.0` for the paper's diversity-oriented decoding.")
