@@ -55,7 +55,7 @@ def paper_header(topic: str) -> Paper:
     label = "NeurIPS 2025 Best Paper" if paper.award == AWARD else "NeurIPS 2025 Runner-up"
     if paper.track != "Main track":
         label += f" · {paper.track}"
-    cols = st.columns([2.4, 1, 1, 4], vertical_alignment="center")
+    cols = st.columns([3.4, 1, 1, 2.6], vertical_alignment="center")
     cols[0].badge(label, icon=":material/emoji_events:", color="orange" if paper.award == AWARD else "gray")
     cols[1].link_button("arXiv", paper.arxiv_url, icon=":material/description:", width="stretch",
                         help=f"arXiv {paper.arxiv}")
