@@ -83,11 +83,11 @@ if runs:
             x=x, y=alt.Y(f"{metric}:Q", title=title, scale=y_scale), color=alt.value("#999"),
             tooltip=["depth", "seed", alt.Tooltip(f"{metric}:Q", format=".3f")])
         line = alt.Chart(mean).mark_line(point=True).encode(
-            x=x, y=f"{metric}_mean:Q", tooltip=["depth", alt.Tooltip(f"{metric}_mean:Q", format=".3f", title="mean"),
+            x=x, y=alt.Y(f"{metric}_mean:Q", title=title), tooltip=["depth", alt.Tooltip(f"{metric}_mean:Q", format=".3f", title="mean"),
                                                 alt.Tooltip(f"{metric}_sem:Q", format=".3f", title="s.e.m."),
                                                 "n_seeds"])
-        bars = alt.Chart(mean).mark_errorbar(ticks=True).encode(x=x, y="lo:Q", y2="hi:Q")
-        return (dots + bars + line).properties(title=title, height=260)
+        bars = alt.Chart(mean).mark_errorbar(ticks=True).encode(x=x, y=alt.Y("lo:Q", title=title), y2="hi:Q")
+        return (dots + bars + line).properties(height=260)
 
 
     c1, c2, c3 = st.columns(3)
@@ -99,6 +99,9 @@ if runs:
                f"the training batch whose own future state gets the highest logit (chance {chance:.4f}).")
 
     s4, sD = summary.iloc[0], summary.iloc[-1]
+    reached = per_seed.assign(ok=per_seed.success >= 0.5).groupby("depth").ok.agg(["sum", "size"])
+    seeds_text = ("Seeds whose agent reaches the far goal in at least half of the episodes: " + ", ".join(
+        f"depth {d}: {int(r['sum'])} of {int(r['size'])}" for d, r in reached.iterrows()) + ". ")
     gap = sD["success_mean"] - s4["success_mean"]
     noise = 2 * max(s4["success_sem"], sD["success_sem"], 0.05)
     if gap > noise:
@@ -112,7 +115,7 @@ if runs:
                    f"{s4.success_mean:.2f} ± {s4.success_sem:.2f} at depth 4 vs {sD.success_mean:.2f} ± "
                    f"{sD.success_sem:.2f} at depth {int(sD.depth)}.")
     st.markdown(
-        verdict + (" With 3 seeds and all-or-nothing seeds this is suggestive, not settled; and it is a gain in a "
+        verdict + " " + seeds_text + (" With 3 seeds and all-or-nothing seeds this is suggestive, not settled; and it is a gain in a "
                    "2-D point maze over a few thousand SGD steps, far from the paper's 100–400M-step regime. "
                    if gap > noise else
                    " The paper's own analysis says why a 2-D point mass is the hardest place to see its effect: the "
@@ -145,7 +148,9 @@ if runs:
     deep_options = [d for d in runs if d != 4]
     view_depth = view_cols[0].selectbox("Deep agent shown", deep_options, index=len(deep_options) - 1,
                                         key="crl_view_depth", bind="query-params")
-    view_seed = view_cols[1].selectbox("Seed", list(range(M.DEFAULT.seeds)), key="crl_view_seed", bind="query-params")
+    best_seed = int(np.argmax(runs[deep_options[-1]]["final"].success.to_numpy()))
+    view_seed = view_cols[1].selectbox("Seed", list(range(M.DEFAULT.seeds)), index=best_seed, key="crl_view_seed",
+                                       bind="query-params")
     if view_depth not in runs or not 0 <= int(view_seed) < M.DEFAULT.seeds:
         st.warning("That depth or seed is not precomputed; showing the defaults.")
         view_depth, view_seed = deep_options[-1], 0
@@ -252,11 +257,22 @@ if runs:
                 tooltip=["ablation", alt.Tooltip(f"{metric}_mean:Q", format=".3f")])
                 + base.mark_errorbar().encode(y="ablation:N", x="lo:Q", x2="hi:Q")).properties(height=160),
                 width="stretch")
-        st.caption("The paper finds that removing residual connections or LayerNorm, or using ReLU, each hurts at large "
-                   "depth. At depth 4 with 3 seeds the toy's differences are within the seed spread unless the bars say "
-                   "otherwise; the critic accuracy is the steadier of the two metrics.")
+        full = ab_sum.set_index("ablation").loc[M.ABLATION_LABELS["none"]]
+        words = []
+        for r in ab_sum.itertuples():
+            if r.ablation == M.ABLATION_LABELS["none"]:
+                continue
+            se = float(np.hypot(np.nan_to_num(r.success_sem), np.nan_to_num(full.success_sem)))
+            diff = r.success_mean - full.success_mean
+            how = "hurts" if diff < -2 * max(se, 0.05) else "helps" if diff > 2 * max(se, 0.05) else "makes no clear difference"
+            words.append(f"{r.ablation} {how} (success {r.success_mean:.2f} vs {full.success_mean:.2f}, critic accuracy "
+                         f"{r.critic_accuracy_mean:.3f} vs {full.critic_accuracy_mean:.3f})")
+        st.markdown(f"In this toy at depth {M.ABLATION_DEPTH}, with {M.DEFAULT.seeds} seeds each: " + "; ".join(words)
+                    + ". The paper finds that each of the three changes hurts at large depth. 'Clear' here means "
+                    "more than twice the combined standard error of the seeds.")
     else:
-        st.info("The ablation runs are not precomputed in this build; use *Train your own* below with an ablation.")
+        st.info("The ablation runs are not precomputed in this build; use *Train your own* or *Sweep* below with an "
+                "ablation.")
 
     # --------------------------------------------------------------------------- reproduce panel
     st.header("Reproduce: ours beside the paper")
@@ -275,7 +291,7 @@ if runs:
          "ours": f"ρ corridor {sD.spearman_corridor_mean:.2f} vs straight {sD.spearman_euclid_mean:.2f} "
                  f"(depth {int(sD.depth)})",
          "paper": "depth 64 follows the corridor, depth 4 the straight line", "note": "Spearman ρ of −f vs distance"},
-    ], verdict=verdict.replace("**", "") + (
+    ], verdict=verdict.replace("**", "") + " " + seeds_text + (
         " The direction matches the paper; the scale (a 2-D point mass, ~1M environment steps, depth ≤ 16) does not "
         "allow a comparison of the size of the gain." if gap > noise else
         " The paper's depth effect needs high-dimensional observations and 100M+ environment steps; this 2-D toy on a "
@@ -285,8 +301,9 @@ if runs:
         p1.dataframe(M.PAPER_TABLE1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True)
         p2.altair_chart(alt.Chart(M.PAPER_CURVES).mark_line(point=True).encode(
             x=alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(M.DEPTHS))),
-            y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"), color=alt.Color("task:N", title=None),
-            tooltip=["task", "depth", "time_at_goal"]).properties(title="paper, fig1_main.json", height=260),
+            y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"),
+            color=alt.Color("task:N", title=None, legend=alt.Legend(orient="right")),
+            tooltip=["task", "depth", "time_at_goal"]).properties(height=340),
             width="stretch")
 
 # --------------------------------------------------------------------------- train your own

@@ -683,7 +683,7 @@ def sweep(cfg: Config, param: str, values: list, device=None, progress: Progress
 # The page's precomputed views (page and precompute() make exactly these calls).
 DEFAULT = Config()
 DEFAULT_DEPTHS = [4, 8, 16]
-ABLATION_DEPTH = 4
+ABLATION_DEPTH = 8
 LIFT_DIM = 128
 
 
