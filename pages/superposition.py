@@ -28,29 +28,26 @@ def safe(fn, *args, label="Training…", **kwargs):
 
 # ============================================================================ the toy, in equations
 st.header("The toy model")
-left, right = st.columns([3, 2])
-with left:
-    st.markdown("**Data** (paper Eq. 1): sparse features with power-law frequencies, a fresh batch every step")
-    st.latex(r"x_i = u_i v_i,\quad u_i\sim\mathrm{Bernoulli}(p_i),\quad v_i\sim U(0,2),\quad "
-             r"p_i \propto i^{-\alpha},\ \textstyle\sum_i p_i = E")
-    st.markdown("**Model and loss**: a tied ReLU autoencoder with an m-dimensional bottleneck; "
-                "row $W_i$ is feature $i$'s vector")
-    st.latex(r"y = \mathrm{ReLU}(W W^\top x + b),\quad W\in\mathbb{R}^{n\times m},\quad "
-             r"L = \big\langle \lVert y - x\rVert^2 \big\rangle")
-    st.markdown("**Signed weight decay** (Eq. 2), a decoupled step on $W$ before each Adam update "
-                "(learning rate $\\eta_t$: linear warmup, cosine decay to $0.05\\,\\eta$)")
-    st.latex(r"W_i \leftarrow W_i - \eta_t\gamma\,W_i \;(\gamma\ge 0),\qquad "
-             r"W_i \leftarrow W_i - \eta_t\gamma\,W_i\Big(\tfrac{1}{\lVert W_i\rVert+\epsilon}-1\Big)\;(\gamma<0)")
-with right:
-    st.markdown(
-        "- **γ > 0** shrinks rows: only about m of the n features keep a vector (**weak superposition**); the "
-        "loss is the frequency mass left out, so $L \\propto m^{-(\\alpha-1)}$.\n"
-        "- **γ < 0** pulls every row toward unit norm: all n features are squeezed into m dimensions "
-        "(**strong superposition**); the loss is their interference, set by the mean squared overlap "
-        "$\\approx 1/m$, so $L \\propto 1/m$ whatever the frequencies.\n"
-        "- Measured: represented fraction $\\varphi_{1/2} = |\\{i: \\lVert W_i\\rVert > 1/2\\}|/n$, "
-        "$\\varphi_1$ (norm > 1), mean squared overlap $\\langle(\\hat W_i\\cdot\\hat W_j)^2\\rangle$ of normalised "
-        "rows, and the fitted exponent $\\alpha_m$ of $L \\propto m^{-\\alpha_m}$.")
+st.markdown("**Data** (paper Eq. 1): sparse features with power-law frequencies, a fresh batch every step")
+st.latex(r"x_i = u_i v_i,\quad u_i\sim\mathrm{Bernoulli}(p_i),\quad v_i\sim U(0,2),\quad "
+         r"p_i \propto i^{-\alpha},\ \textstyle\sum_i p_i = E")
+st.markdown("**Model and loss**: a tied ReLU autoencoder with an m-dimensional bottleneck; row $W_i$ is feature "
+            "$i$'s vector")
+st.latex(r"y = \mathrm{ReLU}(W W^\top x + b),\quad W\in\mathbb{R}^{n\times m},\quad "
+         r"L = \big\langle \lVert y - x\rVert^2 \big\rangle")
+st.markdown("**Signed weight decay** (Eq. 2), a decoupled step on $W$ before each Adam update "
+            "(learning rate $\\eta_t$: linear warmup, cosine decay to $0.05\\,\\eta$)")
+st.latex(r"W_i \leftarrow W_i - \eta_t\gamma\,W_i \;\;(\gamma\ge 0),\qquad "
+         r"W_i \leftarrow W_i - \eta_t\gamma\,W_i\Big(\tfrac{1}{\lVert W_i\rVert+\epsilon}-1\Big)\;\;(\gamma<0)")
+st.markdown(
+    "- **γ > 0** shrinks rows: only about m of the n features keep a vector (**weak superposition**); the loss is "
+    "the frequency mass left out, so $L \\propto m^{-(\\alpha-1)}$.\n"
+    "- **γ < 0** pulls every row toward unit norm: all n features are squeezed into m dimensions "
+    "(**strong superposition**); the loss is their interference, set by the mean squared overlap "
+    "$\\approx 1/m$, so $L \\propto 1/m$ whatever the frequencies.\n"
+    "- Measured: represented fraction $\\varphi_{1/2} = |\\{i: \\lVert W_i\\rVert > 1/2\\}|/n$, "
+    "$\\varphi_1$ (norm > 1), mean squared overlap $\\langle(\\hat W_i\\cdot\\hat W_j)^2\\rangle$ of normalised "
+    "rows, and the fitted exponent $\\alpha_m$ of $L \\propto m^{-\\alpha_m}$.")
 
 # ============================================================================ geometry
 st.header("1 · Geometry: a handful of features in two dimensions")
@@ -123,9 +120,11 @@ st.header("2 · Scaling: loss against width, weak vs strong")
 scal = compute_default("scaling_quick", "Training the width sweep…")
 tab, fit = scal["table"], scal["fits"].set_index("regime")
 q = M.QUICK
-st.caption(f"n = {q['n']} features, E = 1, Adam lr 1e-2 with 10% warmup and cosine decay, {q['steps']} steps of "
-           f"batch {q['batch']}, one batched model per width, seed 0 (the CLI's `--quick` run; the notes' CPU "
-           "setting is 4000 × 256, the paper's 20 000 × 2048).")
+lr_text = ("Adam with the paper's large-model rates lr_W = 0.02·(8/m)^0.25 and lr_b = 2/m (App. B.1)"
+           if q["lr_recipe"] == "paper-large" else "Adam lr 1e-2")
+st.caption(f"n = {q['n']} features, E = 1, {lr_text}, 10% warmup and cosine decay to 5%, {q['steps']} steps of batch "
+           f"{q['batch']}, one batched model per width, seed 0: the CLI's `--quick` run. The notes' CPU setting is "
+           "4000 × 256 at lr 1e-2 (the CLI without --quick); the paper's small models train 20 000 × 2048.")
 
 
 def scaling_chart(df, regime, predicted, pred_label):
@@ -137,45 +136,48 @@ def scaling_chart(df, regime, predicted, pred_label):
     ref = pd.DataFrame({"m": ms, "loss": gl * (ms / gm) ** (-predicted), "curve": pred_label})
     lines = pd.concat([fitted, ref])
     xs = alt.X("m:Q", scale=alt.Scale(type="log"), title="width m")
-    ys = alt.Y("loss:Q", scale=alt.Scale(type="log", zero=False), title="loss L (sum over features)")
+    lo = min(d["loss"].min(), lines["loss"].min(), d["weak_pred"].min() if regime == "weak" else np.inf)
+    hi = max(d["loss"].max(), lines["loss"].max())
+    ys = alt.Y("loss:Q", scale=alt.Scale(type="log", domain=[lo / 1.15, hi * 1.15], nice=False),
+               title="loss L (sum over features)")
     pts = alt.Chart(d).mark_point(size=80, filled=True, color=ui.PALETTE[0 if regime == "strong" else 1]).encode(
         x=xs, y=ys, tooltip=["m", alt.Tooltip("loss:Q", format=".4f"), alt.Tooltip("phi_half:Q", format=".3f"),
                              alt.Tooltip("overlap:Q", format=".4f")])
     ln = alt.Chart(lines).mark_line().encode(
         x=xs, y=ys, strokeDash=alt.StrokeDash("curve:N", title=None, scale=alt.Scale(
-            domain=["fit", pred_label], range=[[1, 0], [5, 4]])),
+            domain=["fit", pred_label], range=[[1, 0], [5, 4]]), legend=alt.Legend(orient="bottom-left")),
         color=alt.value("#555555"))
     layers = [ln, pts]
     if regime == "weak":
         eq4 = d[["m", "weak_pred"]].rename(columns={"weak_pred": "loss"})
         layers.append(alt.Chart(eq4).mark_point(shape="diamond", size=70, color="#999999").encode(
             x=xs, y=ys, tooltip=["m", alt.Tooltip("loss:Q", title="Eq. 4 from measured φ", format=".4f")]))
-    r2 = f["r2"]
-    title = alt.TitleParams(f"{regime.capitalize()}: fitted α_m = {f['alpha_m']:.2f} ± {f['stderr']:.2f} "
-                            f"(R² = {r2:.3f})", subtitle=f"paper: {pred_label}" + (
-                                " · grey diamonds: Eq. 4 from the measured φ" if regime == "weak" else ""))
+    note = pd.DataFrame({"m": [d["m"].max()], "loss": [hi], "label": [
+        f"fit α_m = {f['alpha_m']:.2f} ± {f['stderr']:.2f} (R² {f['r2']:.3f})   paper: {pred_label}"]})
+    layers.append(alt.Chart(note).mark_text(align="right", baseline="top", dy=2, fontSize=12, fontWeight="bold")
+                  .encode(x=xs, y=ys, text="label:N"))
+    title = f"{regime.capitalize()} superposition" + ("  (◆ Eq. 4 from the measured φ)" if regime == "weak" else "")
     return alt.layer(*layers).properties(title=title, height=300)
 
 
-c1, c2 = st.columns(2)
-c1.altair_chart(scaling_chart(tab, "strong", 1.0, "α_m ≈ 1 (slope −1)"), width="stretch")
-c2.altair_chart(scaling_chart(tab, "weak", 0.5, "α_m = α − 1 = 0.5"), width="stretch")
+st.altair_chart(scaling_chart(tab, "strong", 1.0, "α_m ≈ 1"), width="stretch")
+st.altair_chart(scaling_chart(tab, "weak", 0.5, "α_m = α − 1 = 0.5"), width="stretch")
 st.caption("Strong: γ = −1, α = 1 (all features kept, φ_1/2 = 1). Weak: γ = 0.1, α = 1.5 (about m features kept). "
            "Dashed: the paper's prediction drawn through the middle of our fit, so only its slope matters.")
 
 strong = tab[tab.regime == "strong"].sort_values("m")
 ov = pd.concat([
-    pd.DataFrame({"m": strong["m"], "value": strong["overlap"], "series": "measured (strong)"}),
-    pd.DataFrame({"m": strong["m"], "value": strong["inv_m"], "series": "1/m"}),
-    pd.DataFrame({"m": strong["m"], "value": strong["welch"], "series": "Welch bound (n−m)/(m(n−1))"})])
+    pd.DataFrame({"m": strong["m"], "overlap": strong["overlap"], "series": "measured (strong)"}),
+    pd.DataFrame({"m": strong["m"], "overlap": strong["inv_m"], "series": "1/m"}),
+    pd.DataFrame({"m": strong["m"], "overlap": strong["welch"], "series": "Welch bound (n−m)/(m(n−1))"})])
 ov_chart = alt.Chart(ov).mark_line(point=True).encode(
     x=alt.X("m:Q", scale=alt.Scale(type="log"), title="width m"),
-    y=alt.Y("value:Q", scale=alt.Scale(type="log"), title="mean squared overlap ⟨(Ŵ_i·Ŵ_j)²⟩"),
-    color=alt.Color("series:N", title=None),
-    strokeDash=alt.condition("datum.series == 'measured (strong)'", alt.value([1, 0]), alt.value([5, 4])),
-    tooltip=["m", "series", alt.Tooltip("value:Q", format=".4f")]).properties(
-    title=alt.TitleParams(f"Overlap vs m: log-log slope {fit.loc['strong', 'overlap_slope']:.2f} (1/m: −1)",
-                          subtitle="paper Fig. 5d: ≈ 0.1 at m = 10, ≈ 0.009 at m = 100"), height=300)
+    y=alt.Y("overlap:Q", scale=alt.Scale(type="log"), title="mean squared overlap"),
+    color=alt.Color("series:N", title=None, legend=alt.Legend(orient="top-right")),
+    strokeDash=alt.StrokeDash("series:N", legend=None, scale=alt.Scale(
+        domain=["measured (strong)", "1/m", "Welch bound (n−m)/(m(n−1))"], range=[[1, 0], [5, 4], [2, 2]])),
+    tooltip=["m", "series", alt.Tooltip("overlap:Q", format=".4f")]).properties(
+    title=f"Overlap of normalised rows (strong): log-log slope {fit.loc['strong', 'overlap_slope']:.2f}", height=300)
 
 gs = compute_default("gamma_sweep", "Training one model per γ…")
 phi = gs.melt(id_vars=["gamma"], value_vars=["phi_half", "phi_one"], var_name="measure", value_name="fraction")
@@ -183,15 +185,17 @@ phi["measure"] = phi["measure"].map({"phi_half": "φ_1/2 (‖W_i‖ > 1/2)", "ph
 refs = pd.DataFrame({"y": [float(gs["m_over_n"].iloc[0])], "label": ["m/n"]})
 phi_chart = (alt.Chart(phi).mark_line(point=True).encode(
     x=alt.X("gamma:Q", title="weight decay γ"), y=alt.Y("fraction:Q", title="fraction of features", scale=alt.Scale(type="symlog", constant=0.01)),
-    color=alt.Color("measure:N", title=None), tooltip=["gamma", "measure", alt.Tooltip("fraction:Q", format=".3f")])
+    color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="top-right")), tooltip=["gamma", "measure", alt.Tooltip("fraction:Q", format=".3f")])
     + alt.Chart(refs).mark_rule(strokeDash=[4, 4], color="#888").encode(y="y:Q")
     + alt.Chart(refs).mark_text(align="left", dx=4, dy=-6, color="#666").encode(y="y:Q", x=alt.value(2), text="label:N")
-).properties(title=alt.TitleParams("Represented fraction vs γ (m = 20, α = 1)",
-                                   subtitle="paper Fig. 3: φ_1/2 = 1 for γ ≲ −0.55, falls near −0.33…0, ≈ m/n for γ ≥ 0.1"),
+).properties(title="Represented fraction vs γ (m = 20, α = 1)",
              height=300)
 c1, c2 = st.columns(2)
 c1.altair_chart(ov_chart, width="stretch")
 c2.altair_chart(phi_chart, width="stretch")
+st.caption("Left: paper Fig. 5d finds ≈ 0.1 at m = 10 and ≈ 0.009 at m = 100, i.e. ≈ 1/m. Right: paper Fig. 3 finds "
+           "φ_1/2 = 1 for γ ≲ −0.55, a drop near γ ≈ −0.33…0, and φ_1/2 ≈ m/n for γ ≥ 0.1 (dashed: m/n). Here each γ "
+           "trains 2000 steps × 128, all ten γ in one batched model.")
 
 # ============================================================================ robustness
 st.header("3 · Robustness: other frequency profiles")
@@ -204,7 +208,7 @@ rob_chart = alt.Chart(rt).mark_line(point=True).encode(
     color=alt.Color("superposition:N", title=None, scale=alt.Scale(domain=["strong", "weak"])),
     tooltip=["profile", "superposition", "m", alt.Tooltip("loss:Q", format=".4f"),
              alt.Tooltip("phi_half:Q", format=".3f")],
-).properties(width=260, height=240).facet(column=alt.Column("profile:N", title=None,
+).properties(width=170, height=220).facet(column=alt.Column("profile:N", title=None,
                                                              sort=["power", "exponential", "linear"]))
 st.altair_chart(rob_chart)
 rf_show = rf.assign(superposition=rf["regime"].str.split(" · ").str[0])[
@@ -214,9 +218,21 @@ st.dataframe(rf_show.style.format({"fitted α_m": "{:.2f}", "± (s.e.)": "{:.2f}
              hide_index=True)
 st.caption("Profiles (each scaled to Σp_i = 1, n = 1000): power law p ∝ i^−1.2; exponential p ∝ e^{−i/τ} with "
            "τ = 400·n/10240 (the paper's e^{−i/400} at n = 10240, rescaled); linear p ∝ n + 1 − i. Strong γ = −1, "
-           "weak γ = 0.1; 2000 steps × 128, one seed. Paper (n = 10240, m = 8…1024): strong α_m = 1.0 ± 0.1 (power), "
+           "weak γ = 0.1; 2000 steps × 128 with the paper's large-model learning rates, one seed. Paper (n = 10240, m = 8…1024): strong α_m = 1.0 ± 0.1 (power), "
            "1.01 ± 0.05 (exponential), 0.89 ± 0.05 (linear); weak runs are not clean power laws "
            "(R² ≈ 0.80 / 0.99 / 0.87).")
+
+rs = rf.assign(sup=rf["regime"].str.split(" · ").str[0]).set_index(["sup", "profile"])["alpha_m"]
+spread_s = f"{rs['strong'].min():.2f}–{rs['strong'].max():.2f}"
+spread_w = f"{rs['weak'].min():.2f}–{rs['weak'].max():.2f}"
+all_above = all(rs["strong", p] > rs["weak", p] for p in M.PROFILES)
+(st.success if all_above and rs["strong"].min() >= 0.8 else st.warning)(
+    f"Our toy at this budget: strong α_m spans {spread_s} across the three profiles, weak {spread_w}. "
+    + ("The strong exponent beats the weak one for every profile, " if all_above else "")
+    + ("and stays near 1: the paper's robustness holds here." if rs["strong"].min() >= 0.8 else
+       "but it is not yet the paper's robust ≈ 1 (2000 × 128 samples is far from the paper's 40 000 × 8192 at "
+       "n = 10 240): the toy does not show the full robustness at this budget, especially for the flat linear "
+       "profile, whose loss is still falling slowly with training."), icon=":material/info:")
 
 # ============================================================================ real models
 st.header("4 · Real models: overlap of token embeddings")
@@ -227,8 +243,13 @@ c2.metric("1/m (m = 384)", f"{mini['inv_m']:.4f}")
 c3.metric("overlap × m", f"{mini['ratio']:.2f}", help="1 for random unit vectors; >1 means more aligned than random")
 c4.metric("Welch bound", f"{mini['welch']:.5f}")
 st.caption(f"All {mini['rows']:,} token-embedding rows ({mini['m']} wide), normalised, every pair i < j, computed "
-           "exactly through the m × m Gram matrix. The paper finds the LLMs' LM-head overlaps scale roughly as 1/m "
-           "(noisy, not fitted) and fits the LLM loss exponent α_m = 0.91 ± 0.04 (reference only; we run no LLM).")
+           f"exactly through the m × m Gram matrix. The overlap is {mini['ratio']:.1f}/m, i.e. {mini['ratio']:.1f}× that "
+           "of random unit vectors, and removing the mean row first changes little "
+           f"({mini['overlap_centred']:.4f} = {mini['ratio_centred']:.2f}/m): these embeddings are more aligned than "
+           "random (anisotropic), so the same order of magnitude as 1/m but not equal to it. One model cannot show "
+           "a scaling with m; the paper's 27 LM heads do, roughly as 1/m (noisy, not fitted), and it fits the LLM "
+           "loss exponent α_m = 0.91 ± 0.04 (reference only; we run no LLM). An encoder's input embedding is not an "
+           "LM head, so read this as an illustration.")
 up = st.file_uploader("Your own embedding or LM-head matrix (vocabulary × width): .npy (no pickles) or "
                       ".safetensors", type=["npy", "safetensors"], key="sp_upload")
 if up is not None:
@@ -236,7 +257,8 @@ if up is not None:
         A, tname = M.load_matrix(up.getvalue(), up.name)
         res = M.embedding_overlap(A)
         st.success(f"{up.name} · tensor `{tname}` · {res['rows']:,} × {res['m']}: mean squared overlap "
-                   f"{res['overlap']:.5f}, 1/m = {res['inv_m']:.5f} (ratio {res['ratio']:.2f}), Welch bound "
+                   f"{res['overlap']:.5f}, 1/m = {res['inv_m']:.5f} (ratio {res['ratio']:.2f}; mean-centred "
+                   f"{res['overlap_centred']:.5f}, ratio {res['ratio_centred']:.2f}), Welch bound "
                    f"{res['welch']:.5f}" + (f" · {res['rows_used']:,} random rows used" if res['rows_used'] < res['rows'] else ""))
     except ValueError as exc:
         st.error(f"Cannot use this file: {exc}", icon=":material/block:")
@@ -318,6 +340,17 @@ if one is not None:
     c1, c2 = st.columns(2)
     c1.altair_chart(hchart, width="stretch")
     c2.altair_chart(cchart, width="stretch")
+    gt = np.asarray(one["gram_top"])
+    kk = gt.shape[0]
+    gdf1 = pd.DataFrame({"i": np.repeat(np.arange(1, kk + 1), kk), "j": np.tile(np.arange(1, kk + 1), kk),
+                         "WWᵀ": gt.ravel()})
+    st.altair_chart(alt.Chart(gdf1).mark_rect().encode(
+        x=alt.X("j:O", title="feature j (most frequent first)", axis=alt.Axis(values=[1, 10, 20, 30, 40])),
+        y=alt.Y("i:O", title="feature i", axis=alt.Axis(values=[1, 10, 20, 30, 40])),
+        color=alt.Color("WWᵀ:Q", scale=alt.Scale(scheme="redblue", domain=[-1.2, 1.2], reverse=True)),
+        tooltip=["i", "j", alt.Tooltip("WWᵀ:Q", format=".3f")]).properties(
+        title=f"W Wᵀ of the {kk} most frequent features (diagonal ‖W_i‖², off-diagonal interference)",
+        width=420, height=420))
     if c["gamma"] > 0:
         st.caption(f"Eq. 4 (loss of the features with ‖W_i‖ ≤ 1/2): {one['weak_pred']:.4f} vs measured "
                    f"{one['loss']:.4f}.")
@@ -338,8 +371,12 @@ if kind == "width m":
     if not regimes:
         st.warning("Pick at least one regime; showing both.")
         regimes = M.width_sweep_regimes()
+    recipe = st.radio("learning rates", ["paper-large", "constant"], horizontal=True, key="sw_lr",
+                      bind="query-params", format_func=lambda r: {"paper-large": "paper's large-model rates "
+                                                                  "(0.02·(8/m)^¼ for W, 2/m for b)",
+                                                                  "constant": "constant 1e-2 (small-model runs)"}[r])
     call = (M.width_sweep, dict(n=sw_n, ms=sorted(int(m) for m in sw_ms), regimes=regimes, steps=sw_steps,
-                                batch=sw_batch, seeds=[sw_seed]))
+                                batch=sw_batch, seeds=[sw_seed], lr_recipe=recipe))
 else:
     t1, t2, t3 = st.columns(3)
     g_lo, g_hi = t1.slider("γ range", -1.5, 1.0, (-1.0, 1.0), 0.05, key="sw_grange", bind="query-params")
