@@ -125,6 +125,9 @@ mean = curves.groupby(["n", "n_label", "step"], as_index=False).agg(
     f_mem=("f_mem", "mean"), f_lo=("f_lo", "mean"), f_hi=("f_hi", "mean"), score_err=("score_err", "mean"),
     mmd2=("mmd2", "mean"), train_loss=("train_loss", "mean"), test_loss=("test_loss", "mean"))
 mean["steps_over_n"] = mean.step / mean.n
+FLOOR = 1e-3  # f_mem = 0 is drawn at 10⁻³ on the log axis
+mean["f_plot"], mean["f_lo"], mean["f_hi"] = (mean.f_mem.clip(lower=FLOOR), mean.f_lo.clip(lower=FLOOR),
+                                              mean.f_hi.clip(lower=FLOOR))
 pos = mean[mean.step > 0]
 nsel = alt.selection_point(fields=["n_label"], bind="legend")
 col = alt.Color("n_label:N", title="training set", sort=[f"n = {n}" for n in cfg.ns])
@@ -132,9 +135,11 @@ op = alt.condition(nsel, alt.value(1.0), alt.value(0.15))
 tip = ["n", "step", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("score_err:Q", format=".4f")]
 fm = alt.Chart(pos).mark_line(point=True).encode(
     x=alt.X("step:Q", scale=alt.Scale(type="log"), title="training steps τ"),
-    y=alt.Y("f_mem:Q", title="f_mem (memorised share, symlog)", scale=alt.Scale(type="symlog", constant=0.01)),
+    y=alt.Y("f_plot:Q", title="f_mem (log; 0 drawn at 10⁻³)", scale=alt.Scale(type="log", domain=[FLOOR, 1])),
     color=col, opacity=op, tooltip=tip).add_params(nsel)
-band = alt.Chart(pos).mark_area(opacity=0.15).encode(x="step:Q", y="f_lo:Q", y2="f_hi:Q", color=col)
+band = alt.Chart(pos).mark_area(opacity=0.15).encode(
+    x=alt.X("step:Q", scale=alt.Scale(type="log")), y=alt.Y("f_lo:Q", scale=alt.Scale(type="log", domain=[FLOOR, 1])),
+    y2="f_hi:Q", color=col)
 se = alt.Chart(pos).mark_line(point=True).encode(
     x=alt.X("step:Q", scale=alt.Scale(type="log"), title="training steps τ"),
     y=alt.Y("score_err:Q", scale=alt.Scale(type="log"), title="score error (lower = better)"),
@@ -145,7 +150,8 @@ col_b.altair_chart(se.properties(title="Quality is reached at the same time for 
                    width="stretch")
 collapse = alt.Chart(pos).mark_line(point=True).encode(
     x=alt.X("steps_over_n:Q", scale=alt.Scale(type="log"), title="τ / n"),
-    y=alt.Y("f_mem:Q", title="f_mem (symlog)", scale=alt.Scale(type="symlog", constant=0.01)), color=col,
+    y=alt.Y("f_plot:Q", title="f_mem (log; 0 drawn at 10⁻³)", scale=alt.Scale(type="log", domain=[FLOOR, 1])),
+    color=col,
     opacity=op,
     tooltip=["n", "step", alt.Tooltip("steps_over_n:Q", format=".1f"), alt.Tooltip("f_mem:Q", format=".3f")]
 ).add_params(nsel)

@@ -300,3 +300,19 @@ def test_quick_reproduction_meets_the_issue_thresholds():
     assert abs(r["tau_gen_slope"]) < 0.35
     assert r["closed_form_fmem"] >= 0.95
     assert 0.6 <= r["rf_tau_mem_slope"] <= 1.4
+
+
+@needs_page
+def test_page_knobs_live_rf_run_and_oversized_window_is_refused():
+    at = _page()
+    at.select_slider(key="rf_psi_p").set_value(16)
+    at.select_slider(key="rf_d").set_value(10)
+    at.multiselect(key="rf_psi_n").set_value([1, 2])
+    at.button[1].click().run()                     # the RF form's Run (computes a small live case)
+    assert not at.exception, at.exception
+    assert any("p = 160" in c.value for c in at.caption)     # d = 10, ψ_p = 16 was really computed
+    at.multiselect(key="win_ns").set_value([256, 512])
+    at.select_slider(key="win_spn").set_value(300)
+    at.button[0].click().run()                     # far over the live budget: refused with a message
+    assert not at.exception, at.exception
+    assert any("live budget" in e.value for e in at.error)
