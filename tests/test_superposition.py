@@ -316,3 +316,12 @@ def test_page_sweep_runs_small_and_offers_csv():
     assert not at.exception, at.exception
     assert not at.error
     assert len(at.get("download_button")) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the paper-scale run (20 000 × 2048, m = 10…100) needs a GPU")
+def test_paper_scale_reproduction_on_gpu():
+    p = M.PAPER
+    res = M.scaling(p["n"], list(p["ms"]), p["steps"], p["batch"], device="cuda", lr_recipe=p["lr_recipe"])
+    h = M.headline(res)
+    assert 0.85 <= h["alpha_strong"] <= 1.15 and abs(h["overlap_slope"] + 1) <= 0.15
