@@ -1,0 +1,318 @@
+"""Gated attention: the layer against hand computations, the sink metrics on hand-made tensors, the data's
+copy rule, the optimiser against torch's AdamW, bad inputs, the shipped store and the page."""
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from streamlit.testing.v1 import AppTest
+
+from toymodels import attention as M
+from toymodels import store
+from toymodels.registry import REPO_ROOT as ROOT
+
+TINY = M.Config(n_layers=2, n_heads=2, d_model=16, seq_len=32, steps=60, batch_size=8, eval_every=20,
+                eval_batch=8, ffn_mult=1, vocab=16)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def _rand_params(model, scale=0.3, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for k, p in model.params.items():
+            if p.dim() >= 3 and "ln" not in k:
+                p.copy_(torch.randn(p.shape, generator=g) * scale)
+
+
+def _hand_layer(x, Wq, Wk, Wv, Wo, H, gate_fn):
+    """Multi-head causal attention for one sequence, head by head, with explicit loops over queries."""
+    T, d = x.shape
+    dh = d // H
+    q, k, v = x @ Wq[:, : H * dh], x @ Wk, x @ Wv
+    out = torch.zeros(T, H * dh, dtype=x.dtype)
+    for h in range(H):
+        sl = slice(h * dh, (h + 1) * dh)
+        for i in range(T):
+            s = torch.stack([q[i, sl] @ k[j, sl] / math.sqrt(dh) for j in range(i + 1)])
+            a = torch.exp(s - s.max())
+            a = a / a.sum()
+            y = sum(a[j] * v[j, sl] for j in range(i + 1))
+            out[i, sl] = y * gate_fn(x[i], h)
+    return out @ Wo
+
+
+@pytest.mark.parametrize("variant", ["baseline", "g1_elementwise", "g1_headwise", "g1_headshared", "g1_ns_sigmoid"])
+def test_gated_layer_equals_hand_computation(variant):
+    cfg = replace(TINY, variant=variant, pos="learned", d_model=16, n_heads=2)
+    m = M.GatedLM(cfg)
+    _rand_params(m)
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 6, 16)
+    out, _, _, _ = m.attention(0, x, torch.ones(6, 8), torch.zeros(6, 8))
+    P = {k: m.params[f"0.{k}"][0].detach() for k in "qkvo"}
+    H, dh = 2, 8
+    Wg = P["q"][:, H * dh:]
+
+    def gate(xi, h):
+        if variant == "baseline":
+            return 1.0
+        if variant == "g1_headwise":
+            return torch.sigmoid(xi @ Wg[:, h])
+        logits = (xi @ Wg).reshape(H, dh)
+        if variant == "g1_headshared":
+            return torch.sigmoid(logits.mean(0))
+        s = torch.sigmoid(logits[h])
+        return 0.5 + 0.5 * s if variant == "g1_ns_sigmoid" else s
+
+    want = _hand_layer(x[0, 0].double(), P["q"].double(), P["k"].double(), P["v"].double(), P["o"].double(), H,
+                       lambda xi, h: gate(xi.float(), h).double() if variant != "baseline" else 1.0)
+    torch.testing.assert_close(out[0, 0].double(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_gate_forced_open_equals_plain_attention():
+    """σ → 1 (input-independent θ = +50): the gated model is exactly the ungated one with the same weights."""
+    cfg = replace(TINY, pos="rope")
+    gated, plain = M.GatedLM(replace(cfg, variant="g1_input_independent")), M.GatedLM(replace(cfg, variant="baseline"))
+    with torch.no_grad():
+        for k, p in plain.params.items():
+            p.copy_(gated.params[k])
+        for l in range(cfg.n_layers):
+            gated.params[f"{l}.theta"].fill_(50.0)
+    tok = torch.as_tensor(M.BigramBackcopy(16).sample(3, 20, np.random.default_rng(0)))
+    torch.testing.assert_close(gated.forward(tok), plain.forward(tok), rtol=0, atol=1e-6)
+    # and the gate really is the output multiplier: θ = -50 silences attention entirely
+    with torch.no_grad():
+        for l in range(cfg.n_layers):
+            gated.params[f"{l}.theta"].fill_(-50.0)
+    _, tr = gated.forward(tok, trace=True)
+    assert float(tr["gate"][0].detach().max()) < 1e-20
+
+
+def test_explicit_softmax_path_matches_sdpa():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(3, 2, 17, 8, generator=g) for _ in range(3))
+    y, a = M.explicit_attention(q, k, v)
+    torch.testing.assert_close(y, F.scaled_dot_product_attention(q, k, v, is_causal=True), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(a.sum(-1), torch.ones(3, 2, 17))
+    assert float(a.triu(1).abs().max()) == 0.0
+    for v_ in ["baseline", "g1_elementwise", "g2_elementwise"]:
+        m = M.GatedLM(replace(TINY, variant=v_, qk_norm=True, pos="rope"))
+        _rand_params(m, 0.2)
+        tok = torch.as_tensor(M.BigramBackcopy(16).sample(2, 24, np.random.default_rng(1)))
+        torch.testing.assert_close(m.forward(tok, trace=True)[0], m.forward(tok), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", list(M.VARIANTS))
+@pytest.mark.parametrize("pos", ["rope", "learned"])
+def test_causality(variant, pos):
+    m = M.GatedLM(replace(TINY, variant=variant, pos=pos, qk_norm=variant == "g1_headwise"))
+    _rand_params(m, 0.3)
+    tok = torch.as_tensor(M.BigramBackcopy(16).sample(2, 30, np.random.default_rng(2)))
+    t = 17
+    tok2 = tok.clone()
+    tok2[:, t] = (tok2[:, t] + 5) % 16
+    a, b = m.forward(tok), m.forward(tok2)
+    torch.testing.assert_close(a[:, :, :t], b[:, :, :t], rtol=0, atol=0)
+    assert (a[:, :, t:] - b[:, :, t:]).abs().max() > 1e-4
+
+
+@pytest.mark.parametrize("variant,shape", [
+    ("baseline", None), ("g1_elementwise", (2, 3, 10, 4, 8)), ("g1_headwise", (2, 3, 10, 4, 1)),
+    ("g1_headshared", (2, 3, 10, 4, 8)), ("g2_elementwise", (2, 3, 10, 4, 8)),
+    ("g1_input_independent", (2, 3, 10, 4, 8)), ("g1_ns_sigmoid", (2, 3, 10, 4, 8))])
+def test_gate_shapes(variant, shape):
+    cfg = replace(TINY, variant=variant, d_model=32, n_heads=4)
+    m = M.GatedLM(cfg, n_instances=2)
+    tok = torch.as_tensor(M.BigramBackcopy(16).sample(3, 10, np.random.default_rng(0)))
+    _, tr = m.forward(tok, trace=True)
+    gate = tr["gate"][0]
+    assert (gate is None) if shape is None else tuple(gate.shape) == shape
+    assert tuple(tr["attn"][0].shape) == (2, 3, 4, 10, 10)
+    if variant == "g1_headshared":  # the same gate for every head
+        torch.testing.assert_close(gate[..., 0, :], gate[..., 3, :])
+    if variant == "g1_ns_sigmoid":
+        assert float(gate.min()) >= 0.5
+    if variant == "g1_headwise":  # one scalar per head, broadcast over d_h
+        assert M.n_params(m) - M.n_params(M.GatedLM(replace(cfg, variant="baseline"))) == 2 * 32 * 4
+
+
+def test_sink_metrics_on_hand_made_attention():
+    T = 5
+    uniform = torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1)[:, None]
+    sink = torch.zeros(T, T)
+    sink[:, 0] = 1.0                                   # every query on <s>
+    prev = torch.zeros(T, T)
+    prev[0, 0] = 1
+    prev[torch.arange(1, T), torch.arange(T - 1)] = 1  # previous-token head
+    A = torch.stack([uniform, sink, prev])[None]       # (B=1, H=3, T, T)
+    f = M.first_token_attention(A)
+    floor = np.mean([1 / 2, 1 / 3, 1 / 4, 1 / 5])
+    np.testing.assert_allclose(f, [floor, 1.0, 0.25], rtol=1e-6)   # prev: only query 1 looks at key 0
+    assert math.isclose(M._uniform_floor(T), floor)
+    # Gu et al.: alpha = mean over all T queries of A[i, 0] = (1 + 1/2 + ... + 1/5)/5 = 0.457 for uniform
+    alpha_uniform = sum(1 / i for i in range(1, T + 1)) / T
+    assert alpha_uniform > 0.3
+    np.testing.assert_array_equal(M.sink_rate(A), [1.0, 1.0, 1.0])   # prev: alpha = 2/5 = 0.4 > 0.3 (short T)
+    np.testing.assert_array_equal(M.sink_rate(A, eps=0.45), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(M.sink_rate(A, eps=0.5), [0.0, 1.0, 0.0])
+    # batch averaging: one sequence sinks, one does not → 0.5
+    A2 = torch.stack([sink, prev])[:, None]            # (B=2, H=1, T, T)
+    np.testing.assert_allclose(M.sink_rate(A2, eps=0.5), [0.5])
+    h = torch.tensor([[[[1.0, -7.0], [2.0, 3.0]]]])    # (E=1, B=1, T=2, d=2)
+    assert M.massive_activation(h).tolist() == [7.0]
+
+
+def test_bigram_backcopy_copy_rule_and_statistics():
+    data = M.BigramBackcopy(vocab=32, n_triggers=3, dirichlet=0.1, seed=3)
+    x = data.sample(400, 64, np.random.default_rng(0))
+    assert (x[:, 0] == data.bos).all() and (x[:, 1:] < 32).all()
+    trig = np.zeros(x.shape, bool)
+    trig[:, 1:] = data.is_trigger[x[:, 1:]]
+    assert not trig[:, 1].any()
+    assert not (trig[:, 1:] & trig[:, :-1]).any()            # triggers never follow each other
+    t_prev = trig[:, 1:-1]                                    # x_{t-1} is a trigger for t = 2..
+    assert t_prev.sum() > 1000
+    np.testing.assert_array_equal(x[:, 2:][t_prev], x[:, :-2][t_prev])   # the back-copy
+    # triggers are the most frequent tokens of the chain's stationary distribution
+    pi = np.linalg.matrix_power(data.P, 200)[0]
+    np.testing.assert_allclose(pi, data.stationary, atol=1e-8)
+    assert set(data.triggers) == set(np.argsort(-pi)[:3])
+    # elsewhere the transitions follow P (Monte Carlo vs the matrix on the most visited row)
+    prev, nxt = x[:, 1:-1][~t_prev], x[:, 2:][~t_prev]
+    r = np.bincount(prev).argmax()
+    emp = np.bincount(nxt[prev == r], minlength=32) / (prev == r).sum()
+    assert np.abs(emp - data.P[r]).max() < 0.05
+    # Bayes loss: copies cost nothing, so it is below the plain bigram entropy
+    assert 0 < data.bayes_loss(x) < float((data.stationary * data.row_entropy).sum()) + 0.5
+    np.testing.assert_array_equal(x, data.sample(400, 64, np.random.default_rng(0)))   # seeded
+
+
+def test_adamw_matches_torch_and_per_instance_lr():
+    g = torch.Generator().manual_seed(0)
+    w0 = torch.randn(1, 4, 3, generator=g)
+    grads = [torch.randn(1, 4, 3, generator=g) for _ in range(5)]
+    ours = {"w": w0.clone().requires_grad_()}
+    ref = w0.clone().requires_grad_()
+    opt = torch.optim.AdamW([ref], lr=0.01, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
+    state = {}
+    for i, gr in enumerate(grads):
+        ours["w"].grad = gr.clone()
+        M._adamw_step(ours, state, torch.tensor([0.01]), i + 1, 0.1)
+        ref.grad = gr.clone()
+        opt.step()
+    torch.testing.assert_close(ours["w"], ref, rtol=1e-5, atol=1e-7)
+    # two instances with different learning rates evolve independently
+    two = {"w": torch.cat([w0, w0]).requires_grad_()}
+    st2 = {}
+    for i, gr in enumerate(grads):
+        two["w"].grad = torch.cat([gr, gr])
+        M._adamw_step(two, st2, torch.tensor([0.01, 0.0]), i + 1, 0.1)
+    torch.testing.assert_close(two["w"][:1], ref, rtol=1e-5, atol=1e-7)
+    torch.testing.assert_close(two["w"][1:], w0)
+
+
+def test_training_is_seeded_and_learns():
+    a = M.train(TINY)
+    b = M.train(TINY)
+    np.testing.assert_array_equal(a["curves"].val_loss.to_numpy(), b["curves"].val_loss.to_numpy())
+    c = a["curves"]
+    assert c.val_loss.iloc[-1] < c.val_loss.iloc[0] - 1.0
+    assert c.gate_mean.iloc[0] == pytest.approx(0.5, abs=0.02)
+    # batched instances with the same lr are identical to a single run
+    e = M.train(replace(TINY, steps=50), lrs=[TINY.lr, TINY.lr])
+    np.testing.assert_allclose(e["final"]["loss"][0], e["final"]["loss"][1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"d_model": 48, "n_heads": 5}, "not divisible"), ({"seq_len": 512}, "outside the allowed range"),
+    ({"variant": "g7"}, "unknown variant"), ({"lr": 1.0}, "outside"), ({"pos": "alibi"}, "pos must be"),
+    ({"steps": 3000, "batch_size": 64, "seq_len": 256, "d_model": 128, "n_layers": 4}, "compute budget"),
+])
+def test_bad_configs_are_clear_errors(kw, msg):
+    with pytest.raises(M.ConfigError, match=msg):
+        M.validate(replace(M.DEFAULT, **kw))
+    with pytest.raises(M.ConfigError):
+        M.lr_sweep(TINY, [5.0])
+    with pytest.raises(M.ConfigError):
+        M.compare(TINY, [])
+
+
+def test_shipped_layer_demo_is_fresh():
+    store.verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT)
+
+
+def test_default_view_is_shipped():
+    for name, (fn, args) in M._shipped_views().items():
+        key = store.call_key(fn, args, {})
+        assert store._find_shipped(key) is not None, f"{name} is not shipped: run precompute"
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
+    at.run()
+    return at.switch_page("pages/attention.py").run()
+
+
+def test_page_defaults_and_changed_variant():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Gated attention"
+    at.selectbox(key="ga_variant").set_value("g2_elementwise").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="ga_layer").set_value(2).run()
+    at.selectbox(key="ga_head").set_value(2).run()
+    assert not at.exception, at.exception
+    assert any("g2_elementwise" in m.label for m in at.metric)
+
+
+def test_page_bad_combination_is_a_message():
+    """The widgets only offer widths divisible by every head count; a run over the compute budget is
+    answered with a message and the page falls back to the default (shipped) view."""
+    at = _page()
+    at.slider(key="ga_n_layers").set_value(4)
+    at.select_slider(key="ga_d_model").set_value(128)
+    at.select_slider(key="ga_seq_len").set_value(256)
+    at.slider(key="ga_steps").set_value(1500)
+    at.button[0].click()                                   # the form's "Train" button
+    at.run()
+    assert not at.exception, at.exception
+    assert any("compute budget" in e.value for e in at.error)
+
+
+@pytest.mark.slow
+def test_quick_reproduction_meets_the_issue():
+    m = M.reproduce(quick=True)
+    assert m["fattn_baseline"] >= 2 * m["fattn_floor"]
+    assert m["fattn_g1_elementwise"] <= 0.5 * m["fattn_baseline"]
+    assert m["gate_mean_g1_elementwise"] < 0.4
+    assert m["val_loss_g1_elementwise"] <= m["val_loss_baseline"] + 0.02
+
+
+def test_adding_the_gate_keeps_the_function_up_to_the_gate():
+    """App. A.7 surgery: after _add_gate the query/key/value/output weights are the old ones, and with the
+    gate forced open the new model computes exactly what the old one did."""
+    cfg = replace(TINY, variant="g1_elementwise")
+    old = M.GatedLM(replace(cfg, variant="baseline"))
+    _rand_params(old, 0.2)
+    new = M._add_gate(old, cfg)
+    H, dh = cfg.n_heads, cfg.head_dim
+    with torch.no_grad():
+        torch.testing.assert_close(new.params["0.q"][..., : H * dh], old.params["0.q"])
+        new.params["0.q"][..., H * dh:] = 0.0
+        new.params["1.q"][..., H * dh:] = 0.0          # σ(0) = 1/2 everywhere
+    tok = torch.as_tensor(M.BigramBackcopy(16).sample(2, 20, np.random.default_rng(0)))
+    _, tr_new = new.forward(tok, trace=True)
+    _, tr_old = old.forward(tok, trace=True)
+    torch.testing.assert_close(tr_new["attn"][0], tr_old["attn"][0])     # layer 1 attention unchanged
+    assert float((tr_new["gate"][0] - 0.5).abs().max()) == 0.0
+    r = M.gate_midway(cfg, 20)
+    assert r["curves"].gate_mean.isna().sum() > 0 and r["curves"].gate_mean.notna().sum() > 0
