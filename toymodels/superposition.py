@@ -557,8 +557,9 @@ def verdict(h: dict) -> str:
     s = (f"Strong superposition: α_m = {h['alpha_strong']:.2f} (paper ≈ 1); weak: α_m = {h['alpha_weak']:.2f} "
          f"(paper α − 1 = 0.5); overlap slope {h['overlap_slope']:.2f} (1/m: −1). ")
     if reproduced(h):
-        return s + ("The toy reproduces the contrast, on a short CPU budget: the smallest width is under-trained "
-                    "relative to the paper's 20 000 steps, and the weak exponent depends on how close φ_1/2 n is to m.")
+        return s + ("The toy reproduces the contrast, on a CPU budget far below the paper's 20 000 × 2048, so each "
+                    "exponent is uncertain by about its standard error; the weak one also depends on how close "
+                    "φ_1/2·n comes to m.")
     return s + ("On this short CPU budget the toy does not land in the paper's range: train longer (the CLI without "
                 "--quick, or the paper's 20 000 steps) before reading the exponents.")
 
