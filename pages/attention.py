@@ -213,11 +213,12 @@ if mid is not None:
     sw_rule = alt.Chart(pd.DataFrame({"x": [mid["switch"]]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
     st.altair_chart((line + sw_rule + rule).properties(height=280), width="stretch")
     fm, f0, fb = mid["summary"]["fattn"], summ.loc["g1_elementwise", "fattn"], summ.loc["baseline", "fattn"]
-    st.markdown(f"Final F-Attn: baseline **{fb:.3f}**, gate from step 0 **{f0:.3f}**, gate added halfway "
-                f"**{fm:.3f}**. " + ("As in the paper, the late gate leaves most of the sink in place."
-                                     if fm > 0.5 * (fb + f0) else
-                                     "Unlike the paper, in this toy the late gate removes much of the sink: "
-                                     "a small model can still reorganise in the remaining steps."))
+    gm, g0 = mid["summary"]["gate_mean"], summ.loc["g1_elementwise", "gate_mean"]
+    closer = "the baseline's" if abs(fm - fb) < abs(fm - f0) else "the gate-from-start model's"
+    st.markdown(f"Final F-Attn: baseline **{fb:.3f}**, gate from step 0 **{f0:.3f}**, gate added at step "
+                f"{mid['switch']} **{fm:.3f}** (closer to {closer}). The late gate stays nearly open (mean "
+                f"{gm:.2f} vs {g0:.2f} when trained from the start). In the default toy the gap between baseline "
+                "and gated is small to begin with, so this is a weak test of the paper's claim.")
 
 # --------------------------------------------------------------------------- reproduce
 st.header("Reproduce the paper")
@@ -242,15 +243,23 @@ ui.reproduce_panel([
     {"quantity": "F-Attn G1 elementwise", "ours": ge.fattn, "paper": 0.048,
      "note": f"{red:.1f}× lower than baseline (paper 9.7×)"},
     {"quantity": "F-Attn G1 headwise", "ours": gh.fattn, "paper": 0.073},
+    {"quantity": "Sink rate % (Gu et al., ε = 0.3), baseline → G1 elementwise",
+     "ours": f"{bb.sink_rate:.1f} → {ge.sink_rate:.1f}", "paper": None,
+     "note": "share of (head, sequence) pairs whose mean attention to <s> exceeds 0.3"},
     {"quantity": "Gate mean G1 elementwise (init 0.5)", "ours": ge.gate_mean, "paper": 0.116},
     {"quantity": "M-Act baseline → G1 elementwise", "ours": f"{bb.mact:.1f} → {ge.mact:.1f}", "paper": "1053 → 94"},
     {"quantity": "Val loss baseline → G1 elementwise (nats)", "ours": f"{bb.val_loss:.3f} → {ge.val_loss:.3f}",
      "paper": "PPL 6.026 → 5.761"},
-], verdict=(f"The toy shows the sink ({bb.fattn / float(allres['floor']):.1f}× the uniform floor) and the G1 gate "
-            f"cuts it {red:.1f}× — the paper reports {0.467 / 0.048:.1f}× on a 15B MoE, so the toy shows "
-            f"{'a weaker' if red < 9.7 else 'a comparable'} effect. The gate becomes sparse "
-            f"({ge.gate_mean:.2f} vs the paper's 0.116). Loss is unchanged within noise on this easy task: "
-            "the toy cannot show the paper's perplexity gain."),
+], verdict=(f"Partly reproduced. The toy baseline has a clear sink ({bb.fattn / float(allres['floor']):.1f}× the "
+            f"uniform floor, concentrated in layer 1), but the G1 gate lowers mean F-Attn only {red:.1f}× "
+            f"(paper: {0.467 / 0.048:.1f}×; the issue's target was ≥ 2×). The Gu et al. sink rate drops much "
+            f"more ({bb.sink_rate:.0f}% → {ge.sink_rate:.1f}%): the gate removes the heads that dump most of "
+            f"their attention on <s>, not all of the extra attention. The gate becomes sparse "
+            f"({ge.gate_mean:.2f}, from 0.5; paper 0.116), M-Act falls {bb.mact / ge.mact:.1f}× (paper 11×), "
+            "and the loss is unchanged within noise on this easy task, so the toy cannot show the paper's "
+            f"perplexity gain. G2 (value gating) leaves the sink in place ({s_all.loc['g2_elementwise', 'fattn']:.2f}; "
+            "paper 0.297 vs 0.467), in line with the paper's point that only G1 removes it. "
+            "The sweep shows how the gap changes with the learning rate."),
     reproduced=bool(red >= 2))
 
 # --------------------------------------------------------------------------- sweep
@@ -286,6 +295,6 @@ else:
         y=alt.Y("value:Q", scale=alt.Scale(zero=False), title=None), color=alt.Color("model:N", title=None),
         tooltip=["model", "lr", alt.Tooltip("value:Q", format=".3f")]).properties(width=380, height=220).facet(
         column=alt.Column("quantity:N", title=None)).resolve_scale(y="independent"))
-    st.dataframe(sw.drop(columns=["label", "model"]), hide_index=True, width="stretch")
+    st.dataframe(sw.drop(columns=["label", "model"]).dropna(axis=1, how="all"), hide_index=True, width="stretch")
     ui.download_csv(sw.drop(columns=["model"]), "gated_attention_lr_sweep.csv", key="dl-sweep")
 ui.device_caption()
