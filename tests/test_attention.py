@@ -311,3 +311,8 @@ def test_quick_reproduction_shows_the_sink_and_the_gate():
     assert m["gate_mean_g1_elementwise"] < 0.4
     assert m["mact_g1_elementwise"] < m["mact_baseline"]
     assert m["val_loss_g1_elementwise"] <= m["val_loss_baseline"] + 0.02
+
+
+def test_compare_accepts_a_torch_device():
+    r = M.compare(replace(TINY, steps=50), ["baseline"], device=torch.device("cpu"))
+    assert list(r["summary"].variant) == ["baseline"]

@@ -461,6 +461,11 @@ def measure(model: GatedLM, tokens: torch.Tensor) -> dict:
     return out
 
 
+def _dev_key(device) -> str | None:
+    """A device as a plain string, so it can be part of a cache key."""
+    return None if device is None else str(get_device(device))
+
+
 def _scaled(progress: Progress, p0: float, p1: float) -> Progress:
     return None if progress is None else (lambda f, m="": progress(p0 + (p1 - p0) * f, m))
 
@@ -573,7 +578,7 @@ def compare(cfg: Config, variants: list[str], device=None, progress: Progress = 
     res = None
     for i, v in enumerate(variants):
         # each variant's run is cached on its own, so a second comparison reuses the baseline
-        res = store.cached(train, replace(cfg, variant=v), device=device,
+        res = store.cached(train, replace(cfg, variant=v), device=_dev_key(device),
                            progress=_scaled(progress, i / len(variants), (i + 1) / len(variants)))
         summ.append(_summary(v, res))
         f = res["final"]
@@ -614,7 +619,7 @@ def lr_sweep(cfg: Config, lrs: list[float], variants: list[str] = ("baseline", "
                           "sweep: pick fewer learning rates, or fewer steps / a smaller model")
     rows = []
     for i, v in enumerate(variants):
-        res = store.cached(train, replace(cfg, variant=v), lrs=lrs, device=device,
+        res = store.cached(train, replace(cfg, variant=v), lrs=lrs, device=_dev_key(device),
                            progress=_scaled(progress, i / len(variants), (i + 1) / len(variants)))
         for e, lr in enumerate(lrs):
             rows.append({"lr": lr, **_summary(v, res, e)})
