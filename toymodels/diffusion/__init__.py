@@ -110,6 +110,7 @@ def precompute(progress: Progress = None) -> None:
     store.ship(TOPIC, "process_digits", explore.process_digits, **DEFAULT_DIGITS)
     store.ship(TOPIC, "flow_alignment", explore.flow_alignment)
     store.ship(TOPIC, "hybrid", explore.hybrid_sampling, **DEFAULT_HYBRID, progress=sub(0.05, 0.1))
+    store.ship(TOPIC, "els", explore.els_digits)
     store.ship(TOPIC, "rf", run_rf, DEFAULT_RF, progress=sub(0.1, 0.25))
     store.ship(TOPIC, "window", train_window, DEFAULT_WINDOW, progress=sub(0.25, 1.0))
 
