@@ -289,6 +289,21 @@ st.caption(f"d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c
            f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f} (notes: 0.82–0.84). At this small d the "
            "δ-peak and ρ₁ overlap, so the measured lower edge of ρ₁ sits below the d → ∞ formula and its slope "
            "is flatter than 1.")
+notes_tau = D.PAPER["rf_tau_mem_notes"]
+ref = ", ".join(f"{notes_tau[int(v)] / 1e3:.1f}k" if int(v) in notes_tau and float(v).is_integer() else "—"
+                for v in rs.psi_n)
+ui.reproduce_panel([
+    {"quantity": "L_train, L_test at τ = 10", "ours": f"{rs.loss_train_10.mean():.3f}, {rs.loss_test_10.mean():.3f}",
+     "paper": "0.82–0.84 (notes, d = 40)", "note": "1 − O(Δ_t) plateau before memorisation"},
+    {"quantity": "τ_mem = ψ_p/(Δ_t λ_min), Thm 3.2 edge", "ours": ", ".join(f"{v / 1e3:.1f}k" for v in rs.tau_mem_theory),
+     "paper": ref + " (notes, ψ_p = 64, t = 0.1)", "note": "our Gauss–Hermite constants in the paper's formula"},
+    {"quantity": "τ_mem slope vs ψ_n: measured spectrum / loss gap", "ours":
+     f"{rres['tau_mem_slope']:.2f} / {rres['tau_mem_gap_slope']:.2f}", "paper": 1.0,
+     "note": "finite d blurs the ρ₁ edge; ψ_n = 32 violates ψ_p ≥ 8ψ_n"},
+    {"quantity": "τ_gen slope vs ψ_n", "ours": rres["tau_gen_slope"], "paper": 0.0, "note": "τ_gen ~ 1/Δ_t"},
+], verdict="The exact dynamics show the two timescales: a ψ_n-independent τ_gen of order 1/Δ_t and a memorisation "
+           "time growing with ψ_n, slower than linear at this small d when measured from the spectrum or the gap.",
+   reproduced=None)
 ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)")
 
 # --------------------------------------------------------------------------- flow matching

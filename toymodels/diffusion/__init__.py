@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from toymodels import Progress, report
 from toymodels.diffusion import core, explore, learned, rf  # noqa: F401
