@@ -587,6 +587,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 DEFAULT_CALLS = {
     "scaling_quick": ("scaling", (QUICK["n"], list(QUICK["ms"]), QUICK["steps"], QUICK["batch"]),
                       dict(lr_recipe=QUICK["lr_recipe"])),
+    "scaling_full": ("scaling", (FULL["n"], list(FULL["ms"]), FULL["steps"], FULL["batch"]),
+                     dict(lr_recipe=FULL["lr_recipe"])),
     "geometry": ("geometry", (), dict(n=5, m=2, alpha=0.0, E=0.1)),
     "gamma_sweep": ("gamma_sweep", (), dict(n=1000, m=20, alpha=1.0, E=1.0, steps=2000, batch=128)),
     "run_default": ("run", (Config(steps=2000, batch=128),), {}),
