@@ -784,9 +784,13 @@ def benchmark(depths: tuple = (4, 64), sgd_steps: int = 20, device=None) -> pd.D
         t0 = time.perf_counter()
         train(replace(base, sgd_steps=1), device=dev)
         t_one = time.perf_counter() - t0
+        tiny = replace(base, n_envs=8, episode_len=20)      # rollouts negligible: the time is SGD
         t0 = time.perf_counter()
-        train(replace(base, sgd_steps=1 + sgd_steps), device=dev)
-        t_sgd = (time.perf_counter() - t0 - t_one) / sgd_steps
+        train(replace(tiny, sgd_steps=1), device=dev)
+        t_base = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        train(replace(tiny, sgd_steps=1 + sgd_steps), device=dev)
+        t_sgd = max(time.perf_counter() - t0 - t_base, 1e-9) / sgd_steps
         env_steps = 2 * base.n_envs * base.episode_len + base.n_eval * base.episode_len   # collect, held-out, eval
         rows.append({"depth": d, "env_steps_per_s_pure": pure, "env_steps_per_s_with_actor": env_steps / t_one,
                      "sgd_steps_per_s": 1 / t_sgd, "ms_per_sgd_step": 1e3 * t_sgd, "device": str(dev)})
