@@ -316,3 +316,14 @@ def test_quick_reproduction_shows_the_sink_and_the_gate():
 def test_compare_accepts_a_torch_device():
     r = M.compare(replace(TINY, steps=50), ["baseline"], device=torch.device("cpu"))
     assert list(r["summary"].variant) == ["baseline"]
+
+
+@pytest.mark.slow
+def test_shipped_default_comparison_is_fresh():
+    """Recompute the page's default view (7 trainings) and compare it with the shipped one (timings aside)."""
+    shipped, meta = store.read_bundle(store.shipped_path(M.TOPIC, "compare_all"))
+    assert meta["key"] == store.call_key(M.compare, (M.DEFAULT, M.ALL_VARIANTS), {})
+    fresh = store.normalise(M.compare(M.DEFAULT, M.ALL_VARIANTS))
+    for r in (shipped, fresh):
+        r["summary"] = r["summary"].drop(columns=["train_seconds"])
+    store.assert_same(fresh, shipped, rtol=1e-5, atol=1e-6)
