@@ -99,12 +99,6 @@ if runs:
                f"the training batch whose own future state gets the highest logit (chance {chance:.4f}).")
 
     s4, sD = summary.iloc[0], summary.iloc[-1]
-    best = summary.loc[summary.success_mean.idxmax()]
-    if int(best.depth) not in (4, int(sD.depth)):
-        verdict += (f" The mean is not monotone in depth: it peaks at depth {int(best.depth)} "
-                    f"({best.success_mean:.2f} ± {best.success_sem:.2f}) and falls back at depth {int(sD.depth)}; "
-                    f"with a fixed budget of {runs[4]['sgd_steps']:,} SGD steps the deeper nets may also simply be "
-                    "under-trained.")
     reached = per_seed.assign(ok=per_seed.success >= 0.5).groupby("depth").ok.agg(["sum", "size"])
     seeds_text = ("Seeds whose agent reaches the far goal in at least half of the episodes: " + ", ".join(
         f"depth {d}: {int(r['sum'])} of {int(r['size'])}" for d, r in reached.iterrows()) + ". ")
@@ -120,6 +114,12 @@ if runs:
         verdict = (f"In this toy there is **no depth gain** that stands out from the seed spread: success "
                    f"{s4.success_mean:.2f} ± {s4.success_sem:.2f} at depth 4 vs {sD.success_mean:.2f} ± "
                    f"{sD.success_sem:.2f} at depth {int(sD.depth)}.")
+    best = summary.loc[summary.success_mean.idxmax()]
+    if int(best.depth) not in (4, int(sD.depth)):
+        verdict += (f" The mean is not monotone in depth: it peaks at depth {int(best.depth)} "
+                    f"({best.success_mean:.2f} ± {best.success_sem:.2f}) and falls back at depth {int(sD.depth)}; "
+                    f"with a fixed budget of {runs[4]['sgd_steps']:,} SGD steps the deeper nets may also simply be "
+                    "under-trained.")
     st.markdown(
         verdict + " " + seeds_text + (" With 3 seeds and all-or-nothing seeds this is suggestive, not settled; and it is a gain in a "
                    "2-D point maze over a few thousand SGD steps, far from the paper's 100–400M-step regime. "
