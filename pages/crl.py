@@ -240,6 +240,7 @@ if runs:
     # --------------------------------------------------------------------------- ablations
     st.subheader(f"Architecture ablations (depth {M.ABLATION_DEPTH})")
     ab_rows = []
+    SHORT = {"none": "full", "no_residual": "no residual", "no_layernorm": "no LayerNorm", "relu": "ReLU"}
     for ab in M.ABLATIONS:
         name = f"ablation_{ab}"
         if ab == "none" and M.ABLATION_DEPTH in runs:
@@ -249,33 +250,43 @@ if runs:
             res = ui.compute(fn, *args, label=f"Ablation {ab}…", **kwargs)
         else:
             continue
-        ab_rows.append(res["final"].assign(ablation=M.ABLATION_LABELS[ab]))
+        ab_rows.append(res["final"].assign(ablation=SHORT[ab]))
     if len(ab_rows) > 1:
         ab = pd.concat(ab_rows, ignore_index=True)
         ab_sum = ab.groupby("ablation", as_index=False)[["success", "critic_accuracy", "time_at_goal"]].agg(["mean", "sem"])
         ab_sum.columns = ["ablation"] + [f"{a}_{b}" for a, b in ab_sum.columns[1:]]
         a1, a2 = st.columns(2)
         for col, metric, title in ((a1, "success", "success rate"), (a2, "critic_accuracy", "critic accuracy")):
-            base = alt.Chart(ab_sum.assign(lo=ab_sum[f"{metric}_mean"] - ab_sum[f"{metric}_sem"].fillna(0),
-                                           hi=ab_sum[f"{metric}_mean"] + ab_sum[f"{metric}_sem"].fillna(0)))
+            sem = ab_sum[f"{metric}_sem"].fillna(0)
+            base = alt.Chart(ab_sum.assign(lo=(ab_sum[f"{metric}_mean"] - sem).clip(lower=0),
+                                           hi=ab_sum[f"{metric}_mean"] + sem))
             col.altair_chart((base.mark_bar().encode(
-                y=alt.Y("ablation:N", title=None), x=alt.X(f"{metric}_mean:Q", title=title),
+                y=alt.Y("ablation:N", title=None, sort=list(SHORT.values())), x=alt.X(f"{metric}_mean:Q", title=title),
                 tooltip=["ablation", alt.Tooltip(f"{metric}_mean:Q", format=".3f")])
-                + base.mark_errorbar().encode(y="ablation:N", x="lo:Q", x2="hi:Q")).properties(height=160),
+                + base.mark_errorbar().encode(y=alt.Y("ablation:N", sort=list(SHORT.values())),
+                                              x=alt.X("lo:Q", title=title), x2="hi:Q")).properties(height=160),
                 width="stretch")
-        full = ab_sum.set_index("ablation").loc[M.ABLATION_LABELS["none"]]
+        full = ab_sum.set_index("ablation").loc["full"]
         words = []
         for r in ab_sum.itertuples():
-            if r.ablation == M.ABLATION_LABELS["none"]:
+            if r.ablation == "full":
                 continue
             se = float(np.hypot(np.nan_to_num(r.success_sem), np.nan_to_num(full.success_sem)))
             diff = r.success_mean - full.success_mean
-            how = "hurts" if diff < -2 * max(se, 0.05) else "helps" if diff > 2 * max(se, 0.05) else "makes no clear difference"
-            words.append(f"{r.ablation} {how} (success {r.success_mean:.2f} vs {full.success_mean:.2f}, critic accuracy "
-                         f"{r.critic_accuracy_mean:.3f} vs {full.critic_accuracy_mean:.3f})")
-        st.markdown(f"In this toy at depth {M.ABLATION_DEPTH}, with {M.DEFAULT.seeds} seeds each: " + "; ".join(words)
-                    + ". The paper finds that each of the three changes hurts at large depth. 'Clear' here means "
-                    "more than twice the combined standard error of the seeds.")
+            how = ("clearly lower" if diff < -2 * max(se, 0.05) else "clearly higher" if diff > 2 * max(se, 0.05)
+                   else "not clearly different")
+            se_a = float(np.hypot(np.nan_to_num(r.critic_accuracy_sem), np.nan_to_num(full.critic_accuracy_sem)))
+            diff_a = r.critic_accuracy_mean - full.critic_accuracy_mean
+            how_a = ("clearly lower" if diff_a < -2 * se_a else "clearly higher" if diff_a > 2 * se_a
+                     else "not clearly different")
+            words.append(f"**{r.ablation}**: success {how} ({r.success_mean:.2f} vs {full.success_mean:.2f}), critic "
+                         f"accuracy {how_a} ({r.critic_accuracy_mean:.3f} vs {full.critic_accuracy_mean:.3f})")
+        others = ab_sum[ab_sum.ablation != "full"]
+        lower = int((others.success_mean < full.success_mean).sum())
+        st.markdown(f"In this toy at depth {M.ABLATION_DEPTH}, {M.DEFAULT.seeds} seeds each, against the full "
+                    "architecture: " + "; ".join(words) + f". {lower} of {len(others)} ablations have a lower mean "
+                    "success than the full architecture. The paper finds that each of the three changes hurts at "
+                    "large depth. 'Clearly' means by more than twice the combined standard error of the seeds.")
     else:
         st.info("The ablation runs are not precomputed in this build; use *Train your own* or *Sweep* below with an "
                 "ablation.")
