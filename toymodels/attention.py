@@ -722,7 +722,12 @@ def precompute(progress: Progress = None, only: list[str] | None = None) -> None
     """Ship the page's default views (exactly the calls the page makes through ui.compute)."""
     views = _shipped_views()
     names = [n for n in views if only is None or n in only]
-    for i, name in enumerate(names):
-        fn, args = views[name]
-        store.ship(TOPIC, name, fn, *args,
-                   progress=lambda f, m="", i=i: report(progress, (i + f) / len(names), f"{name}: {m}"))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)      # one thread: the summation order the freshness tests reproduce
+    try:
+        for i, name in enumerate(names):
+            fn, args = views[name]
+            store.ship(TOPIC, name, fn, *args,
+                       progress=lambda f, m="", i=i: report(progress, (i + f) / len(names), f"{name}: {m}"))
+    finally:
+        torch.set_num_threads(threads)
