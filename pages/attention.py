@@ -22,8 +22,8 @@ left, right = st.columns([3, 2])
 with left:
     st.markdown("Multi-head causal attention (`F.scaled_dot_product_attention`), then the paper's gate **G1** "
                 "(Eq. 5) on each head's output, before the output projection:")
-    st.latex(r"Y_h=\operatorname{softmax}\!\Big(\tfrac{Q_hK_h^\top}{\sqrt{d_h}}+M_{\text{causal}}\Big)V_h,\qquad "
-             r"Y_h'=Y_h\odot\sigma\!\big(X\,W_\theta^{h}\big),\qquad O=[Y_1'\,\cdots\,Y_H']\,W_O")
+    st.latex(r"Y_h=\operatorname{softmax}\!\Big(\tfrac{Q_hK_h^\top}{\sqrt{d_h}}+M_{\text{causal}}\Big)V_h")
+    st.latex(r"Y_h'=Y_h\odot\sigma\!\big(X\,W_\theta^{h}\big),\qquad O=[\,Y_1'\;\cdots\;Y_H'\,]\,W_O")
     st.markdown(r"$X=\mathrm{RMSNorm}(h)$ is the block's **pre-norm hidden state**, so the gate of token $i$ "
                 r"depends on token $i$ only (query-dependent). As in the official code, $W_\theta$ is fused into "
                 r"the query projection, $W_Q\!: d\to 2Hd_h$ split per head into $[\,q\mid\text{gate}\,]$; every "
