@@ -47,8 +47,30 @@ def use_theme() -> None:
 # --------------------------------------------------------------------------- page furniture
 
 
+def _hand_over_to_router() -> None:
+    """Make sure the page runs inside ``Home.py``'s router.
+
+    Streamlit runs the first script run of a fresh server in its legacy ``pages/`` mode, until some session
+    has called ``st.navigation``. A deep link as the very first request of a cold server (a shared link to a
+    sleeping hosted demo) then runs the page file alone: no router, no page config, the legacy sidebar.
+    Leave legacy mode and rerun, so Home.py runs and its router resolves the same URL. This reads one
+    Streamlit internal; if that ever moves, the guard does nothing and the page still renders.
+    """
+    try:
+        from streamlit import config
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - depends on the Streamlit version
+        return
+    if config.get_option("global.appTest"):  # AppTest resets this flag on every run; a rerun would eat clicks
+        return
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def paper_header(topic: str) -> Paper:
     """Title, authors, award badge, paper and code links, and the TL;DR. Returns the paper's metadata."""
+    _hand_over_to_router()
     paper = get_paper(topic)
     st.title(paper.short_title)
     st.markdown(f"**{paper.title}**  \n{paper.authors}")

@@ -259,7 +259,7 @@ def test_default_view_is_shipped():
 def _page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
     at.run()
-    return at.switch_page("pages/attention.py").run()
+    return at.switch_page("pages/gated-attention.py").run()
 
 
 def test_page_defaults_and_changed_variant():

@@ -2,6 +2,7 @@
 
 Screenshots go to screenshots/ (git-ignored), one per page, for a person to look at.
 """
+import contextlib
 import os
 import shutil
 import socket
@@ -27,37 +28,46 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def _serve(tmp_dir: Path):
+    """Serve the app on a free localhost port; yield its URL; stop it afterwards."""
+    port = _free_port()
+    env = dict(os.environ, TOYMODELS_CACHE=str(tmp_dir / "cache"))
+    log = open(tmp_dir / "streamlit.log", "w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            log.seek(0)
+            pytest.fail("streamlit did not start:\n" + log.read())
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)")
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    port = _free_port()
-    env = dict(os.environ, TOYMODELS_CACHE=str(tmp_path_factory.mktemp("cache")))
-    log = open(tmp_path_factory.mktemp("log") / "streamlit.log", "w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        log.seek(0)
-        pytest.fail("streamlit did not start:\n" + log.read())
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with _serve(tmp_path_factory.mktemp("app")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +135,17 @@ def test_every_page_opens_without_error(warm_url, browser, paper):
     assert page.locator("[data-testid='stException']").count() == 0, "the page shows a Python exception"
     assert not errors, errors
     page.close()
+
+
+def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tmp_path):
+    """A shared link is often the first request a sleeping hosted demo gets."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium")
+    paper = next(p for p in PAPERS if p.has_page)
+    with _serve(tmp_path) as url:
+        page, errors = _open(browser, f"{url}/{paper.topic}?", f"cold-{paper.topic}.png")
+        assert paper.short_title in page.title()  # the router's tab title, not the legacy file name
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("[data-testid='stSidebarNav']").get_by_text("Runners-up", exact=True).count() >= 1
+        assert page.locator("[data-testid='stException']").count() == 0 and not errors
+        page.close()

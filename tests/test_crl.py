@@ -290,7 +290,7 @@ def _page():
 
     at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/crl.py").run()
+    at.switch_page("pages/deep-crl.py").run()
     return at
 
 

@@ -291,7 +291,7 @@ def _page():
 
     at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/diversity.py").run()
+    at.switch_page("pages/hivemind.py").run()
     return at
 
 

@@ -290,7 +290,7 @@ def _page():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120).run()
-    return at.switch_page("pages/online.py").run()
+    return at.switch_page("pages/transductive.py").run()
 
 
 def test_page_defaults_and_playing_rounds():

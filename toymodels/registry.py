@@ -43,8 +43,12 @@ class Paper:
 
     @property
     def page(self) -> str:
-        """Path of the Streamlit page, relative to the repository root."""
-        return f"pages/{self.module}.py"
+        """Path of the Streamlit page, relative to the repository root.
+
+        Named after the topic, so the page's URL path (/topic) is also the name Streamlit infers from the
+        file: on a cold server the first request of a deep link is then found (see ``ui.paper_header``).
+        """
+        return f"pages/{self.topic}.py"
 
     @property
     def has_page(self) -> bool:
