@@ -29,14 +29,14 @@ with left:
              r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2")
     st.markdown("**Actor**: tanh-Gaussian, $\\log\\sigma = -5 + 3.5(\\tanh(\\cdot)+1)$, automatic entropy tuning "
                 "towards $-0.5|A|$:")
-    st.latex(r"\mathcal L_{\text{actor}} = \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big],\quad "
-             r"\log\pi(a) = \log\mathcal N(u) - \textstyle\sum_k\log(1-\tanh^2 u_k)")
+    st.latex(r"\begin{aligned}\mathcal L_{\text{actor}} &= \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big],\\ "
+             r"\log\pi(a) &= \log\mathcal N(u) - \textstyle\sum_k\log(1-\tanh^2 u_k)\end{aligned}")
     st.markdown("**Hindsight relabeling**: the goal of $(s_t,a_t)$ is a strictly future state of the same episode,")
     st.latex(r"g = s_{t+d},\qquad P(d) \propto \gamma^{\,d-1},\ d\in\{1,\dots,T-1-t\},\ \gamma=0.99")
 with right:
     st.markdown("**Residual MLP** (actor, φ and ψ, same depth and width):")
-    st.latex(r"h_0 = \text{Swish}(\text{LN}(W_0x)),\quad h_{k+1} = h_k + "
-             r"\big[\text{Swish}\circ\text{LN}\circ\text{Dense}\big]^{\times 4}(h_k)")
+    st.latex(r"\begin{aligned}h_0 &= \text{Swish}(\text{LN}(W_0x)),\\ h_{k+1} &= h_k + "
+             r"\big[\text{Swish}\circ\text{LN}\circ\text{Dense}\big]^{\times 4}(h_k)\end{aligned}")
     st.markdown("*Depth* counts only the Dense layers inside the blocks: depth 4 is one block (six Dense layers in "
                 "all), depth 64 is sixteen blocks. Ablations drop the skip, drop LayerNorm or use ReLU.")
     with st.expander("Where the toy departs from the paper's code", icon=":material/info:"):

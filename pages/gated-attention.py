@@ -115,12 +115,12 @@ names = {v: M.VARIANTS[v] for v in M.VARIANTS}
 
 b, g = summ.loc["baseline"], summ.loc[variant]
 m = st.columns(4)
-m[0].metric("F-Attn, baseline", f"{b.fattn:.3f}", f"{b.fattn / floor:.1f}× the uniform floor", delta_color="off")
-m[1].metric(f"F-Attn, {variant}", f"{g.fattn:.3f}", f"{g.fattn / b.fattn:.2f}× baseline", delta_color="off")
+m[0].metric("F-Attn, baseline", f"{b.fattn:.3f}", f"{b.fattn / floor:.1f}× the uniform floor", delta_color="off", delta_arrow="off")
+m[1].metric(f"F-Attn, {variant}", f"{g.fattn:.3f}", f"{g.fattn / b.fattn:.2f}× baseline", delta_color="off", delta_arrow="off")
 m[2].metric("Gate mean (init 0.5)" if variant != "g1_ns_sigmoid" else "Gate mean (init 0.75)",
             "—" if pd.isna(g.gate_mean) else f"{g.gate_mean:.3f}")
 m[3].metric("Val loss base → gated", f"{b.val_loss:.3f} → {g.val_loss:.3f}",
-            f"Bayes {float(res['bayes_loss']):.3f}", delta_color="off")
+            f"Bayes {float(res['bayes_loss']):.3f}", delta_color="off", delta_arrow="off")
 
 # --------------------------------------------------------------------------- the picture
 st.header("The picture")
