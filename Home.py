@@ -31,7 +31,7 @@ def home() -> None:
         right.markdown(
             "**Practitioner?** Every page has a *Reproduce* panel (our number beside the paper's) and a "
             "*Sweep* panel with CSV download. The same experiments run from the command line:\n"
-            "```\npython -m toymodels list\npython -m toymodels reproduce rlvr --quick --out out/\n```\n"
+            "```\npython -m toymodels list\npython -m toymodels reproduce rlvr --quick\n```\n"
             "The last line printed is JSON with the headline metrics. Settings live in the URL, so a link "
             "reopens the same view."
         )
