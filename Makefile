@@ -20,8 +20,9 @@ run: install
 test: setup browser
 	$(PYTHON) -m pytest
 
-bench: setup  # the slow, full reproductions and the timing benchmarks
+bench: setup  # the slow, full reproductions (pytest -m slow), then each paper's timing benchmark
 	$(PYTHON) -m pytest -m slow -s
+	for b in bench/bench_*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done
 
 precompute: setup  # regenerate every page's shipped default view under toymodels/results/
 	$(PYTHON) -m toymodels precompute
