@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from toymodels import Progress, report
+from toymodels.store import write_tables
 from toymodels.device import get_device
 
 TOPIC = "deep-crl"
@@ -739,10 +740,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     summ = summarise(res["summary"])
     curves = pd.concat([r["curves"].assign(depth=int(d)) for d, r in res["runs"].items()], ignore_index=True)
     if out is not None:
-        out = Path(out)
-        res["summary"].to_csv(out / "crl_per_seed.csv", index=False)
-        summ.to_csv(out / "crl_by_depth.csv", index=False)
-        curves.to_csv(out / "crl_curves.csv", index=False)
+        write_tables(out, {"crl_per_seed": res["summary"], "crl_by_depth": summ, "crl_curves": curves})
     succ = summ["success_mean"].tolist()
     best = int(np.argmax(succ))
     chance = 1.0 / cfg.batch_size

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from toymodels import Progress, report
+from toymodels.store import write_tables
 
 TOPIC = "hivemind"
 DATA_DIR = Path(__file__).resolve().parent / "data" / "hivemind"
@@ -401,7 +402,6 @@ def cluster_mixing(S: np.ndarray, models: np.ndarray, max_n: int = 50) -> np.nda
     for r, row in enumerate(lab):
         new[r, np.unique(row, return_index=True)[1]] = 1
     return new.cumsum(axis=1).mean(axis=0).astype(np.float64)
-    return out
 
 
 # =========================================================================== the analysis
@@ -715,12 +715,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
         metrics["embed_1000_seconds"] = time.perf_counter() - t
     metrics["seconds"] = time.perf_counter() - t0
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        res["per_pool"].to_csv(out / "hivemind_per_pool.csv", index=False)
-        res["per_prompt"].to_csv(out / "hivemind_per_prompt.csv", index=False)
-        res["inter"].to_csv(out / "hivemind_inter_model.csv", index=False)
-        res["pairs"].to_csv(out / "hivemind_pairs.csv", index=False)
+        write_tables(out, {"hivemind_per_pool": res["per_pool"], "hivemind_per_prompt": res["per_prompt"],
+                           "hivemind_inter_model": res["inter"], "hivemind_pairs": res["pairs"]})
     report(progress, 1.0, "done")
     return metrics
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from toymodels import Progress, report
+from toymodels.store import write_tables
 
 TOPIC = "rlvr"
 DATA_DIR = Path(__file__).resolve().parent / "data" / "rlvr"
@@ -902,12 +903,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     result = {k: m[k] for k in keys}
     result["checks"] = checks(m)
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        res["curves"].to_csv(out / "rlvr_pass_at_k.csv", index=False)
-        res["checkpoints"].to_csv(out / "rlvr_checkpoints.csv", index=False)
-        res["checkpoint_stats"].to_csv(out / "rlvr_checkpoint_stats.csv", index=False)
-        res["coverage"].to_csv(out / "rlvr_problems.csv", index=False)
+        write_tables(out, {"rlvr_pass_at_k": res["curves"], "rlvr_checkpoints": res["checkpoints"],
+                           "rlvr_checkpoint_stats": res["checkpoint_stats"], "rlvr_problems": res["coverage"]})
     return result
 
 

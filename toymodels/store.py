@@ -314,3 +314,15 @@ def verify_shipped(topic: str, name: str, fn: Callable, *args, rtol: float = 1e-
         raise AssertionError(f"shipped {topic}/{name} was computed with other arguments (key {meta.get('key')} "
                              f"!= {key}): run `python -m toymodels precompute {topic}`")
     assert_same(normalise(fn(*args, **kwargs)), shipped, rtol=rtol, path=f"{topic}/{name}")
+
+
+def write_tables(out: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
+    """Write ``reproduce``'s underlying tables as CSV files ``out/<name>.csv`` (creating ``out``)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, df in tables.items():
+        path = out / (name if name.endswith(".csv") else f"{name}.csv")
+        df.to_csv(path, index=False)
+        paths.append(path)
+    return paths

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from toymodels import Progress, report
+from toymodels.store import write_tables
 from toymodels.diffusion import core, explore, learned, rf  # noqa: F401
 from toymodels.diffusion.learned import WindowConfig, train_window
 from toymodels.diffusion.rf import RFConfig, run_rf
@@ -62,11 +63,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     rfr = run_rf(rcfg, device=device, progress=sub(0.8, 1.0))
     s, rs = win["summary"], rfr["summary"]
     if out is not None:
-        out = Path(out)
-        win["curves"].to_csv(out / "window_curves.csv", index=False)
-        s.to_csv(out / "window_summary.csv", index=False)
-        rs.to_csv(out / "rf_summary.csv", index=False)
-        rfr["curves"].to_csv(out / "rf_losses.csv", index=False)
+        write_tables(out, {"window_curves": win["curves"], "window_summary": s, "rf_summary": rs,
+                           "rf_losses": rfr["curves"]})
     return {
         "ns": [int(v) for v in s.n],
         "tau_gen": [float(v) for v in s.tau_gen],
