@@ -200,6 +200,8 @@ st.caption("Left: paper Fig. 5d finds ≈ 0.1 at m = 10 and ≈ 0.009 at m = 100
 # ============================================================================ robustness
 st.header("3 · Robustness: other frequency profiles")
 rob = compute_default("robustness", "Training 6 regimes × 4 widths…")
+rob_kw = M.default_call("robustness")[2]
+rob_budget = f"{rob_kw['steps']} steps × {rob_kw['batch']}"
 rt, rf = rob["table"], rob["fits"]
 rt = rt.assign(superposition=rt["regime"].str.split(" · ").str[0])
 rob_chart = alt.Chart(rt).mark_line(point=True).encode(
@@ -219,7 +221,11 @@ st.dataframe(rf_show.style.format({"fitted α_m": "{:.2f}", "± (s.e.)": "{:.2f}
              hide_index=True)
 st.caption("Profiles (each scaled to Σp_i = 1, n = 1000): power law p ∝ i^−1.2; exponential p ∝ e^{−i/τ} with "
            "τ = 400·n/10240 (the paper's e^{−i/400} at n = 10240, rescaled); linear p ∝ n + 1 − i. Strong γ = −1, "
-           "weak γ = 0.1; 2000 steps × 128 with the paper's large-model learning rates, one seed. Paper (n = 10240, m = 8…1024): strong α_m = 1.0 ± 0.1 (power), "
+           f"weak γ = 0.1; {rob_budget} with the paper's large-model learning rates and "
+           f"{rob_kw['warmup']:.0%} warmup (exp-17), one seed, all widths in the fit. At 2000 × 128 or 4000 × 256 (half "
+           "the Adam steps) the power-law and linear exponents came out lower (≈ 0.6–0.85): the number of steps "
+           "matters more than the batch. Paper (n = 10240, m = 8…1024; its fits drop m = 8 and 16 for the power "
+           "law and linear profiles): strong α_m = 1.0 ± 0.1 (power), "
            "1.01 ± 0.05 (exponential), 0.89 ± 0.05 (linear); weak runs are not clean power laws "
            "(R² ≈ 0.80 / 0.99 / 0.87).")
 
@@ -227,13 +233,21 @@ rs = rf.assign(sup=rf["regime"].str.split(" · ").str[0]).set_index(["sup", "pro
 spread_s = f"{rs['strong'].min():.2f}–{rs['strong'].max():.2f}"
 spread_w = f"{rs['weak'].min():.2f}–{rs['weak'].max():.2f}"
 all_above = all(rs["strong", p] > rs["weak", p] for p in M.PROFILES)
-(st.success if all_above and rs["strong"].min() >= 0.8 else st.warning)(
-    f"Our toy at this budget: strong α_m spans {spread_s} across the three profiles, weak {spread_w}. "
-    + ("The strong exponent beats the weak one for every profile, " if all_above else "")
-    + ("and stays near 1: the paper's robustness holds here." if rs["strong"].min() >= 0.8 else
-       "but it is not yet the paper's robust ≈ 1 (2000 × 128 samples is far from the paper's 40 000 × 8192 at "
-       "n = 10 240): the toy does not show the full robustness at this budget, especially for the flat linear "
-       "profile, whose loss is still falling slowly with training."), icon=":material/info:")
+near = [p for p in M.PROFILES if 0.8 <= rs["strong", p] <= 1.2]
+off = [f"{p} ({rs['strong', p]:.2f})" for p in M.PROFILES if p not in near]
+(st.success if all_above and not off else st.warning)(
+    f"Our toy at {rob_budget}: strong α_m spans {spread_s} across the three profiles, weak {spread_w}. "
+    + ("The strong exponent beats the weak one for every profile. " if all_above else "")
+    + (f"Strong α_m is near 1 (0.8–1.2) for the {' and '.join(near)} profile{'s' if len(near) > 1 else ''}. "
+       if near else "")
+    + (f"It is not for {', '.join(off)}: the toy does not show the paper's robustness there. " if off else
+       "The paper's robustness holds here.")
+    + ("With longer training the exponential profile (τ = 39 at n = 1000) keeps falling faster than 1/m at "
+       "m = 40–80; we have not pinned down why (the paper's m/τ reaches 1024/400 ≈ 2.6, beyond our 80/39 ≈ 2.1, "
+       "so it is not simply m outgrowing the profile's scale). At 2000 × 128 (less converged) the same profile "
+       "read 0.97, so that agreement was partly an accident of the budget."
+       if "exponential" not in near and rs["strong", "exponential"] > 1.2 else ""),
+    icon=":material/info:")
 
 # ============================================================================ real models
 st.header("4 · Real models: overlap of token embeddings")

@@ -57,6 +57,34 @@ def test_feature_probs_sum_to_E_and_follow_profile(profile, alpha, E):
         assert math.isclose(p[0] / p[-1], 200.0, rel_tol=1e-9)
 
 
+def test_profiles_are_the_papers_large_model_profiles():
+    """exp-17: linear p ∝ (n − i)/n for i = 0…n−1, i.e. n, n−1, …, 1; exponential p ∝ e^{−i/400} at n = 10240."""
+    n = 1000
+    lin = M.feature_probs(n, 1.0, 1.0, "linear")
+    ref = np.arange(n, 0, -1, dtype=float)
+    assert np.allclose(lin, ref / ref.sum(), rtol=1e-12)
+    ex = M.feature_probs(n, 1.0, 1.0, "exponential")
+    tau = 400.0 * n / 10240.0
+    assert np.allclose(np.log(ex[:-1] / ex[1:]), 1.0 / tau, rtol=1e-9)
+    big = M.feature_probs(10240, 1.0, 1.0, "exponential")
+    assert math.isclose(big[0] / big[400], math.e, rel_tol=1e-9)
+    pw = M.feature_probs(n, 1.2, 1.0, "power")
+    assert math.isclose(pw[0] / pw[1], 2**1.2, rel_tol=1e-12) and abs(pw.sum() - 1) < 1e-12
+
+
+def test_width_sweep_passes_its_warmup_to_training():
+    n, kw = 40, dict(steps=40, batch=16)
+    rg = [dict(name="s", gamma=-1.0, alpha=1.0, profile="linear")]
+    df = M.width_sweep(n, [3, 5], rg, lr=1e-2, warmup=0.05, lr_recipe="paper-large", bounded=False, **kw)
+    p = M.feature_probs(n, 1.0, 1.0, "linear")[None]
+    for m in (3, 5):
+        lw, lb = M.lr_for(m, recipe="paper-large")
+        alone = M.train_batched(n, [m], [-1.0], p, [0], lr=lw, lr_b=lb, warmup=0.05, **kw)
+        other = M.train_batched(n, [m], [-1.0], p, [0], lr=lw, lr_b=lb, warmup=0.1, **kw)
+        got = df.loc[df.m == m, "loss"].item()
+        assert got == pytest.approx(alone["loss"][0], rel=1e-6) and got != pytest.approx(other["loss"][0], rel=1e-6)
+
+
 def test_feature_probs_rejects_impossible_density():
     with pytest.raises(ValueError, match="p_1"):
         M.feature_probs(10, 2.0, 5.0)
@@ -251,6 +279,17 @@ def test_shipped_quick_reproduction_lands_in_the_papers_range():
     assert 0.8 <= h["alpha_strong"] <= 1.2 and abs(h["alpha_weak"] - 0.5) <= 0.2
     assert abs(h["overlap_slope"] + 1) <= 0.25 and min(h["phi_strong"]) == 1.0
     assert all(w < 0.15 for w in h["phi_weak"])
+
+
+def test_shipped_robustness_strong_beats_weak_and_power_linear_near_one():
+    """Shipped robustness view (8000 × 128, paper-large lr, 5 % warmup) against the paper's App. D.1 bands."""
+    fn, args, kwargs = M.default_call("robustness")
+    f = store.cached(fn, *args, **kwargs)["fits"]
+    a = f.assign(sup=f["regime"].str.split(" · ").str[0]).set_index(["sup", "profile"])["alpha_m"]
+    assert all(a["strong", p] > a["weak", p] + 0.2 for p in M.PROFILES)
+    assert 0.8 <= a["strong", "power"] <= 1.2 and 0.75 <= a["strong", "linear"] <= 1.05   # paper 1.0±0.1, 0.89±0.05
+    r2 = f.set_index("regime")["r2"]
+    assert r2["strong · power"] > 0.95 and r2["strong · linear"] > 0.95
 
 
 @pytest.mark.slow
