@@ -28,7 +28,8 @@ with left:
                 r"depends on token $i$ only (query-dependent). As in the official code, $W_\theta$ is fused into "
                 r"the query projection, $W_Q\!: d\to 2Hd_h$ split per head into $[\,q\mid\text{gate}\,]$; every "
                 r"weight starts at $\mathcal N(0,0.02^2)$, so $\sigma\approx0.5$ at init and any sparsity is "
-                r"learned. Controls: headwise ($Hd_h\to H$ scalars), head-shared (logits averaged over heads), "
+                r"learned. With QK-norm (the default, as in Qwen3) each head's $Q_h$ and $K_h$ rows are "
+                r"RMS-normalised (learned scale) before the product. Controls: headwise ($Hd_h\to H$ scalars), head-shared (logits averaged over heads), "
                 r"**G2** on the values $V'=V\odot\sigma(XW_\theta)$, input-independent $\sigma(\theta)$, and "
                 r"NS-sigmoid $0.5+0.5\sigma$.")
 with right:
@@ -49,8 +50,10 @@ with st.expander("The seven variants at initialisation (shapes, added parameters
 
 # --------------------------------------------------------------------------- knobs
 PRESETS = {
-    "Default: 2 layers × 2 heads, T = 128, lr 1e-2 (shipped)": {},
-    "Notes' CPU setup: RoPE, lr 3e-3 (the sink barely forms in 400 steps)": {"pos": "rope", "lr": 3e-3},
+    "Default: 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)": {},
+    "Without QK-norm, lr 1e-2 (the gate lowers the sink only ~1.3×)": {"qk_norm": False, "lr": 1e-2},
+    "Notes' CPU setup: RoPE, lr 3e-3 (the sink barely forms in 400 steps)": {"pos": "rope", "lr": 3e-3,
+                                                                             "qk_norm": False},
     "Paper-like: RoPE + QK-norm (as Qwen3)": {"pos": "rope", "qk_norm": True},
     "Deeper: 3 layers, 4 heads": {"n_layers": 3, "n_heads": 4, "steps": 300},
 }
@@ -217,8 +220,11 @@ if mid is not None:
     closer = "the baseline's" if abs(fm - fb) < abs(fm - f0) else "the gate-from-start model's"
     st.markdown(f"Final F-Attn: baseline **{fb:.3f}**, gate from step 0 **{f0:.3f}**, gate added at step "
                 f"{mid['switch']} **{fm:.3f}** (closer to {closer}). The late gate stays nearly open (mean "
-                f"{gm:.2f} vs {g0:.2f} when trained from the start). In the default toy the gap between baseline "
-                "and gated is small to begin with, so this is a weak test of the paper's claim.")
+                f"{gm:.2f} vs {g0:.2f} when trained from the start). "
+                + ("The gap between baseline and gated is small in these settings, so this is a weak test of the "
+                   "paper's claim." if fb < 2 * f0 else
+                   ("As in the paper, the late gate does not undo the sink." if fm > (fb + f0) / 2 else
+                    "Unlike the paper, the late gate removes much of the sink in this toy.")))
 
 # --------------------------------------------------------------------------- reproduce
 st.header("Reproduce the paper")
@@ -250,16 +256,26 @@ ui.reproduce_panel([
     {"quantity": "M-Act baseline → G1 elementwise", "ours": f"{bb.mact:.1f} → {ge.mact:.1f}", "paper": "1053 → 94"},
     {"quantity": "Val loss baseline → G1 elementwise (nats)", "ours": f"{bb.val_loss:.3f} → {ge.val_loss:.3f}",
      "paper": "PPL 6.026 → 5.761"},
-], verdict=(f"Partly reproduced. The toy baseline has a clear sink ({bb.fattn / float(allres['floor']):.1f}× the "
-            f"uniform floor, concentrated in layer 1), but the G1 gate lowers mean F-Attn only {red:.1f}× "
-            f"(paper: {0.467 / 0.048:.1f}×; the issue's target was ≥ 2×). The Gu et al. sink rate drops much "
-            f"more ({bb.sink_rate:.0f}% → {ge.sink_rate:.1f}%): the gate removes the heads that dump most of "
-            f"their attention on <s>, not all of the extra attention. The gate becomes sparse "
-            f"({ge.gate_mean:.2f}, from 0.5; paper 0.116), M-Act falls {bb.mact / ge.mact:.1f}× (paper 11×), "
-            "and the loss is unchanged within noise on this easy task, so the toy cannot show the paper's "
-            f"perplexity gain. G2 (value gating) leaves the sink in place ({s_all.loc['g2_elementwise', 'fattn']:.2f}; "
-            "paper 0.297 vs 0.467), in line with the paper's point that only G1 removes it. "
-            "The sweep shows how the gap changes with the learning rate."),
+], verdict=(
+    (f"Reproduced for the sink, not for massive activations. With per-head QK-norm (as in Qwen3, the paper's base) "
+     f"and lr 2e-2, the toy baseline has a clear sink ({bb.fattn / float(allres['floor']):.1f}× the uniform floor) "
+     f"and the G1 elementwise gate lowers mean F-Attn {red:.1f}× (paper {0.467 / 0.048:.1f}×), to "
+     f"{ge.fattn / float(allres['floor']):.2f}× the floor, i.e. no sink is left, "
+     if red >= 2 else
+     f"Partly reproduced. The toy baseline has a clear sink ({bb.fattn / float(allres['floor']):.1f}× the uniform "
+     f"floor), but the G1 gate lowers mean F-Attn only {red:.1f}× (paper: {0.467 / 0.048:.1f}×; target ≥ 2×) ")
+    + f"and the Gu et al. sink rate from {bb.sink_rate:.0f}% to {ge.sink_rate:.1f}%. The gate becomes sparse "
+    f"({ge.gate_mean:.2f}, from 0.5; paper 0.116), M-Act goes {bb.mact:.0f} → {ge.mact:.0f} (paper 1053 → 94), and "
+    "the loss is unchanged within noise on this easy task, so the toy cannot show the paper's perplexity gain. "
+    + (f"G2 (value gating) leaves the sink in place ({s_all.loc['g2_elementwise', 'fattn']:.2f}; paper 0.297 vs "
+       "0.467), in line with the paper's point that only G1 removes it. "
+       if s_all.loc["g2_elementwise", "fattn"] > (bb.fattn + ge.fattn) / 2 else
+       f"G2 (value gating) also lowers the sink here ({s_all.loc['g2_elementwise', 'fattn']:.2f}), unlike the "
+       "paper (0.297 vs 0.467). ")
+    + "The size of the reduction depends on the setup. Small CPU runs of this module (seed 0, 400 steps, "
+    "baseline → G1 elementwise F-Attn): without QK-norm at lr 1e-2, 0.163 → 0.125 (1.3×; sink rate 23% → 1.6%); "
+    "without QK-norm at lr 2e-2, 0.181 → 0.117 (1.5×); RoPE without QK-norm, 0.053 → 0.041 and the notes' "
+    "lr 3e-3 with batch 64 (500 steps), 0.077 → 0.079: no sink forms at all in so few steps. Use the presets to check."),
     reproduced=bool(red >= 2))
 
 # --------------------------------------------------------------------------- sweep

@@ -14,7 +14,7 @@ from toymodels import store
 from toymodels.registry import REPO_ROOT as ROOT
 
 TINY = M.Config(n_layers=2, n_heads=2, d_model=16, seq_len=32, steps=60, batch_size=8, eval_every=20,
-                eval_batch=8, ffn_mult=1, vocab=16)
+                eval_batch=8, ffn_mult=1, vocab=16, qk_norm=False, lr=1e-2)
 
 
 @pytest.fixture(autouse=True)
@@ -302,11 +302,12 @@ def test_reproduce_keys_and_csv(monkeypatch, tmp_path):
 @pytest.mark.slow
 def test_quick_reproduction_shows_the_sink_and_the_gate():
     """What the default toy shows (measured): a clear baseline sink, a sparse gate, a lower sink with G1,
-    far fewer sink heads (Gu et al.), unchanged loss. It does NOT reach the paper's ~10x F-Attn reduction
-    (nor the issue's 2x): the toy gives about 1.3x at the default learning rate."""
+    far fewer sink heads (Gu et al.), unchanged loss. With QK-norm and lr 2e-2 (the defaults) G1 lowers F-Attn
+    about 5x (paper ~10x); without QK-norm at lr 1e-2 it was only about 1.3x."""
     m = M.reproduce(quick=True)
     assert m["fattn_baseline"] >= 2 * m["fattn_floor"]
     assert m["fattn_g1_elementwise"] < m["fattn_baseline"] and m["fattn_g1_headwise"] < m["fattn_baseline"]
+    assert m["sink_reduction_g1_elementwise"] >= 2
     assert m["sink_rate_g1_elementwise"] <= m["sink_rate_baseline"] / 3
     assert m["gate_mean_g1_elementwise"] < 0.4
     assert m["mact_g1_elementwise"] < m["mact_baseline"]

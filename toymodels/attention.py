@@ -105,10 +105,10 @@ class Config:
     seq_len: int = 128
     steps: int = 400
     batch_size: int = 32
-    lr: float = 1e-2
+    lr: float = 2e-2
     weight_decay: float = 0.1
     warmup: int = 50
-    qk_norm: bool = False
+    qk_norm: bool = True        # per-head RMSNorm on q and k, as Qwen3 (the paper's base model)
     pos: str = "learned"        # "rope" (rotary, as Qwen) or "learned" (absolute position embeddings, GPT-2)
     ffn_mult: int = 2        # SwiGLU hidden width = ffn_mult · d; 0 = attention-only blocks
     vocab: int = 64          # bigram tokens; <s> is token id `vocab`
