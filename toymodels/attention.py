@@ -640,9 +640,9 @@ def layer_demo(cfg: Config, device=None) -> pd.DataFrame:
     dev = get_device(device)
     data = BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed)
     x = torch.as_tensor(data.sample(4, cfg.seq_len + 1, np.random.default_rng([cfg.data_seed, 7])), device=dev)
-    H, dh, d = cfg.n_heads, cfg.head_dim, cfg.d_model
+    H, dh = cfg.n_heads, cfg.head_dim
     where = {"baseline": ("—", "—", "—"),
-             "g1_elementwise": ("after SDPA", f"(T, H={H}, d_h={dh})", f"q_proj: d→2·H·d_h"),
+             "g1_elementwise": ("after SDPA", f"(T, H={H}, d_h={dh})", "q_proj: d→2·H·d_h"),
              "g1_headwise": ("after SDPA", f"(T, H={H}, 1)", "q_proj: d→H·d_h+H"),
              "g1_headshared": ("after SDPA", f"(T, 1, d_h={dh}) shared", "q_proj: d→2·H·d_h, mean over heads"),
              "g2_elementwise": ("after v_proj", f"(T, H={H}, d_h={dh})", "v_proj: d→2·H·d_h"),
@@ -702,11 +702,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     m["baseline_sink_over_floor"] = s.loc["baseline", "fattn"] / res["floor"]
     m["config"] = {k: v for k, v in res["config"].items() if k != "variant"}
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        res["summary"].to_csv(out / "gated_attention_summary.csv", index=False)
-        res["layers"].to_csv(out / "gated_attention_layers.csv", index=False)
-        res["curves"].to_csv(out / "gated_attention_curves.csv", index=False)
+        store.write_tables(out, {"gated_attention_summary": res["summary"], "gated_attention_layers": res["layers"],
+                                 "gated_attention_curves": res["curves"]})
     return m
 
 

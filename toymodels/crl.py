@@ -543,7 +543,7 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
             path.append(pos)
         return torch.stack(path, -2), torch.stack(acts, -2)   # (I, n, T+1, 2), (I, n, T, 2)
 
-    rows, evals = [], []
+    rows = []
     t0, env_steps, sgd_steps = time.perf_counter(), 0, 0
     idx_I = torch.arange(I, device=dev)[:, None]
     for it in range(cfg.iterations):

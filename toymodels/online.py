@@ -33,7 +33,6 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 

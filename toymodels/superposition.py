@@ -37,6 +37,7 @@ import torch
 from scipy import stats
 
 from toymodels import Progress, report
+from toymodels.store import write_tables
 from toymodels.device import get_device
 
 TOPIC = "superposition"
@@ -580,10 +581,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
                "lr_recipe": cfg["lr_recipe"], "seed": seed,
                "seconds": time.perf_counter() - t0}
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        res["table"].to_csv(out / "superposition_width_sweep.csv", index=False)
-        res["fits"].to_csv(out / "superposition_fits.csv", index=False)
+        write_tables(out, {"superposition_width_sweep": res["table"], "superposition_fits": res["fits"]})
     return metrics
 
 
