@@ -1,5 +1,4 @@
 """Transductive online learning: the mistake game, with exact Littlestone dimension and exact transductive value."""
-import math
 
 import altair as alt
 import numpy as np

@@ -1,19 +1,13 @@
 """AppTest: Home and every page the router registers run with default widgets and raise nothing."""
 import pytest
-from streamlit.testing.v1 import AppTest
-
-from toymodels.registry import PAPERS, REPO_ROOT as ROOT
+from tests.apptest_helpers import open_home, open_page
+from toymodels.registry import PAPERS
 
 ROUTED = [p for p in PAPERS if p.has_page]
 
 
-def _home() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=60)
-    return at.run()
-
-
 def test_home_renders_seven_cards_without_error():
-    at = _home()
+    at = open_home(60)
     assert not at.exception, at.exception
     assert at.title[0].value == "NeurIPS 2025 Best Papers Explorer"
     text = " ".join(m.value for m in at.markdown)
@@ -24,7 +18,6 @@ def test_home_renders_seven_cards_without_error():
 
 @pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
 def test_every_routed_page_runs_with_defaults(paper):
-    at = _home()
-    at.switch_page(paper.page).run(timeout=300)
+    at = open_page(paper.topic, timeout=300)
     assert not at.exception, at.exception
     assert any(paper.short_title == t.value for t in at.title)

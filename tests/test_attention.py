@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from streamlit.testing.v1 import AppTest
 
 from toymodels import attention as M
 from toymodels import store
-from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 TINY = M.Config(n_layers=2, n_heads=2, d_model=16, seq_len=32, steps=60, batch_size=8, eval_every=20,
                 eval_batch=8, ffn_mult=1, vocab=16, qk_norm=False, lr=1e-2)
@@ -256,10 +255,8 @@ def test_default_view_is_shipped():
         assert store._find_shipped(key) is not None, f"{name} is not shipped: run precompute"
 
 
-def _page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
-    at.run()
-    return at.switch_page("pages/gated-attention.py").run()
+def _page():
+    return open_page("gated-attention")
 
 
 def test_page_defaults_and_changed_variant():

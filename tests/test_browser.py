@@ -4,7 +4,6 @@ Screenshots go to screenshots/ (git-ignored), one per page, for a person to look
 """
 import contextlib
 import os
-import shutil
 import socket
 import subprocess
 import sys

@@ -9,7 +9,7 @@ from scipy import stats
 
 from toymodels import crl as M
 from toymodels import store
-from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 torch.set_num_threads(1)
 
@@ -286,12 +286,7 @@ def test_quick_reproduction_learns_a_critic_and_reaches_the_far_goal():
 
 
 def _page():
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/deep-crl.py").run()
-    return at
+    return open_page("deep-crl")
 
 
 def test_page_runs_with_defaults():

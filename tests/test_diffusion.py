@@ -8,6 +8,7 @@ import torch
 from toymodels import store
 from toymodels.diffusion import core, explore, learned, rf
 from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 torch.set_num_threads(1)
 
@@ -283,11 +284,7 @@ needs_page = pytest.mark.skipif(not (ROOT / "pages" / "diffusion.py").exists(), 
 
 
 def _page():
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
-    at.run()
-    return at.switch_page("pages/diffusion.py").run()
+    return open_page("diffusion")
 
 
 @needs_page

@@ -12,6 +12,7 @@ import pytest
 from toymodels import diversity as D
 from toymodels import store
 from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 RNG = np.random.default_rng(0)
 
@@ -287,12 +288,7 @@ def test_collect_cli_against_local_server(tmp_path):
 
 
 def _page():
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/hivemind.py").run()
-    return at
+    return open_page("hivemind")
 
 
 def test_page_default_example_and_changed_widgets():

@@ -8,7 +8,7 @@ import pytest
 
 from toymodels import online as M
 from toymodels import store
-from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 # --------------------------------------------------------------------------- independent brute force
 
@@ -164,7 +164,7 @@ def test_values_add_over_disjoint_products():
 
 
 def test_chain_of_inequalities_property():
-    hyp = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import given, settings, strategies as st
 
     @settings(max_examples=120, deadline=None, derandomize=True)
@@ -287,10 +287,7 @@ def test_reproduce_quick_keys(tmp_path):
 
 
 def _page():
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120).run()
-    return at.switch_page("pages/transductive.py").run()
+    return open_page("transductive")
 
 
 def test_page_defaults_and_playing_rounds():

@@ -1,6 +1,5 @@
 """RLVR: the pass@k estimator against exact integer arithmetic and Monte Carlo, the trainers against exact
 gradients, CSV validation, the shipped views, and the page through the router."""
-import dataclasses
 import math
 import time
 from fractions import Fraction
@@ -8,11 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from toymodels import rlvr as M
 from toymodels import store
 from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -308,9 +307,8 @@ def test_shipped_views_are_current():
 # --------------------------------------------------------------------------- the page
 
 
-def _page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120).run()
-    return at.switch_page("pages/rlvr.py").run()
+def _page():
+    return open_page("rlvr")
 
 
 def test_page_defaults():

@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 import torch
 from scipy import stats
-from streamlit.testing.v1 import AppTest
 
 from toymodels import store
 from toymodels import superposition as M
-from toymodels.registry import REPO_ROOT as ROOT
+from tests.apptest_helpers import open_page
 
 torch.set_num_threads(1)
 
@@ -301,11 +300,8 @@ def test_full_cpu_reproduction():
 # --------------------------------------------------------------------------- the page
 
 
-def _page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/superposition.py").run()
-    return at
+def _page():
+    return open_page("superposition")
 
 
 def test_page_defaults_render_from_shipped_results():
