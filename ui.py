@@ -5,6 +5,8 @@ shipped result store), charts and text. Nothing here does science; that lives in
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
@@ -13,11 +15,25 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from toymodels import store
+from toymodels import store, topic
 from toymodels.registry import AWARD, Paper, get_paper
+from toymodels.topic import InputError, Verdict
 
-# At most this many heavy computations run at once on a hosted server; other visitors queue.
-_HEAVY = threading.BoundedSemaphore(2)
+# At most this many heavy computations run at once on a hosted server; other visitors queue (and see it).
+SLOTS = 2
+_HEAVY = threading.BoundedSemaphore(SLOTS)
+_QUEUE_LOCK = threading.Lock()
+_WAITING = 0  # computations waiting for a slot, server-wide
+
+
+def _thread_policy() -> None:
+    """Threads per compute slot = cores / slots, set once for the server process (never by the library)."""
+    from toymodels.device import set_thread_policy
+
+    set_thread_policy(max(1, (os.cpu_count() or 1) // SLOTS))
+
+
+_thread_policy()
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]
 
 
@@ -97,12 +113,15 @@ def claim_box(paper: Paper, extra: str | None = None) -> None:
     st.info(text, icon=":material/format_quote:")
 
 
-def reproduce_panel(rows: Iterable[dict], verdict: str | None = None, reproduced: bool | None = None) -> None:
+def reproduce_panel(rows: Iterable[dict], verdict: Verdict | str | None = None,
+                    reproduced: bool | None = None) -> None:
     """Our number beside the paper's.
 
     ``rows``: dicts with keys ``quantity``, ``ours``, ``paper`` and optional ``note``.
-    ``verdict``: one honest sentence; shown green when ``reproduced`` is True, amber when False.
+    ``verdict``: the library's ``Verdict`` (its summary is shown green when reproduced, amber when not).
     """
+    if isinstance(verdict, Verdict):
+        verdict, reproduced = verdict.summary, verdict.reproduced
     df = pd.DataFrame(list(rows))
     for col in ("quantity", "ours", "paper"):
         if col not in df:
@@ -129,9 +148,23 @@ def _fmt(x: Any) -> str:
     return "—" if x is None else str(x)
 
 
+def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` in which no text cell can run as a spreadsheet formula: a cell starting with
+    ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading apostrophe (OWASP's advice).
+    Numbers stay numbers (a negative number is not text)."""
+    out = pd.DataFrame(df).copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(lambda v: "'" + v if isinstance(v, str) and v[:1] in ("=", "+", "-", "@",
+                                                                                         "\t", "\r") else v)
+    out.columns = [("'" + c if isinstance(c, str) and c[:1] in ("=", "+", "-", "@", "\t", "\r") else c)
+                   for c in out.columns]
+    return out
+
+
 def download_csv(df: pd.DataFrame, filename: str, label: str = "Download CSV", key: str | None = None) -> None:
-    """A download button for a table, as CSV."""
-    st.download_button(label, df.to_csv(index=False).encode(), file_name=filename, mime="text/csv",
+    """A download button for a table, as CSV (formula-safe: see ``csv_safe``)."""
+    st.download_button(label, csv_safe(df).to_csv(index=False).encode(), file_name=filename, mime="text/csv",
                        key=key or f"dl-{filename}", icon=":material/download:")
 
 
@@ -172,11 +205,12 @@ _MEMO = _Memo()
 
 
 def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
-    """Run ``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar.
+    """Run ``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar; returns a read-only result.
 
-    Looks in memory (shared by every visitor), then the shipped result store, then
-    the disk cache, and only then computes, driving ``st.progress`` from the library's
-    ``progress(fraction, message)`` callback. Treat the result as read-only: it is shared.
+    Looks in memory (shared by every visitor), then the shipped result store, then the disk cache: none of
+    these waits for a compute slot. Only a real computation waits for one of ``SLOTS``; while it waits the
+    visitor sees how many runs are ahead. The result is frozen (``topic.freeze``): shared, so read-only.
+    An out-of-bounds argument raises ``InputError`` before anything runs (see ``guard``).
     """
     key = store.call_key(fn, args, kwargs)
     slot = st.empty()
@@ -189,14 +223,75 @@ def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
             bar = slot.progress(0.0, text=text)
         bar.progress(min(1.0, max(0.0, fraction)), text=text)
 
-    try:
-        def make():
-            with _HEAVY:
-                return store.cached(fn, *args, progress=progress, **kwargs)
+    def make():
+        hit, value = store.lookup(fn, *args, **kwargs)
+        if hit:
+            return topic.freeze(value)
+        global _WAITING
+        if not _HEAVY.acquire(blocking=False):
+            with _QUEUE_LOCK:
+                _WAITING += 1
+                ahead = _WAITING - 1
+            slot.info(f"Waiting for a free compute slot: {SLOTS} run(s) in progress"
+                      + (f", {ahead} more waiting ahead of you" if ahead else "") + ". This page updates when "
+                      "yours starts.", icon=":material/hourglass_top:")
+            try:
+                _HEAVY.acquire()
+            finally:
+                with _QUEUE_LOCK:
+                    _WAITING -= 1
+            slot.empty()
+        try:
+            return topic.freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
+        finally:
+            _HEAVY.release()
 
+    try:
         return _MEMO.get(key, make)
     finally:
         slot.empty()
+
+
+def view(module, name: str) -> Any:
+    """A topic's declared default view (``module.VIEWS[name]``), read-only: shipped when fresh, else computed
+    with a progress bar labelled as the view declares."""
+    fn, kwargs = topic.view_call(module, name)
+    return compute(fn, label=module.VIEWS[name].label, **kwargs)
+
+
+@contextlib.contextmanager
+def guard():
+    """Show an ``InputError`` as a short message on the page instead of a traceback, and stop the page."""
+    try:
+        yield
+    except InputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
+
+
+def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
+    """The topic's verdict on its shipped headline view (memoised for the server)."""
+    module = topic.module_for(topic_name)
+    return _MEMO.get(f"verdict:{topic_name}", lambda: topic.shipped_verdict(module))
+
+
+_BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
+          False: ("Not reproduced", "orange", ":material/warning:"),
+          None: ("Partly / not tested", "gray", ":material/help:")}
+
+
+def result_strip(verdict: Verdict, caption: str | None = None) -> None:
+    """Our number beside the paper's, with the library's verdict: the first thing under the claim."""
+    with st.container(border=True, key="result-strip"):
+        cols = st.columns([1.1, 1.1, 2.8], vertical_alignment="center")
+        cols[0].metric("Our toy", verdict.ours)
+        cols[1].metric("Paper", verdict.paper)
+        text, color, icon = _BADGE[verdict.reproduced]
+        with cols[2]:
+            st.badge(text, color=color, icon=icon)
+            st.markdown(verdict.summary)
+            if caption:
+                st.caption(caption)
 
 
 def device_caption() -> None:

@@ -1,18 +1,18 @@
-"""The command line: ``python -m toymodels list | reproduce TOPIC | precompute [TOPIC ...] | TOPIC SUBCOMMAND ...``.
+"""The command line: ``python -m toymodels list | reproduce TOPIC | verdict [TOPIC] | precompute [TOPIC ...] [--check]
+| TOPIC SUBCOMMAND ...``.
 
 ``reproduce`` runs a paper's headline experiment through the same function that backs
 the page's "Reproduce the paper" panel. It prints progress to standard error and, as
 the last line of standard output, one JSON object of headline metrics; with ``--out``
 the module writes the underlying table(s) as CSV (and a chart) into that folder.
 
-Each paper module provides::
+Each paper module follows ``toymodels.topic``: ``VIEWS``, ``HEADLINE``, ``verdict``, ``reproduce``, and
+optionally ``main(argv)`` for its own subcommands (``python -m toymodels hivemind collect``). ``precompute`` is
+one generic loop over every topic's ``VIEWS``; ``precompute --check`` recomputes nothing and fails naming every
+shipped view that is missing, damaged, made with other arguments or from other source. ``verdict`` judges each
+topic's shipped headline view without recomputing.
 
-    reproduce(quick=False, seed=0, device=None, out=None, progress=None) -> dict
-    precompute(progress=None) -> None     # optional: writes the page's default views
-    main(argv) -> int                     # optional: the topic's own subcommands, reached as
-                                          # ``python -m toymodels TOPIC ...`` (e.g. ``hivemind collect``)
-
-and only the arguments its signature names are passed.
+Every failure prints one line to standard error: exit 2 for bad usage or input, 1 for a failure while running.
 """
 from __future__ import annotations
 
@@ -98,7 +98,13 @@ def cmd_reproduce(args) -> int:
         raise CLIError(str(exc)) from None
     out = Path(args.out) if args.out else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / ".toymodels-write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise CLIError(f"--out {args.out}: cannot write there ({exc.strerror or exc})") from None
     progress, bar = _progress_bar(f"{args.topic}{' (quick)' if args.quick else ''}")
     start = time.perf_counter()
     try:
@@ -113,24 +119,76 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def _topics(names: list[str] | None) -> list[str]:
+    if not names:
+        return [p.topic for p in PAPERS if p.load() is not None and hasattr(p.load(), "VIEWS")]
+    for name in names:
+        _module_for(name, "VIEWS")
+    return list(names)
+
+
 def cmd_precompute(args) -> int:
-    topics = args.topics or [p.topic for p in PAPERS if p.load() is not None]
+    from toymodels import store
+    from toymodels.topic import stale_views
+
+    topics = _topics(args.topics)
+    if args.check:
+        bad = 0
+        for topic in topics:
+            module = _module_for(topic, "VIEWS")
+            for name, why in stale_views(module).items():
+                print(f"stale: {topic}/{name}: {why}", file=sys.stderr)
+                bad += 1
+        if bad:
+            print(f"error: {bad} shipped view(s) stale: run `python -m toymodels precompute TOPIC` "
+                  f"(add --view NAME for one view)", file=sys.stderr)
+            return 1
+        print(f"all shipped views fresh ({', '.join(topics)})", file=sys.stderr)
+        return 0
     for topic in topics:
-        module = _module_for(topic, "precompute")
-        progress, bar = _progress_bar(f"precompute {topic}")
-        start = time.perf_counter()
-        try:
-            _call(module.precompute, progress=progress)
-        finally:
-            bar.close()
-        print(f"{topic}: default views written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        module = _module_for(topic, "VIEWS")
+        names = args.view or list(module.VIEWS)
+        unknown = [n for n in names if n not in module.VIEWS]
+        if unknown:
+            raise CLIError(f"{topic} has no view(s) {', '.join(unknown)}; views: {', '.join(module.VIEWS)}")
+        if args.stale_only:
+            stale = stale_views(module)
+            names = [n for n in names if n in stale]
+        for name in names:
+            view = module.VIEWS[name]
+            progress, bar = _progress_bar(f"precompute {topic}/{name}")
+            start = time.perf_counter()
+            try:
+                store.ship(topic, name, view.fn, **view.arguments(), progress=progress)
+            finally:
+                bar.close()
+            print(f"{topic}/{name}: written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return 0
+
+
+def cmd_verdict(args) -> int:
+    from toymodels.topic import shipped_verdict
+
+    topics = _topics([args.topic] if args.topic else None)
+    for topic in topics:
+        verdict, fresh = shipped_verdict(_module_for(topic, "verdict"))
+        if args.json:
+            print(json.dumps(_jsonable({"topic": topic, "reproduced": verdict.reproduced,
+                                        "summary": verdict.summary, "metrics": dict(verdict.metrics),
+                                        "fresh": fresh}), allow_nan=False))
+        else:
+            print(f"{topic}: {verdict.badge}{'' if fresh else ' (STALE shipped views)'}\n"
+                  f"  ours: {verdict.ours}   paper: {verdict.paper}\n  {verdict.summary}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m toymodels",
+    parser = _Parser(prog="python -m toymodels",
                                      description="Toy models of the NeurIPS 2025 best papers.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads for this process (default: TOYMODELS_THREADS, else 1: the fastest "
+                             "measured on a 2-core machine, see bench/)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("list", help="name the topics and whether each is implemented").set_defaults(func=cmd_list)
     rep = sub.add_parser("reproduce", help="run a paper's headline experiment; last stdout line is JSON")
     rep.add_argument("topic", help=f"one of: {', '.join(TOPICS)}")
@@ -141,27 +199,71 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_reproduce)
     pre = sub.add_parser("precompute", help="recompute the pages' shipped default views")
     pre.add_argument("topics", nargs="*", help="topics to recompute (default: every implemented topic)")
+    pre.add_argument("--view", action="append", help="only this view (repeatable)")
+    pre.add_argument("--stale-only", action="store_true", help="only the views that --check reports")
+    pre.add_argument("--check", action="store_true",
+                     help="recompute nothing; exit 1 naming every missing or stale shipped view")
     pre.set_defaults(func=cmd_precompute)
+    ver = sub.add_parser("verdict", help="each topic's verdict on its shipped default view (no recomputing)")
+    ver.add_argument("topic", nargs="?", help="one topic (default: all)")
+    ver.add_argument("--json", action="store_true", help="one JSON object per topic and line")
+    ver.set_defaults(func=cmd_verdict)
     parser.epilog = "A topic's own tools: python -m toymodels TOPIC --help (e.g. hivemind collect)."
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad usage in one line (exit 2), not a usage block."""
+
+    def error(self, message: str):  # noqa: D401
+        print(f"error: {message} (see: {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line. Every failure is one line on standard error: exit 2 for bad usage or input,
+    1 for a failure while running; no traceback (set TOYMODELS_DEBUG=1 to see one)."""
+    import os
+
+    from toymodels.topic import InputError
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in TOPICS:  # a topic's own tools: python -m toymodels hivemind collect ...
-        try:
-            module = _module_for(argv[0], "main")
-        except CLIError as exc:
-            print(f"error: {exc} (topic {argv[0]!r} has no subcommands of its own)", file=sys.stderr)
-            return 2
-        return int(module.main(argv[1:]) or 0)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) < 2**32:
-        print(f"error: --seed must be in [0, 2**32), got {args.seed}", file=sys.stderr)
-        return 2
     try:
+        if argv and argv[0] in TOPICS:  # a topic's own tools: python -m toymodels hivemind collect ...
+            try:
+                module = _module_for(argv[0], "main")
+            except CLIError as exc:
+                print(f"error: {exc} (topic {argv[0]!r} has no subcommands of its own)", file=sys.stderr)
+                return 2
+            return int(module.main(argv[1:]) or 0)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) < 2**32:
+            print(f"error: --seed must be in [0, 2**32), got {args.seed}", file=sys.stderr)
+            return 2
+        from toymodels.device import set_thread_policy
+
+        try:
+            set_thread_policy(args.threads)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
         return args.func(args)
-    except CLIError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (CLIError, InputError) as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the promise is: one line, never a traceback
+        if os.environ.get("TOYMODELS_DEBUG"):
+            raise
+        print(f"error: {type(exc).__name__}: {_one_line(exc)} (TOYMODELS_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 1

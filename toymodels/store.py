@@ -135,6 +135,80 @@ def read_bundle(folder: str | Path) -> tuple[Any, dict]:
 # --------------------------------------------------------------------------- keys
 
 
+def _unwrap(fn: Callable) -> Callable:
+    return inspect.unwrap(fn)
+
+
+def _coerce(value: Any, like: Any) -> Any:
+    """``value`` normalised to the type of ``like`` (a default value): 150 and 150.0 key the same."""
+    if isinstance(like, bool) or isinstance(value, bool):
+        return value
+    if isinstance(like, float) and isinstance(value, (int, np.integer)):
+        return float(value)
+    if isinstance(like, int) and isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    if isinstance(like, (list, tuple)) and isinstance(value, (list, tuple)) and len(like) > 0:
+        return [_coerce(v, like[0]) for v in value]
+    return value
+
+
+def _like_from_annotation(annotation: Any) -> Any:
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    return {"int": 0, "float": 0.0}.get(str(text).strip(), None)
+
+
+def _normalise_dataclass(obj: Any) -> Any:
+    changes = {}
+    for f in dataclasses.fields(obj):
+        if not f.init:
+            continue
+        like = f.default if f.default is not dataclasses.MISSING else _like_from_annotation(f.type)
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            new = _normalise_dataclass(value)
+        else:
+            new = _coerce(value, like)
+        if new is not value and (type(new) is not type(value) or new != value):
+            changes[f.name] = new
+    return dataclasses.replace(obj, **changes) if changes else obj
+
+
+def bind_arguments(fn: Callable, args: tuple = (), kwargs: dict | None = None) -> dict:
+    """``fn``'s arguments by name, defaults filled in, numbers normalised to each parameter's type.
+
+    ``f(150)``, ``f(n=150)`` and ``f(n=150.0)`` (with ``n: int = 100``) all bind to ``{"n": 150}``; a
+    dataclass argument has its fields normalised the same way. ``progress`` is never part of the key.
+    """
+    sig = inspect.signature(_unwrap(fn))
+    try:
+        bound = sig.bind(*args, **(kwargs or {}))
+    except TypeError as exc:
+        from toymodels.topic import InputError
+
+        raise InputError(f"{getattr(fn, '__name__', fn)}: {exc}") from None
+    bound.apply_defaults()
+    out = {}
+    for name, value in bound.arguments.items():
+        param = sig.parameters[name]
+        if name == "progress":
+            continue
+        if param.kind == inspect.Parameter.VAR_KEYWORD:
+            out.update({k: v for k, v in value.items() if k != "progress"})
+            continue
+        if param.kind == inspect.Parameter.VAR_POSITIONAL:
+            out[name] = list(value)
+            continue
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            value = _normalise_dataclass(value)
+        else:
+            like = param.default if param.default is not inspect.Parameter.empty else None
+            if like is None:
+                like = _like_from_annotation(param.annotation)
+            value = _coerce(value, like)
+        out[name] = value
+    return out
+
+
 def _canonical(obj: Any) -> Any:
     """A JSON-able, order-stable description of an argument, for hashing."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -148,31 +222,106 @@ def _canonical(obj: Any) -> Any:
                 "dtype": str(obj.dtype)}
     if isinstance(obj, pd.DataFrame):
         return {"__sha__": hashlib.sha256(obj.to_csv(index=False).encode()).hexdigest()}
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating, float)):
         return repr(float(obj)) if not math.isfinite(obj) else float(obj)
     if obj is None or isinstance(obj, (str, int, bool)):
         return obj
+    if hasattr(obj, "type") and type(obj).__module__.startswith("torch"):  # a torch.device
+        return str(obj)
     raise TypeError(f"cannot key on an argument of type {type(obj).__name__}")
 
 
 def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None) -> str:
-    """A stable key for ``fn(*args, **kwargs)``: the function's name and its arguments.
+    """A stable key for ``fn(*args, **kwargs)``: the function's name and its arguments bound to its signature.
 
-    The shipped store uses this key (so whitespace edits don't invalidate it; a test
-    regenerates results to catch real drift). The live cache adds the source hash.
+    The same call always gives the same key, however it is spelled (positional or keyword, defaults given or
+    not, 150 or 150.0 for an int parameter). The source hash is recorded beside the key, not in it.
     """
-    spec = {"fn": f"{fn.__module__}.{fn.__qualname__}", "args": _canonical(list(args)),
-            "kwargs": _canonical(kwargs or {})}
+    fn = _unwrap(fn)
+    spec = {"fn": f"{fn.__module__}.{fn.__qualname__}", "args": _canonical(bind_arguments(fn, args, kwargs))}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _source_hash(fn: Callable) -> str:
+# --------------------------------------------------------------------------- freshness
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+# Modules that cannot change a result's numbers (storage, contracts, metadata, command line). Leaving them
+# out of the source hash lets the store and the CLI evolve without invalidating every shipped bundle.
+INERT_MODULES = frozenset({"toymodels", "toymodels.store", "toymodels.topic", "toymodels.registry",
+                           "toymodels.cli", "toymodels.__main__"})
+
+
+def _module_file(name: str) -> Path | None:
+    parts = name.split(".")
+    if parts[0] != "toymodels":
+        return None
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _imports_of(name: str, path: Path) -> set[str]:
+    """The toymodels modules that the file ``path`` (module ``name``) imports explicitly."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "toymodels")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "toymodels":
+                continue
+            found.add(mod)
+            for a in node.names:  # `from toymodels.diffusion import core` imports a module
+                if _module_file(f"{mod}.{a.name}") is not None:
+                    found.add(f"{mod}.{a.name}")
+    return found
+
+
+def source_modules(module_name: str) -> list[str]:
+    """``module_name`` and every toymodels module it imports, transitively, less the inert ones."""
+    seen: set[str] = set()
+    todo = [module_name]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen.add(name)
+        todo.extend(_imports_of(name, path))
+    return sorted(n for n in seen if n not in INERT_MODULES or n == module_name)
+
+
+def source_hash(fn: Callable) -> str:
+    """A hash of the source a result of ``fn`` is computed from: its module and the toymodels modules that
+    module imports (transitively), each file's bytes. Any edit to them changes the hash."""
+    fn = _unwrap(fn)
+    h = hashlib.sha256()
+    for name in source_modules(fn.__module__):
+        h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _source_hash(fn: Callable) -> str:  # the live cache's folder suffix
     try:
-        path = inspect.getsourcefile(fn)
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12] if path else "nosrc"
-    except (TypeError, OSError):
+        return source_hash(fn)
+    except (OSError, SyntaxError, AttributeError):
         return "nosrc"
 
 
@@ -187,24 +336,60 @@ def shipped_path(topic: str, name: str) -> Path:
     return RESULTS_DIR / topic / name
 
 
+def _read_entry(folder: Path) -> tuple[Any, dict] | None:
+    """Read a bundle, or None when it is missing or damaged in any way (a damaged entry is a miss)."""
+    if not (folder / "meta.json").is_file():
+        return None
+    try:
+        doc = json.loads((folder / "meta.json").read_text())
+        if not isinstance(doc, dict) or not isinstance(doc.get("meta", {}), dict) or "data" not in doc:
+            return None
+        return read_bundle(folder)
+    except Exception:  # noqa: BLE001 - truncated npz, bad JSON, missing CSV, ...: all a miss
+        return None
+
+
 def load_shipped(topic: str, name: str) -> Any | None:
-    """The shipped default view ``name`` of ``topic``, or None if there is none."""
-    folder = shipped_path(topic, name)
-    if not (folder / "meta.json").exists():
-        return None
-    return read_bundle(folder)[0]
+    """The shipped default view ``name`` of ``topic``, or None if there is none (or it is damaged)."""
+    entry = _read_entry(shipped_path(topic, name))
+    return None if entry is None else entry[0]
 
 
-def _find_shipped(key: str) -> Path | None:
-    if not RESULTS_DIR.exists():
+def shipped_meta(topic: str, name: str) -> dict | None:
+    try:
+        doc = json.loads((shipped_path(topic, name) / "meta.json").read_text())
+        meta = doc.get("meta") if isinstance(doc, dict) else None
+        return meta if isinstance(meta, dict) else None
+    except (OSError, ValueError):
         return None
-    for meta in RESULTS_DIR.glob("*/*/meta.json"):
-        try:
-            if json.loads(meta.read_text()).get("meta", {}).get("key") == key:
-                return meta.parent
-        except (OSError, json.JSONDecodeError):
-            continue
-    return None
+
+
+_INDEX: dict[str, Path] | None = None
+
+
+def _shipped_index() -> dict[str, Path]:
+    global _INDEX
+    if _INDEX is None:
+        index = {}
+        if RESULTS_DIR.exists():
+            for meta in RESULTS_DIR.glob("*/*/meta.json"):
+                try:
+                    m = json.loads(meta.read_text()).get("meta", {})
+                    if isinstance(m, dict) and m.get("key"):
+                        index[m["key"]] = meta.parent
+                except (OSError, ValueError, AttributeError):
+                    continue
+        _INDEX = index
+    return _INDEX
+
+
+def _find_shipped(key: str, fn: Callable | None = None) -> Path | None:
+    """The shipped bundle for ``key``, if there is one and (given ``fn``) it is fresh."""
+    folder = _shipped_index().get(key)
+    if folder is None or fn is None:
+        return folder
+    meta = shipped_meta(folder.parent.name, folder.name) or {}
+    return folder if meta.get("source") == _source_hash(fn) else None
 
 
 def _prune(root: Path, keep: int | None = None) -> None:
@@ -215,6 +400,30 @@ def _prune(root: Path, keep: int | None = None) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _use_disk() -> bool:
+    return os.environ.get(CACHE_ENV, "").lower() not in ("off", "0", "none")
+
+
+def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
+    """``(True, result)`` when ``fn(*args, **kwargs)`` is in the shipped store (fresh) or the disk cache,
+    else ``(False, None)``. Never computes; never waits for anything but the disk."""
+    kwargs.pop("progress", None)
+    key = call_key(fn, args, kwargs)
+    shipped = _find_shipped(key, fn)
+    if shipped is not None:
+        entry = _read_entry(shipped)
+        if entry is not None:
+            return True, entry[0]
+    if _use_disk():
+        folder = cache_dir() / f"{key}-{_source_hash(fn)}"
+        if folder.exists():
+            entry = _read_entry(folder)
+            if entry is not None:
+                return True, entry[0]
+            shutil.rmtree(folder, ignore_errors=True)  # a damaged entry is removed and recomputed
+    return False, None
+
+
 def cached(fn: Callable, *args, **kwargs) -> Any:
     """Return ``fn(*args, **kwargs)``, from the shipped store or the disk cache when possible.
 
@@ -223,42 +432,64 @@ def cached(fn: Callable, *args, **kwargs) -> Any:
     Set ``TOYMODELS_CACHE=off`` to disable the disk cache (the shipped store is still read).
     """
     progress = kwargs.pop("progress", None)
+    hit, value = lookup(fn, *args, **kwargs)
+    if hit:
+        return value
+    return _compute_and_store(fn, args, kwargs, progress)
+
+
+def _compute_and_store(fn: Callable, args: tuple, kwargs: dict, progress=None) -> Any:
     key = call_key(fn, args, kwargs)
-    shipped = _find_shipped(key)
-    if shipped is not None:
-        return read_bundle(shipped)[0]
-    use_disk = os.environ.get(CACHE_ENV, "").lower() not in ("off", "0", "none")
-    folder = cache_dir() / f"{key}-{_source_hash(fn)}"
-    if use_disk and (folder / "meta.json").exists():
-        try:
-            return read_bundle(folder)[0]
-        except (OSError, ValueError, KeyError, json.JSONDecodeError):
-            shutil.rmtree(folder, ignore_errors=True)  # a damaged entry is recomputed
     if progress is not None and "progress" in inspect.signature(fn).parameters:
-        kwargs["progress"] = progress
+        kwargs = {**kwargs, "progress": progress}
     result = fn(*args, **kwargs)
-    if use_disk:
+    if _use_disk():
+        folder = cache_dir() / f"{key}-{_source_hash(fn)}"
         try:
-            write_bundle(folder, result, meta={"key": key, "fn": f"{fn.__module__}.{fn.__qualname__}"})
+            write_bundle(folder, result, meta={"key": key, "fn": _fn_name(fn)})
             _prune(folder.parent)
         except OSError:
             pass  # a read-only or full disk must not break the page
     return normalise(result)  # the same types whether computed, cached or shipped
 
 
-def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
-    """Compute ``fn(*args, **kwargs)`` and write it to the shipped store as ``topic/name``.
+def _fn_name(fn: Callable) -> str:
+    fn = _unwrap(fn)
+    return f"{fn.__module__}.{fn.__qualname__}"
 
-    Modules call this from their ``precompute()``; the page then gets the result
-    instantly through ``cached`` with the same arguments.
-    """
+
+def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
+    """Compute ``fn(*args, **kwargs)`` and write it to the shipped store as ``topic/name``, recording the
+    call's key and the hash of the source that computed it (see ``source_hash``)."""
+    global _INDEX
     progress = kwargs.pop("progress", None)
     key = call_key(fn, args, kwargs)
+    source = source_hash(fn)
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)
-    return write_bundle(shipped_path(topic, name), result,
-                        meta={"key": key, "fn": f"{fn.__module__}.{fn.__qualname__}"})
+    folder = write_bundle(shipped_path(topic, name), result,
+                          meta={"key": key, "fn": _fn_name(fn), "source": source,
+                                "modules": source_modules(_unwrap(fn).__module__)})
+    _INDEX = None
+    return folder
+
+
+def staleness(topic: str, name: str, fn: Callable, *args, **kwargs) -> str | None:
+    """Why the shipped ``topic/name`` does not match ``fn(*args, **kwargs)`` under today's source, or None
+    when it is fresh: missing, damaged, computed with other arguments, or from other source."""
+    folder = shipped_path(topic, name)
+    if not (folder / "meta.json").exists():
+        return "missing"
+    meta = shipped_meta(topic, name)
+    if meta is None or _read_entry(folder) is None:
+        return "damaged"
+    if meta.get("key") != call_key(fn, args, kwargs):
+        return "computed with other arguments"
+    if meta.get("source") != source_hash(fn):
+        changed = ", ".join(meta.get("modules") or []) or _unwrap(fn).__module__
+        return f"source changed since it was computed (one of: {changed})"
+    return None
 
 
 def assert_same(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-9, path: str = "result") -> None:
