@@ -84,3 +84,67 @@ def test_topic_subcommands_dispatch_to_the_module(monkeypatch):
 def test_topic_without_subcommands_is_a_clear_error(capsys):
     assert cli.main(["transductive", "anything"]) == 2
     assert "no subcommands" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- every failure is one line
+
+
+@pytest.mark.parametrize("out", ["/etc/passwd", "/proc/nope/out"])
+def test_an_unwritable_out_folder_is_one_line_and_exit_2(out):
+    res = run_cli("reproduce", "rlvr", "--quick", "--out", out)
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and "--out" in res.stderr
+
+
+@pytest.mark.parametrize("argv", [["reproduce"], ["nosuchcommand"], ["reproduce", "rlvr", "--seed", "x"],
+                                  ["precompute", "--view"], ["--threads", "0", "list"]])
+def test_bad_usage_is_one_line_and_exit_2(argv):
+    res = run_cli(*argv)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error:"), res.stderr
+
+
+def test_a_failure_while_running_is_one_line_and_exit_1(monkeypatch, capsys):
+    def reproduce(quick, seed):
+        raise RuntimeError("the toy blew up\nwith a second line")
+
+    monkeypatch.setattr(cli, "_module_for", lambda topic, fn: types.SimpleNamespace(reproduce=reproduce))
+    assert cli.main(["reproduce", "rlvr"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "RuntimeError: the toy blew up with a second line" in err
+
+
+def test_an_input_error_while_running_is_exit_2(monkeypatch, capsys):
+    from toymodels.topic import InputError
+
+    def reproduce(quick, seed):
+        raise InputError("steps must be between 1 and 10, got 11")
+
+    monkeypatch.setattr(cli, "_module_for", lambda topic, fn: types.SimpleNamespace(reproduce=reproduce))
+    assert cli.main(["reproduce", "rlvr"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: steps must be between 1 and 10, got 11"
+
+
+def test_threads_flag_sets_the_process_policy_once(monkeypatch):
+    import torch
+
+    from toymodels import device
+
+    seen = []
+    monkeypatch.setattr(device, "_THREADS_SET", None)
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: seen.append(n))
+    monkeypatch.setattr(cli, "_module_for", lambda topic, fn: types.SimpleNamespace(reproduce=lambda: {}))
+    assert cli.main(["--threads", "2", "reproduce", "rlvr"]) == 0
+    assert device.set_thread_policy(2) == 2 and seen == [2]  # a second call with the same count: no change
+
+
+def test_verdict_json_is_one_object_per_topic():
+    res = run_cli("verdict", "--json")
+    assert res.returncode == 0, res.stderr
+    lines = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert {d["topic"] for d in lines} == EXPECTED_TOPICS
+    for d in lines:
+        assert set(d) == {"topic", "reproduced", "summary", "metrics", "fresh"}
+        assert d["reproduced"] in (True, False, None) and d["fresh"] is True, d
+        assert all(isinstance(v, (int, float, str, bool)) or v is None for v in d["metrics"].values())

@@ -1,4 +1,7 @@
+import dataclasses
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -57,7 +60,7 @@ def test_keys_distinguish_arguments_and_ignore_kwarg_order():
     k = store.call_key(toy_result, (10,), {"seed": 1})
     assert k == store.call_key(toy_result, (10,), {"seed": 1})
     assert k != store.call_key(toy_result, (10,), {"seed": 2})
-    assert store.call_key(dict, (), {"a": 1, "b": 2}) == store.call_key(dict, (), {"b": 2, "a": 1})
+    assert store.call_key(toy_result, (), {"n": 1, "seed": 2}) == store.call_key(toy_result, (), {"seed": 2, "n": 1})
 
 
 def test_shipped_results_are_found_by_key_and_verified(tmp_path, monkeypatch):
@@ -103,3 +106,136 @@ def test_every_shipped_result_loads_without_pickle_and_is_small():
         assert folder.parent.name in {p.topic for p in __import__("toymodels.registry").registry.PAPERS}, folder
         total += sum(f.stat().st_size for f in folder.iterdir())
     assert total < 25 * 2**20, f"shipped results are {total / 2**20:.1f} MB; keep the repo small"
+
+
+# --------------------------------------------------------------------------- keys bind to the signature
+
+
+def keyed(n: int, scale: float = 1.0, *, tag: str = "a", progress=None):
+    return n * scale
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cfg:
+    steps: int = 100
+    lr: float = 0.1
+    name: str = "x"
+
+
+def keyed_cfg(cfg: _Cfg = _Cfg(), seeds: int = 2):
+    return cfg.steps
+
+
+def test_the_same_call_gets_the_same_key_however_it_is_spelled():
+    base = store.call_key(keyed, (150,))
+    for args, kwargs in [((150.0,), {}), ((), {"n": 150}), ((150, 1.0), {}), ((150,), {"scale": 1}),
+                         ((np.int64(150),), {"tag": "a"}), ((150,), {"progress": print})]:
+        assert store.call_key(keyed, args, kwargs) == base, (args, kwargs)
+    assert store.call_key(keyed, (151,)) != base
+    assert store.call_key(keyed, (150,), {"scale": 1.5}) != base
+    assert store.call_key(keyed, (150.5,)) != base  # not a whole number: stays a float, so a different key
+    c = store.call_key(keyed_cfg)
+    assert c == store.call_key(keyed_cfg, (_Cfg(steps=100.0, lr=0.1),), {"seeds": 2.0})
+    assert c != store.call_key(keyed_cfg, (_Cfg(lr=0.2),))
+
+
+def test_a_call_that_does_not_fit_the_signature_is_an_input_error():
+    from toymodels.topic import InputError
+
+    with pytest.raises(InputError, match="keyed"):
+        store.call_key(keyed, (), {"nosuch": 1})
+
+
+def test_cached_finds_its_own_result_whether_called_positionally_or_by_keyword():
+    CALLS.clear()
+    store.cached(toy_result, 7, 3)
+    store.cached(toy_result, n=7.0, seed=3)
+    assert CALLS == [(7, 3)]
+
+
+# --------------------------------------------------------------------------- damaged entries are misses
+
+
+def _only_entry():
+    entries = [p for p in store.cache_dir().iterdir() if p.is_dir()]
+    assert len(entries) == 1
+    return entries[0]
+
+
+@pytest.mark.parametrize("damage", ["truncated_npz", "meta_not_object", "meta_not_json", "csv_missing",
+                                    "data_missing"])
+def test_a_damaged_cache_entry_is_a_miss_and_is_removed(damage):
+    CALLS.clear()
+    first = store.cached(toy_result, 9, seed=1)
+    entry = _only_entry()
+    if damage == "truncated_npz":
+        raw = (entry / "arrays.npz").read_bytes()
+        (entry / "arrays.npz").write_bytes(raw[: len(raw) // 2])
+    elif damage == "meta_not_object":
+        (entry / "meta.json").write_text("[1, 2, 3]")
+    elif damage == "meta_not_json":
+        (entry / "meta.json").write_text('{"meta": {')
+    elif damage == "csv_missing":
+        (entry / "table_0.csv").unlink()
+    else:
+        (entry / "meta.json").write_text('{"meta": {}}')
+    again = store.cached(toy_result, 9, seed=1)
+    assert CALLS == [(9, 1), (9, 1)]  # recomputed
+    np.testing.assert_array_equal(again["x"], first["x"])
+    assert store.read_bundle(_only_entry())[0]["mean"] == first["mean"]  # and rewritten whole
+
+
+def test_lookup_never_computes():
+    CALLS.clear()
+    assert store.lookup(toy_result, 4) == (False, None)
+    assert CALLS == []
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def test_source_modules_follow_imports_and_leave_out_the_inert_ones():
+    mods = store.source_modules("toymodels.diffusion.explore")
+    assert "toymodels.diffusion.explore" in mods and "toymodels.diffusion.core" in mods
+    assert not {"toymodels.store", "toymodels.topic", "toymodels"} & set(mods)
+
+
+def test_ship_records_the_source_and_staleness_names_what_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path / "results")
+    monkeypatch.setattr(store, "_INDEX", None)
+    store.ship("demo", "default", toy_result, 8, seed=2)
+    meta = store.shipped_meta("demo", "default")
+    assert meta["source"] == store.source_hash(toy_result) and meta["key"] == store.call_key(toy_result, (8, 2))
+    assert store.staleness("demo", "default", toy_result, 8, seed=2) is None
+    assert store.staleness("demo", "default", toy_result, 8, seed=3) == "computed with other arguments"
+    assert store.staleness("demo", "other", toy_result, 8) == "missing"
+    monkeypatch.setattr(store, "source_hash", lambda fn: "changed")
+    assert "source changed" in store.staleness("demo", "default", toy_result, 8, seed=2)
+    CALLS.clear()
+    monkeypatch.setattr(store, "_source_hash", lambda fn: "changed")
+    store.cached(toy_result, 8, seed=2)  # a stale shipped bundle is not served: recomputed
+    assert CALLS == [(8, 2)]
+
+
+def test_precompute_check_fails_after_a_change_to_a_topic_module(tmp_path):
+    """A copy of the package: --check passes as shipped, then fails naming the stale views after an edit."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(store.__file__).resolve().parent
+    shutil.copytree(root, tmp_path / "toymodels", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+
+    def check(*topics):
+        return subprocess.run([sys.executable, "-m", "toymodels", "precompute", "--check", *topics], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    ok = check("transductive")
+    assert ok.returncode == 0, ok.stderr
+    module = tmp_path / "toymodels" / "online.py"
+    module.write_text(module.read_text() + "\n# an edit\n")
+    bad = check("transductive")
+    assert bad.returncode == 1
+    assert "stale: transductive/" in bad.stderr and "source changed" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -48,3 +48,91 @@ def test_header_and_claim_come_from_the_registry():
     paper = get_paper("transductive")
     assert at.title[0].value == paper.short_title
     assert paper.headline in at.info[0].value
+
+
+def test_csv_downloads_are_formula_safe():
+    import pandas as pd
+
+    import ui
+
+    df = pd.DataFrame({"text": ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx", "plain", None],
+                       "num": [-1.5, 2, 3, 4, 5, 6, 7]})
+    safe = ui.csv_safe(df)
+    assert safe["text"].tolist()[:6] == ["'=HYPERLINK(\"x\")", "'+1", "'-2", "'@SUM(A1)", "'\tx", "plain"]
+    assert safe["num"].tolist() == df["num"].tolist()  # numbers stay numbers
+    assert df["text"][0].startswith("=")  # the original is untouched
+    assert ui.csv_safe(pd.DataFrame({"=bad": [1]})).columns.tolist() == ["'=bad"]
+
+
+def test_cached_results_never_wait_for_a_compute_slot():
+    """Two long runs hold every slot; a stored result is still served at once."""
+    import threading
+    import time
+
+    import ui
+    from tests.test_store import toy_result
+    from toymodels import store
+
+    store.cached(toy_result, 11, seed=5)  # on disk now
+    for _ in range(ui.SLOTS):
+        ui._HEAVY.acquire()
+    try:
+        done = threading.Event()
+        out = {}
+
+        def visitor():
+            out["res"] = ui.compute(toy_result, 11, seed=5)
+            done.set()
+
+        t = threading.Thread(target=visitor, daemon=True)
+        start = time.perf_counter()
+        t.start()
+        assert done.wait(10), "a cached read waited for a compute slot"
+        assert time.perf_counter() - start < 5 and out["res"]["mean"] == toy_result(11, seed=5)["mean"]
+    finally:
+        for _ in range(ui.SLOTS):
+            ui._HEAVY.release()
+
+
+def _waiting_app():
+    import streamlit as st
+
+    import ui
+    from tests.test_store import toy_result
+
+    ui.compute(toy_result, int(st.session_state.get("n", 12)), seed=9, label="Toy")
+    st.write("done")
+
+
+def test_a_visitor_who_waits_for_a_slot_is_told_so():
+    import threading
+    import time
+
+    import ui
+
+    for _ in range(ui.SLOTS):
+        ui._HEAVY.acquire()
+    released = threading.Timer(3.0, lambda: [ui._HEAVY.release() for _ in range(ui.SLOTS)])
+    released.start()
+    seen = []
+    original = ui.st.empty
+
+    def spy_empty():
+        slot = original()
+        real_info = slot.info
+
+        def info(body, *a, **k):
+            seen.append(body)
+            return real_info(body, *a, **k)
+
+        slot.info = info
+        return slot
+
+    ui.st.empty = spy_empty
+    try:
+        at = AppTest.from_function(_waiting_app, default_timeout=30).run()
+    finally:
+        ui.st.empty = original
+        released.join()
+    assert not at.exception, at.exception
+    assert any("Waiting for a free compute slot" in s for s in seen), seen

@@ -1,0 +1,159 @@
+"""The topic contract (toymodels/topic.py): bounds, errors, progress, verdicts, read-only results, and that every
+topic module follows it."""
+import dataclasses
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from toymodels import store, topic
+from toymodels.registry import PAPERS
+from toymodels.topic import (Each, Fields, InputError, OneOf, Progress, Range, Verdict, View, as_progress,
+                             bounded, freeze, views)
+
+
+@dataclasses.dataclass(frozen=True)
+class Cfg:
+    steps: int = 100
+    lr: float = 0.1
+
+
+def _budget(cfg, seeds, progress=None):
+    if cfg.steps * seeds > 1000:
+        raise InputError(f"steps x seeds = {cfg.steps * seeds} is over the budget of 1000")
+
+
+@bounded(_budget, cfg=Fields(steps=Range(1, 500, integer=True), lr=Range(1e-4, 1.0)),
+         seeds=Range(1, 8, integer=True))
+def train(cfg: Cfg = Cfg(), seeds: int = 2, progress=None):
+    p = as_progress(progress)
+    for i in range(seeds):
+        p.part(i, seeds, f"seed {i}: ")(1.0, "done")
+    return {"steps": cfg.steps, "seeds": seeds}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: train(seeds=9), "seeds must be between 1 and 8, got 9"),
+    (lambda: train(seeds=2.5), "seeds must be a whole number"),
+    (lambda: train(seeds=float("nan")), "finite"),
+    (lambda: train(seeds="3"), "must be a number"),
+    (lambda: train(seeds=True), "must be a number"),
+    (lambda: train(Cfg(steps=0)), "steps must be between 1 and 500"),
+    (lambda: train(Cfg(lr=2.0)), "lr must be between"),
+    (lambda: train(Cfg(steps=400), seeds=3), "over the budget"),
+    (lambda: train(nosuch=1), "unexpected keyword"),
+])
+def test_every_out_of_bounds_argument_raises_input_error_with_a_readable_message(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_in_bounds_calls_run_and_bounds_are_exposed_for_pages():
+    assert train(Cfg(steps=500), seeds=2) == {"steps": 500, "seeds": 2}
+    assert train.bounds["seeds"].hi == 8 and train.bounds["cfg"].specs["steps"].lo == 1
+    assert issubclass(InputError, ValueError)
+    assert list(inspect.signature(train).parameters) == ["cfg", "seeds", "progress"]  # wraps keeps the signature
+
+
+def test_oneof_and_each():
+    with pytest.raises(InputError, match="one of 'a', 'b'"):
+        OneOf("a", "b").check("kind", "c")
+    with pytest.raises(InputError, match="unhashable|one of"):
+        OneOf("a").check("kind", ["a"])
+    Each(Range(0, 1), max_len=3).check("ps", [0.1, 0.2])
+    with pytest.raises(InputError, match=r"ps\[1\] must be between 0 and 1"):
+        Each(Range(0, 1), max_len=3).check("ps", [0.1, 2])
+    with pytest.raises(InputError, match="between 1 and 3 items"):
+        Each(Range(0, 1), max_len=3).check("ps", [0.1] * 4)
+    with pytest.raises(InputError, match="must be a list"):
+        Each(Range(0, 1)).check("ps", "0.1")
+
+
+def test_bounds_naming_an_unknown_parameter_are_refused_at_import():
+    with pytest.raises(TypeError, match="unknown parameter"):
+        bounded(nope=Range(0, 1))(lambda x: x)
+
+
+def test_nested_progress_maps_fractions_and_prefixes():
+    seen = []
+    p = as_progress(lambda f, m: seen.append((round(f, 6), m)))
+    p(0.5, "half")
+    p.sub(0.5, 1.0, "b: ").part(1, 4, "q: ")(0.5, "x")
+    p(7, "clamped")
+    assert seen == [(0.5, "half"), (0.5 + 0.5 * (1 + 0.5) / 4, "b: q: x"), (1.0, "clamped")]
+    as_progress(None)(0.3, "nothing happens")  # no callback: a no-op
+    assert as_progress(p) is p and not Progress()
+
+
+def test_progress_reaches_the_end_of_every_part():
+    seen = []
+    train(seeds=4, progress=lambda f, m: seen.append(f))
+    assert seen == [0.25, 0.5, 0.75, 1.0]
+
+
+def test_verdict_metrics_are_flat_and_checked():
+    v = Verdict(True, "It does.", "1.02", "≈ 1", {"alpha": np.float64(1.02), "n": np.int64(3), "ok": np.bool_(1)})
+    assert v.metrics == {"alpha": 1.02, "n": 3, "ok": True} and type(v.metrics["n"]) is int
+    assert v.badge == "reproduced"
+    with pytest.raises(TypeError):
+        Verdict(True, "x", "a", "b", {"list": [1, 2]})
+    with pytest.raises(TypeError):
+        Verdict("yes", "x", "a", "b")
+
+
+def test_frozen_results_refuse_every_change_and_copies_are_free():
+    table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    arr = np.arange(3.0)
+    res = freeze({"t": table, "arr": arr, "l": [1, {"k": 2}]})
+    attempts = [lambda: res.__setitem__("x", 1), lambda: res.update(x=1), lambda: res.pop("t"),
+                lambda: res["l"].append(3), lambda: res["l"][1].__setitem__("k", 3),
+                lambda: res["t"].__setitem__("c", 1), lambda: res["t"].loc.__setitem__((0, "a"), 9),
+                lambda: res["t"].iloc.__setitem__((0, 0), 9), lambda: res["t"].at.__setitem__((0, "a"), 9),
+                lambda: res["arr"].__setitem__(0, 5.0)]
+    for attempt in attempts:
+        with pytest.raises((TypeError, ValueError)):
+            attempt()
+    assert table["a"].tolist() == [1, 2] and arr[0] == 0.0 and res["t"]["a"].tolist() == [1, 2]
+    changed = res["t"].assign(c=1)  # new frames are ordinary
+    changed["d"] = 2
+    assert type(changed) is pd.DataFrame and dict(res) == {k: res[k] for k in res}
+    copied = dict(res)
+    copied["new"] = 1
+    assert "new" not in res
+    assert isinstance(res, dict) and isinstance(res["l"], list)
+
+
+def test_views_are_unique_and_lazy():
+    calls = []
+    vs = views(View("a", train, dict(seeds=1)), View("b", train, lambda: calls.append(1) or dict(seeds=2)))
+    assert list(vs) == ["a", "b"] and calls == []
+    assert vs["b"].arguments() == {"seeds": 2} and calls == [1]
+    with pytest.raises(ValueError, match="two views"):
+        views(View("a", train), View("a", train))
+
+
+# --------------------------------------------------------------------------- every topic follows the contract
+
+TOPIC_MODULES = [p for p in PAPERS if p.load() is not None]
+
+
+@pytest.mark.parametrize("paper", TOPIC_MODULES, ids=lambda p: p.topic)
+def test_topic_module_follows_the_contract(paper):
+    module = paper.load()
+    assert module.TOPIC == paper.topic
+    assert module.VIEWS and module.HEADLINE in module.VIEWS
+    for name, view in module.VIEWS.items():
+        assert view.name == name
+        store.bind_arguments(view.fn, (), view.arguments())  # the declared arguments fit the signature
+    for legacy in ("precompute", "DEFAULT_CALLS", "default_views", "shipped_views", "_shipped_views"):
+        assert not hasattr(module, legacy), f"{paper.module}.{legacy} is left over: VIEWS replaces it"
+    assert callable(module.verdict) and callable(module.reproduce)
+
+
+@pytest.mark.parametrize("paper", TOPIC_MODULES, ids=lambda p: p.topic)
+def test_shipped_views_are_fresh_and_the_verdict_reads_them(paper):
+    module = paper.load()
+    assert topic.stale_views(module) == {}, "run `python -m toymodels precompute --stale-only`"
+    verdict, fresh = topic.shipped_verdict(module)
+    assert fresh and isinstance(verdict, Verdict) and verdict.summary and verdict.ours and verdict.paper
