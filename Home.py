@@ -3,11 +3,18 @@
 ``st.navigation`` decides which pages exist (the ``pages/`` folder is not auto-discovered
 once it is called); every paper in ``toymodels.registry`` whose page file exists is routed.
 """
+import logging
+import os
+
 import streamlit as st
 
 from toymodels.registry import AWARD, PAPERS, RUNNER_UP
+from toymodels.topic import read_verdicts
 
 APP_TITLE = "NeurIPS 2025 Best Papers Explorer"
+_BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
+          False: ("Not reproduced", "orange", ":material/warning:"),
+          None: ("Partly / not tested", "gray", ":material/help:")}
 
 
 def home() -> None:
@@ -35,6 +42,7 @@ def home() -> None:
             "The last line printed is JSON with the headline metrics. Settings live in the URL, so a link "
             "reopens the same view."
         )
+    verdicts = read_verdicts()  # written by `python -m toymodels precompute`, checked by `precompute --check`
     for award, heading in ((AWARD, "Best Paper awards"), (RUNNER_UP, "Runners-up")):
         st.subheader(heading)
         group = [p for p in PAPERS if p.award == award]
@@ -47,6 +55,13 @@ def home() -> None:
                 st.markdown(f"#### {paper.short_title}")
                 st.markdown(f"*{paper.title}*  \n<small>{paper.authors}</small>", unsafe_allow_html=True)
                 st.markdown(paper.claim)
+                v = verdicts.get(paper.topic)
+                if v:
+                    text, color, icon = _BADGE.get(v.get("reproduced"), _BADGE[None])
+                    left, right = st.columns(2)
+                    left.metric("Our toy", v.get("ours", "n/a"))
+                    right.metric("Paper", v.get("paper", "n/a"))
+                    st.badge(text, color=color, icon=icon)
                 st.markdown(f"**Paper's number:** {paper.headline}")
                 links = f"[arXiv {paper.arxiv}]({paper.arxiv_url})"
                 links += f" · [official code]({paper.code_url})" if paper.code_url else " · no official code"
@@ -70,4 +85,23 @@ page = st.navigation(sections)
 # The browser tab names the page (set after navigation, which knows which page is open).
 st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.title} · {APP_TITLE}",
                    page_icon=":material/emoji_events:", layout="wide")
-page.run()
+
+
+def run_page() -> None:
+    """Run the page; an unexpected error shows visitors a short message, never a traceback (Community Cloud
+    forces tracebacks on for uncaught errors). The traceback goes to the server log. Developers opt in to see it
+    with TOYMODELS_SHOW_ERRORS=1; tests (AppTest) see the exception itself."""
+    from streamlit import config
+
+    if config.get_option("global.appTest") or os.environ.get("TOYMODELS_SHOW_ERRORS") == "1":
+        page.run()
+        return
+    try:
+        page.run()
+    except Exception as exc:  # noqa: BLE001 - the visitor sees one line; the log keeps the rest
+        logging.getLogger("toymodels.app").exception("page %s failed", page.title)
+        st.error(f"Something went wrong on this page ({type(exc).__name__}). It has been logged; try other "
+                 "settings, or reload the page.", icon=":material/error:")
+
+
+run_page()

@@ -97,8 +97,8 @@ def warm_url(app_url, browser):
     return app_url
 
 
-def _open(browser, url: str, shot: str, timeout_s: float = 240):
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 1400):
+    page = browser.new_page(viewport={"width": width, "height": 900})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="domcontentloaded")
@@ -120,20 +120,56 @@ def _open(browser, url: str, shot: str, timeout_s: float = 240):
 def test_home_shows_seven_cards(app_url, browser):
     page, errors = _open(browser, app_url, "home.png")
     assert "NeurIPS 2025 Best Papers Explorer" in page.title()
-    assert page.locator("[data-testid='stException']").count() == 0
+    assert not _problems(page), _problems(page)
     cards = page.locator("[class*='st-key-card-']")
     assert cards.count() == 7
     assert not errors, errors
     page.close()
 
 
+# Every Altair chart's drawing (canvas or svg) must fit inside the block that holds it.
+_OVERFLOWS = """() => {
+  const out = [];
+  document.querySelectorAll('[data-testid="stVegaLiteChart"]').forEach((el, i) => {
+    const holder = el.closest('[data-testid="stColumn"]') || el.closest('[data-testid="stVerticalBlock"]');
+    const inner = el.querySelector('canvas, svg');
+    if (!holder || !inner) return;
+    const h = holder.getBoundingClientRect(), r = inner.getBoundingClientRect();
+    if (r.width === 0 || h.width === 0) return;  // inside a closed expander or tab
+    if (r.right > h.right + 2 || r.left < h.left - 2) out.push({chart: i, chart_px: Math.round(r.width),
+                                                                 holder_px: Math.round(h.width)});
+  });
+  return out;
+}"""
+
+
+def _problems(page) -> list[str]:
+    found = []
+    if page.locator("[data-testid='stException']").count():
+        found.append("the page shows a Python exception")
+    if page.get_by_text("Something went wrong on this page").count():
+        found.append("the page failed (Home.run_page caught an error; see the server log)")
+    return found
+
+
 @pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
-def test_every_page_opens_without_error(warm_url, browser, paper):
+def test_every_page_opens_with_its_result_above_the_fold_and_no_chart_overflows(warm_url, browser, paper):
     page, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}.png")
     assert paper.short_title in page.title()
-    assert page.locator("[data-testid='stException']").count() == 0, "the page shows a Python exception"
+    assert not _problems(page), _problems(page)
     assert not errors, errors
+    strip = page.locator(".st-key-result-strip")
+    assert strip.count() == 1, "no result strip (ui.result_strip) on the page"
+    page.evaluate("window.scrollTo(0, 0)")
+    box = strip.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 900, f"result strip below the fold at 1400x900: {box}"
+    assert "Our toy" in strip.inner_text() and "Paper" in strip.inner_text()
+    assert page.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 1400 px"
     page.close()
+    narrow, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}-800.png", width=800)
+    assert not _problems(narrow) and not errors
+    assert narrow.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 800 px"
+    narrow.close()
 
 
 def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tmp_path):

@@ -129,15 +129,20 @@ def _topics(names: list[str] | None) -> list[str]:
 
 def cmd_precompute(args) -> int:
     from toymodels import store
-    from toymodels.topic import stale_views
+    from toymodels.topic import stale_views, verdict_index_problem, write_verdicts
 
     topics = _topics(args.topics)
     if args.check:
         bad = 0
         for topic in topics:
             module = _module_for(topic, "VIEWS")
-            for name, why in stale_views(module).items():
+            stale = stale_views(module)
+            for name, why in stale.items():
                 print(f"stale: {topic}/{name}: {why}", file=sys.stderr)
+                bad += 1
+            why = None if stale else verdict_index_problem(module)
+            if why:
+                print(f"stale: {topic} verdict: {why}", file=sys.stderr)
                 bad += 1
         if bad:
             print(f"error: {bad} shipped view(s) stale: run `python -m toymodels precompute TOPIC` "
@@ -163,6 +168,7 @@ def cmd_precompute(args) -> int:
             finally:
                 bar.close()
             print(f"{topic}/{name}: written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        write_verdicts([module])
     return 0
 
 
@@ -200,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     pre = sub.add_parser("precompute", help="recompute the pages' shipped default views")
     pre.add_argument("topics", nargs="*", help="topics to recompute (default: every implemented topic)")
     pre.add_argument("--view", action="append", help="only this view (repeatable)")
-    pre.add_argument("--stale-only", action="store_true", help="only the views that --check reports")
+    pre.add_argument("--stale-only", action="store_true", help="only the views that --check reports (and refresh the verdict index)")
     pre.add_argument("--check", action="store_true",
                      help="recompute nothing; exit 1 naming every missing or stale shipped view")
     pre.set_defaults(func=cmd_precompute)

@@ -473,3 +473,60 @@ def shipped_verdict(module) -> tuple[Verdict, bool]:
         return Verdict(None, f"the headline view {module.HEADLINE!r} is not shipped: run "
                              f"`python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
     return module.verdict(result), not stale
+
+
+# --------------------------------------------------------------------------- the verdict index (for Home)
+
+
+def verdicts_path():
+    from toymodels import store
+
+    return store.RESULTS_DIR / "verdicts.json"
+
+
+def verdict_record(module) -> dict:
+    """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
+    verdict, fresh = shipped_verdict(module)
+    return {"reproduced": verdict.reproduced, "badge": verdict.badge, "ours": verdict.ours, "paper": verdict.paper,
+            "summary": verdict.summary, "fresh": fresh}
+
+
+def write_verdicts(modules: Iterable) -> None:
+    """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
+    import json
+
+    path = verdicts_path()
+    try:
+        index = json.loads(path.read_text())
+        if not isinstance(index, dict):
+            index = {}
+    except (OSError, ValueError):
+        index = {}
+    for module in modules:
+        index[module.TOPIC] = verdict_record(module)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
+
+
+def read_verdicts() -> dict:
+    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
+    import json
+
+    try:
+        index = json.loads(verdicts_path().read_text())
+        return index if isinstance(index, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def verdict_index_problem(module) -> str | None:
+    """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped view."""
+    import json
+
+    want = json.loads(json.dumps(verdict_record(module), ensure_ascii=False))
+    have = read_verdicts().get(module.TOPIC)
+    if have is None:
+        return "missing from the verdict index"
+    if have != want:
+        return "the verdict index differs from the verdict of the shipped view"
+    return None
