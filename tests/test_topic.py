@@ -157,3 +157,25 @@ def test_shipped_views_are_fresh_and_the_verdict_reads_them(paper):
     assert topic.stale_views(module) == {}, "run `python -m toymodels precompute --stale-only`"
     verdict, fresh = topic.shipped_verdict(module)
     assert fresh and isinstance(verdict, Verdict) and verdict.summary and verdict.ours and verdict.paper
+
+
+def test_imports_flow_pages_to_ui_to_toymodels_and_never_back():
+    """toymodels never imports streamlit or ui; ui never imports a page."""
+    import ast
+    from pathlib import Path
+
+    root = Path(store.__file__).resolve().parent.parent
+
+    def imported(path):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+        return names
+
+    for path in (root / "toymodels").rglob("*.py"):
+        bad = imported(path) & {"streamlit", "ui", "pages", "Home"}
+        assert not bad, f"{path.relative_to(root)} imports {bad}"
+    assert not imported(root / "ui.py") & {"pages", "Home"}
