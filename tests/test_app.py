@@ -21,3 +21,23 @@ def test_every_routed_page_runs_with_defaults(paper):
     at = open_page(paper.topic, timeout=300)
     assert not at.exception, at.exception
     assert any(paper.short_title == t.value for t in at.title)
+
+
+def test_home_cards_show_our_number_beside_the_papers_from_the_verdict_index(tmp_path, monkeypatch):
+    import json
+
+    from toymodels import store
+
+    (tmp_path / "verdicts.json").write_text(json.dumps({
+        "rlvr": {"reproduced": True, "badge": "reproduced", "ours": "OURS-RLVR", "paper": "PAPER-RLVR",
+                 "summary": "s", "fresh": True},
+        "transductive": {"reproduced": False, "badge": "not reproduced", "ours": "OURS-TR", "paper": "P-TR",
+                         "summary": "s", "fresh": True}}))
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
+    at = open_home(60)
+    assert not at.exception, at.exception
+    values = {m.label: [] for m in at.metric}
+    for m in at.metric:
+        values[m.label].append(m.value)
+    assert "OURS-RLVR" in values["Our toy"] and "PAPER-RLVR" in values["Paper"] and "OURS-TR" in values["Our toy"]
+    assert len(values["Our toy"]) == 2  # topics missing from the index show no invented number
