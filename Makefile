@@ -1,28 +1,110 @@
 # Two commands on a fresh machine:  make run   (set up, open the app)   and   make test   (set up, run the tests)
-PYTHON ?= python3
-PIP     = $(PYTHON) -m pip
-PORT   ?= 8501
+#
+# Everything Python goes into a virtual environment, $(VENV) (default .venv): stock Debian/Ubuntu mark the system
+# python3 "externally managed" (PEP 668) and its pip refuses to install. `make test VENV=/other/path` uses another
+# one; `make test VENV=` uses $(PYTHON) itself (an environment you manage). Root is needed only to apt-get what the
+# system lacks (python3-venv, chromium); without root the Makefile prints the apt command instead.
+PYTHON   ?= python3
+VENV     ?= .venv
+PORT     ?= 8501
+CHROMIUM ?= /usr/bin/chromium
+# Optional: a torch wheel index to install torch from first, e.g. https://download.pytorch.org/whl/cpu
+# (elsewhere than this project's machines, plain PyPI would otherwise pick the multi-gigabyte CUDA build).
+TORCH_INDEX ?=
 
-.PHONY: install setup browser run test bench precompute
+ifeq ($(strip $(VENV)),)
+PY    := $(PYTHON)
+STAMP := build/.toymodels-stamp
+else
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.toymodels-stamp
+endif
+export CHROMIUM
+PIP := $(PY) -m pip
+APT := DEBIAN_FRONTEND=noninteractive apt-get
 
-install:  # the app's dependencies (torch pinned to 2.13.0: the CPU wheel here; see README for CUDA)
+.PHONY: venv install setup browser run test bench load rehearse precompute check clean-venv
+
+ifeq ($(strip $(VENV)),)
+venv:
+	@mkdir -p build
+else
+venv: $(VENV)/bin/python
+endif
+
+# The virtual environment. Debian ships venv's pip bootstrap separately (python3-venv): install it when missing.
+$(VENV)/bin/python:
+	@if ! $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: $(PYTHON) cannot create virtual environments; installing Debian's python3-venv (apt-get, root)"; \
+	    $(APT) update -qq && $(APT) install -y -qq python3-venv; \
+	  else \
+	    echo "make: $(PYTHON) cannot create virtual environments. As root run:  apt-get install python3-venv"; \
+	    exit 1; \
+	  fi; \
+	fi
+	@echo "make: creating the virtual environment $(VENV) (everything below installs into it, not the system)"
+	$(PYTHON) -m venv $(VENV)
+
+# The app's dependencies (torch pinned to 2.13.0: the CPU wheel on this project's machines; see README).
+# Stamp files keep a second `make run` from re-running pip; they are redone when pyproject.toml changes.
+$(STAMP).run: pyproject.toml | venv
+	@echo "make: installing the package and its dependencies into $(or $(VENV),the current environment) (pip)"
+	@if [ -n "$(TORCH_INDEX)" ]; then $(PIP) install -q torch==2.13.0 --index-url $(TORCH_INDEX); fi
 	$(PIP) install -q -e .
+	@$(PY) -c 'import torch; print("make: torch", torch.__version__, "(CUDA build)" if torch.version.cuda else "(CPU build)")'
+	@touch $@
 
-setup:    # plus the test dependencies
+$(STAMP).dev: pyproject.toml | venv
+	@echo "make: installing the package with its [dev] extras (pytest, playwright, hypothesis) into $(or $(VENV),the current environment) (pip)"
+	@if [ -n "$(TORCH_INDEX)" ]; then $(PIP) install -q torch==2.13.0 --index-url $(TORCH_INDEX); fi
 	$(PIP) install -q -e ".[dev]"
+	@$(PY) -c 'import torch; print("make: torch", torch.__version__, "(CUDA build)" if torch.version.cuda else "(CPU build)")'
+	@touch $@ $(STAMP).run
 
-browser:  # Debian's Chromium for the real-browser test (Playwright drives it; no browser download)
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium; }
+install: $(STAMP).run
+
+setup: $(STAMP).dev
+
+# Debian's Chromium for the real-browser test (Playwright drives it; no browser download). Only when missing, and
+# said before doing it; without root the browser test is skipped with a message (CI runs as root and installs it).
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then \
+	  echo "make: browser test uses $(CHROMIUM)"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "make: $(CHROMIUM) is missing; installing Debian's chromium for the browser test (apt-get, root, about a minute)"; \
+	  $(APT) update -qq && $(APT) install -y -qq --no-install-recommends chromium fonts-liberation; \
+	else \
+	  echo "make: $(CHROMIUM) is missing and installing it needs root:  sudo apt-get install --no-install-recommends chromium fonts-liberation"; \
+	  echo "make: the real-browser test (tests/test_browser.py) will be SKIPPED; every other test runs"; \
+	fi
 
 run: install
-	$(PYTHON) -m streamlit run Home.py --server.port $(PORT)
+	$(PY) -m streamlit run Home.py --server.port $(PORT)
 
+# pytest, then the shipped-results check (every page's precomputed default view matches the code that made it).
+# pytest's exit code 5 means it collected no test: that is a failure here, not a silent success.
 test: setup browser
-	$(PYTHON) -m pytest
+	@$(PY) -m pytest; rc=$$?; \
+	  if [ $$rc = 5 ]; then echo "make: pytest collected no tests (exit 5): failing"; exit 1; fi; \
+	  exit $$rc
+	$(PY) -m toymodels precompute --check
 
-bench: setup  # the slow, full reproductions (pytest -m slow), then each paper's timing benchmark
-	$(PYTHON) -m pytest -m slow -s
-	for b in bench/bench_*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done
+check: setup
+	$(PY) -m toymodels precompute --check
+
+bench: setup  # the slow, full reproductions (pytest -m slow), then each timing benchmark (bench/bench_*.py)
+	$(PY) -m pytest -m slow -s
+	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+load: setup browser  # N concurrent browser sessions against a local server (bench/load.py --help)
+	$(PY) bench/load.py
+
+rehearse: setup browser  # the hosted demo from a clean clone under Community Cloud's limits (bench/rehearse.py)
+	$(PY) bench/rehearse.py
 
 precompute: setup  # regenerate every page's shipped default view under toymodels/results/
-	$(PYTHON) -m toymodels precompute
+	$(PY) -m toymodels precompute
+
+clean-venv:
+	rm -rf $(VENV)
