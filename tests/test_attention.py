@@ -10,9 +10,10 @@ import torch.nn.functional as F
 
 from toymodels import attention as M
 from toymodels import store
+from toymodels.topic import InputError
 from tests.apptest_helpers import open_page
 
-TINY = M.Config(n_layers=2, n_heads=2, d_model=16, seq_len=32, steps=60, batch_size=8, eval_every=20,
+TINY = M.Config(n_layers=2, n_heads=2, d_model=16, seq_len=32, steps=100, batch_size=8, eval_every=20,
                 eval_batch=8, ffn_mult=1, vocab=16, qk_norm=False, lr=1e-2)
 
 
@@ -191,7 +192,7 @@ def test_bigram_backcopy_copy_rule_and_statistics():
     emp = np.bincount(nxt[prev == r], minlength=32) / (prev == r).sum()
     assert np.abs(emp - data.P[r]).max() < 0.05
     # Bayes loss: copies cost nothing, so it is below the plain bigram entropy
-    assert 0 < data.bayes_loss(x) < float((data.stationary * data.row_entropy).sum()) + 0.5
+    assert 0 < data.bayes_ce(x) < float((data.stationary * data.row_entropy).sum()) + 0.5
     np.testing.assert_array_equal(x, data.sample(400, 64, np.random.default_rng(0)))   # seeded
 
 
@@ -234,25 +235,144 @@ def test_training_is_seeded_and_learns():
 @pytest.mark.parametrize("kw,msg", [
     ({"d_model": 48, "n_heads": 5}, "not divisible"), ({"seq_len": 512}, "outside the allowed range"),
     ({"variant": "g7"}, "unknown variant"), ({"lr": 1.0}, "outside"), ({"pos": "alibi"}, "pos must be"),
-    ({"steps": 3000, "batch_size": 64, "seq_len": 256, "d_model": 128, "n_layers": 4}, "compute budget"),
+    ({"lr": float("nan")}, "finite"),
 ])
 def test_bad_configs_are_clear_errors(kw, msg):
-    with pytest.raises(M.ConfigError, match=msg):
+    with pytest.raises(InputError, match=msg):
         M.validate(replace(M.DEFAULT, **kw))
-    with pytest.raises(M.ConfigError):
-        M.lr_sweep(TINY, [5.0])
-    with pytest.raises(M.ConfigError):
-        M.compare(TINY, [])
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: M.compare(replace(M.DEFAULT, steps=2000, batch_size=64, seq_len=256, d_model=128, n_layers=4),
+                       ["baseline"]), "compute budget"),
+    (lambda: M.compare(TINY, []), "between 1 and"),
+    (lambda: M.compare(TINY, ["g7"]), "must be one of"),
+    (lambda: M.compare(replace(TINY, steps=5000), ["baseline"]), "steps must be between"),
+    (lambda: M.lr_sweep(TINY, [5.0]), "between"),
+    (lambda: M.lr_sweep(M.DEFAULT, [1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2]), "compute budget"),
+    (lambda: M.gate_midway(TINY, 0), "between"),
+    (lambda: M.gate_midway(replace(TINY, steps=100), 150), "between step 1 and step 99"),
+    (lambda: M.search_config("Z"), "unknown search configuration"),
+])
+def test_bounded_entry_points_refuse_with_a_message(call, msg):
+    with pytest.raises(InputError, match=msg):
+        call()
+
+
+def test_no_thread_changes_in_the_library():
+    """Issue 14 finding 6: the library never changes torch's process-wide thread count."""
+    import inspect
+
+    from toymodels import attention_core
+    for mod in (M, attention_core):
+        assert "set_num_threads" not in inspect.getsource(mod)
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        M.layer_demo(M.DEFAULT)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(n)
+
+
+def test_realised_bayes_ce_against_a_hand_loop():
+    """The realised Bayes CE equals -mean log p(x_t | x_{t-1}, x_{t-2}) computed token by token, and its mean
+    over many sequences approaches the expected entropy (plain Bigram-Backcopy)."""
+    for q in (0.0, 0.15):
+        data = M.BigramBackcopy(vocab=12, n_triggers=2, dirichlet=0.3, seed=5, delimiter=q)
+        x = data.sample(30, 25, np.random.default_rng(4))
+        n_non = len(data.non_triggers)
+        total = 0.0
+        for row in x:
+            total += math.log(n_non)
+            for t in range(2, len(row)):
+                prev, cur = row[t - 1], row[t]
+                if q and prev == data.delim:
+                    total += math.log(n_non)
+                elif data.is_trigger[prev]:
+                    assert cur == row[t - 2]
+                elif q and cur == data.delim:
+                    total -= math.log(q)
+                else:
+                    total -= math.log((1 - q) * data.P[prev, cur])
+        assert data.bayes_ce(x) == pytest.approx(total / (x.shape[0] * (x.shape[1] - 1)), rel=1e-12)
+    data = M.BigramBackcopy(vocab=16, seed=2)
+    big = data.sample(4000, 40, np.random.default_rng(0))
+    assert data.bayes_ce(big) == pytest.approx(data.expected_entropy(big), abs=0.02)
+
+
+def test_delimiter_data_frequencies():
+    """Monte Carlo: a delimiter follows a non-trigger with probability q, and the token after it is uniform over
+    the non-triggers (never a trigger, never a copy)."""
+    q = 0.2
+    data = M.BigramBackcopy(vocab=16, n_triggers=3, seed=1, delimiter=q)
+    x = data.sample(3000, 40, np.random.default_rng(3))
+    prev, cur = x[:, 1:-1], x[:, 2:]
+    nontrig = (prev < 16) & ~data.is_trigger[np.minimum(prev, 15)]
+    assert (cur[nontrig] == data.delim).mean() == pytest.approx(q, abs=0.01)
+    trig = (prev < 16) & data.is_trigger[np.minimum(prev, 15)]
+    assert not (cur[trig] == data.delim).any()
+    after = cur[prev == data.delim]
+    assert not data.is_trigger[after].any()
+    counts = np.bincount(after, minlength=16)[data.non_triggers]
+    assert counts.min() > 0.7 * counts.mean() and counts.max() < 1.3 * counts.mean()
+
+
+def test_massive_stats_on_a_hand_made_residual():
+    h = torch.full((2, 3, 5, 4), 0.5)        # E=2, B=3, T=5, d=4: median |h| = 0.5
+    h[0, 1, 3, 2] = -40.0                     # instance 0: the largest entry at position 3 (dim 2)
+    h[0, 2, 0, 1] = 7.0                       # ... and the first token's largest is 7
+    h[1, 0, 0, 3] = 9.0                       # instance 1: the largest entry at position 0
+    tokens = torch.arange(15).reshape(3, 5)
+    s = M.massive_stats(h, tokens)
+    np.testing.assert_allclose(s["max"], [40.0, 9.0])
+    np.testing.assert_allclose(s["median"], [0.5, 0.5])
+    np.testing.assert_allclose(s["ratio"], [80.0, 18.0])
+    assert s["pos"].tolist() == [3, 0] and s["dim"].tolist() == [2, 3] and s["token"].tolist() == [8, 0]
+    np.testing.assert_allclose(s["first"], [7.0, 9.0])
+
+
+def test_search_table_bands():
+    rows = [dict(config="x", what="", ratio_baseline=150.0, where_baseline="<s> (layer 2, pos 0)", ratio_g1=20.0,
+                 first_max_baseline=1, first_max_g1=1, fattn_baseline=0, fattn_g1=0, val_loss_baseline=0,
+                 val_loss_g1=0, bayes_ce=0, cpu_seconds=0)]
+    rows.append({**rows[0], "config": "y", "ratio_g1": 40.0})                        # cut only 3.75x
+    rows.append({**rows[0], "config": "z", "where_baseline": "other (layer 2, pos 7)"})  # not on <s>
+    rows.append({**rows[0], "config": "w", "ratio_baseline": 90.0, "ratio_g1": 1.0})  # not massive
+    old = M.MACT_SEARCH
+    try:
+        M.MACT_SEARCH = rows
+        assert M.search_table().meets_bands.tolist() == [True, False, False, False]
+    finally:
+        M.MACT_SEARCH = old
+
+
+def test_views_are_declared_and_shipped_fresh():
+    from toymodels.topic import stale_views
+    assert M.HEADLINE in M.VIEWS
+    assert set(M.VIEWS) >= {"compare_all", "layer_demo", "lr_sweep_default", "gate_midway"}
+    assert stale_views(M) == {}, "run: python -m toymodels precompute gated-attention"
 
 
 def test_shipped_layer_demo_is_fresh():
     store.verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT)
 
 
-def test_default_view_is_shipped():
-    for name, (fn, args) in M._shipped_views().items():
-        key = store.call_key(fn, args, {})
-        assert store._find_shipped(key) is not None, f"{name} is not shipped: run precompute"
+def test_verdict_of_the_shipped_headline_has_the_issue_keys():
+    result = store.load_shipped(M.TOPIC, M.HEADLINE)
+    v = M.verdict(result)
+    for k in ["mact_ratio_baseline", "mact_ratio_g1", "mact_token_baseline", "first_token_max_baseline",
+              "first_token_max_g1", "bayes_ce", "n_heads", "val_loss_baseline", "fattn_baseline", "fattn_g1"]:
+        assert k in v.metrics, k
+    assert v.metrics["n_heads"] >= 4
+    # the verdict follows its bands: recompute the sink decision by hand
+    s = result["sink"]["summary"].set_index("variant")
+    cut = s.loc["baseline", "fattn"] / s.loc["g1_elementwise", "fattn"]
+    assert v.metrics["sink_reproduced"] == bool(cut >= 2 and s.loc["baseline", "fattn"] >= 2 * result["sink"]["floor"])
+    assert (v.reproduced is False) == (not v.metrics["sink_reproduced"])
+    assert v.metrics["bayes_ce"] == pytest.approx(
+        M.make_data(M.MACT_CFG).bayes_ce(M.make_data(M.MACT_CFG).sample(
+            M.MACT_CFG.eval_batch, M.MACT_CFG.seq_len + 1, np.random.default_rng([M.MACT_CFG.data_seed, 99]))))
 
 
 def _page():
@@ -269,29 +389,137 @@ def test_page_defaults_and_changed_variant():
     at.selectbox(key="ga_head").set_value(2).run()
     assert not at.exception, at.exception
     assert any("g2_elementwise" in m.label for m in at.metric)
+    assert at.query_params["ga_variant"] == ["g2_elementwise"]          # the id, never the label
+
+
+def test_preset_does_not_train():
+    """Issue 17: the preset only fills the form; an unshipped preset offers a Train button with its time."""
+    at = _page()
+    at.selectbox(key="ga_preset").set_value("rope_qknorm").run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="ga_lr").value == 2e-2 and at.radio(key="ga_pos").value == "rope"
+    assert any("Train baseline" in b.label and " s on one CPU thread" in b.label for b in at.button)
+    at.selectbox(key="ga_preset").set_value("massive").run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="ga_n_heads").value == 4
+    assert not any("Train baseline" in b.label for b in at.button)        # shipped: shown at once
 
 
 def test_page_bad_combination_is_a_message():
-    """The widgets only offer widths divisible by every head count; a run over the compute budget is
-    answered with a message and the page falls back to the default (shipped) view."""
+    """A run over the compute budget is answered with a message and the page shows the shipped default."""
     at = _page()
-    at.slider(key="ga_n_layers").set_value(4)
+    at.select_slider(key="ga_n_layers").set_value(4)
     at.select_slider(key="ga_d_model").set_value(128)
     at.select_slider(key="ga_seq_len").set_value(256)
-    at.slider(key="ga_steps").set_value(1500)
-    at.button[0].click()                                   # the form's "Train" button
+    at.select_slider(key="ga_steps").set_value(1500)
+    next(b for b in at.button if "Apply" in b.label).click()
     at.run()
     assert not at.exception, at.exception
     assert any("compute budget" in e.value for e in at.error)
 
 
-def test_reproduce_keys_and_csv(monkeypatch, tmp_path):
-    monkeypatch.setattr(M, "DEFAULT", TINY)
+@pytest.mark.parametrize("params", [
+    {"ga_variant": "G1 headwise (one scalar per head)"},            # an old link that stored the label
+    {"ga_preset": "nonsense", "ga_lr": "7"},
+    {"ga_n_heads": "3", "ga_steps": "1e9", "ga_seed": "-4"},
+    {"ga_layer": "9", "ga_qk_norm": "maybe", "ga_shown": "x"},
+])
+def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
+    """Issue 14 finding 10: a link with an unknown value opens the default view with a notice, never crashes."""
+    at = _page()
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.session_state["ga_link_read"] = False
+    at.run()
+    assert not at.exception, at.exception
+    assert any("does not know" in w.value for w in at.warning)
+    assert at.selectbox(key="ga_variant").value == "g1_elementwise"
+    assert at.select_slider(key="ga_lr").value == M.DEFAULT.lr
+
+
+def test_link_with_ids_opens_that_view():
+    at = _page()
+    at.query_params["ga_variant"] = "g1_headwise"
+    at.query_params["ga_preset"] = "massive"
+    at.session_state["ga_link_read"] = False
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ga_variant").value == "g1_headwise"
+    assert at.select_slider(key="ga_n_layers").value == 4
+
+
+def _fuzz(n, seed):
+    """Random and extreme values for every widget (forms included); the Train button pressed with the smallest
+    settings once. Zero exceptions."""
+    rng = np.random.default_rng(seed)
+    at = _page()
+    pages_pressed = 0
+    for i in range(n):
+        if i == 1:   # the smallest settings, trained
+            at.selectbox(key="ga_preset").set_value("default").run()
+            for key, v in [("ga_n_layers", 1), ("ga_n_heads", 1), ("ga_d_model", 32), ("ga_seq_len", 64),
+                           ("ga_steps", 100)]:
+                at.select_slider(key=key).set_value(v)
+            next(b for b in at.button if "Apply" in b.label).click()
+            at.run()
+            train = [b for b in at.button if "Train baseline" in b.label]
+            assert train, [b.label for b in at.button]
+            train[0].click()
+            at.run()
+            assert not at.exception, at.exception
+            pages_pressed += 1
+            continue
+        pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+        if rng.random() < 0.3:
+            at.selectbox(key="ga_preset").set_value(pick(list(at.selectbox(key="ga_preset").options and
+                                                              ["default", "massive", "no_qknorm", "rope_notes",
+                                                               "rope_qknorm", "deeper"])))
+            at.run()
+        for key, opts in [("ga_n_layers", [1, 2, 3, 4]), ("ga_n_heads", [1, 2, 4, 8]),
+                          ("ga_d_model", [32, 64, 96, 128]), ("ga_seq_len", [64, 96, 128, 192, 256]),
+                          ("ga_steps", [100, 150, 1000, 2000]), ("ga_lr", list(M.CHOICES["lr"]))]:
+            if rng.random() < 0.5:
+                at.select_slider(key=key).set_value(pick(opts))
+        if rng.random() < 0.3:
+            at.number_input(key="ga_seed").set_value(int(pick([0, 1, 9999])))
+        if rng.random() < 0.3:
+            at.radio(key="ga_pos").set_value(pick(["learned", "rope"]))
+        if rng.random() < 0.3:
+            at.toggle(key="ga_qk_norm").set_value(bool(rng.random() < 0.5))
+        if rng.random() < 0.7:
+            next(b for b in at.button if "Apply" in b.label).click()
+        at.run()
+        assert not at.exception, (i, at.exception)
+        at.selectbox(key="ga_variant").set_value(pick([v for v in M.VARIANTS if v != "baseline"]))
+        at.run()
+        layer_opts = at.selectbox(key="ga_layer").options
+        at.selectbox(key="ga_layer").set_value(int(pick(layer_opts)))
+        at.selectbox(key="ga_head").set_value(int(pick(at.selectbox(key="ga_head").options)))
+        at.select_slider(key="ga_shown").set_value(pick([32, 48, 64]))
+        at.multiselect(key="ga_lrs").set_value(list(rng.choice([1e-3, 3e-3, 1e-2, 2e-2, 3e-2],
+                                                               size=int(rng.integers(0, 3)), replace=False)))
+        at.run()
+        assert not at.exception, (i, at.exception)
+    assert pages_pressed == 1
+
+
+def test_page_fuzz():
+    _fuzz(20, seed=0)
+
+
+@pytest.mark.slow
+def test_page_fuzz_long():
+    _fuzz(80, seed=1)
+
+
+def test_reproduce_quick_keys_and_csv(monkeypatch, tmp_path):
+    monkeypatch.setattr(M, "SINK_CFG", TINY)
     m = M.reproduce(quick=True, out=tmp_path)
-    for k in ["fattn_baseline", "fattn_g1_elementwise", "fattn_g1_headwise", "fattn_floor",
-              "gate_mean_g1_elementwise", "mact_baseline", "mact_g1_elementwise", "val_loss_baseline",
-              "val_loss_g1_elementwise"]:
+    for k in ["fattn_baseline", "fattn_g1_elementwise", "fattn_g1_headwise", "fattn_floor", "gate_mean_g1_elementwise",
+              "val_loss_baseline", "val_loss_g1_elementwise", "mact_ratio_baseline", "mact_ratio_g1",
+              "first_token_max_baseline", "first_token_max_g1", "bayes_ce"]:
         assert isinstance(m[k], float) and math.isfinite(m[k]), k
+    assert m["n_heads"] == TINY.n_heads and isinstance(m["mact_token_baseline"], int)
     assert m["fattn_floor"] == pytest.approx(M._uniform_floor(TINY.seq_len))
     assert (tmp_path / "gated_attention_layers.csv").read_text().count("\n") == 1 + 3 * TINY.n_layers
 
@@ -299,29 +527,17 @@ def test_reproduce_keys_and_csv(monkeypatch, tmp_path):
 @pytest.mark.slow
 def test_quick_reproduction_shows_the_sink_and_the_gate():
     """What the default toy shows (measured): a clear baseline sink, a sparse gate, a lower sink with G1,
-    far fewer sink heads (Gu et al.), unchanged loss. With QK-norm and lr 2e-2 (the defaults) G1 lowers F-Attn
-    about 5x (paper ~10x); without QK-norm at lr 1e-2 it was only about 1.3x."""
+    far fewer sink heads (Gu et al.), a loss within a few hundredths of the realised Bayes CE."""
     m = M.reproduce(quick=True)
     assert m["fattn_baseline"] >= 2 * m["fattn_floor"]
     assert m["fattn_g1_elementwise"] < m["fattn_baseline"] and m["fattn_g1_headwise"] < m["fattn_baseline"]
-    assert m["sink_reduction_g1_elementwise"] >= 2
-    assert m["sink_rate_g1_elementwise"] <= m["sink_rate_baseline"] / 3
+    assert m["sink_cut_g1"] >= 2
+    assert m["sink_rate_g1"] <= m["sink_rate_baseline"] / 3
     assert m["gate_mean_g1_elementwise"] < 0.4
-    assert m["mact_g1_elementwise"] < m["mact_baseline"]
     assert m["val_loss_g1_elementwise"] <= m["val_loss_baseline"] + 0.02
+    assert m["val_loss_baseline"] >= m["bayes_ce"] - 0.01
 
 
 def test_compare_accepts_a_torch_device():
-    r = M.compare(replace(TINY, steps=50), ["baseline"], device=torch.device("cpu"))
+    r = M.compare(replace(TINY, steps=100), ["baseline"], device=torch.device("cpu"))
     assert list(r["summary"].variant) == ["baseline"]
-
-
-@pytest.mark.slow
-def test_shipped_default_comparison_is_fresh():
-    """Recompute the page's default view (7 trainings) and compare it with the shipped one (timings aside)."""
-    shipped, meta = store.read_bundle(store.shipped_path(M.TOPIC, "compare_all"))
-    assert meta["key"] == store.call_key(M.compare, (M.DEFAULT, M.ALL_VARIANTS), {})
-    fresh = store.normalise(M.compare(M.DEFAULT, M.ALL_VARIANTS))
-    for r in (shipped, fresh):
-        r["summary"] = r["summary"].drop(columns=["train_seconds"])
-    store.assert_same(fresh, shipped, rtol=1e-5, atol=1e-6)
