@@ -72,7 +72,7 @@ def _read_link() -> list[str]:
         else:
             notices.append(f"`{key}={raw[:40]}`")
     pid = st.session_state.get("ga_preset", "default")
-    if "ga_preset" in st.query_params and not any(k in st.query_params for k in FORM):
+    if "ga_preset" in st.query_params and not any(f"ga_{k}" in st.query_params for k in FORM):
         _fill_form(pid)       # a preset link without its own knobs: the preset's values
     return notices
 
@@ -172,7 +172,8 @@ with st.form("ga_form"):
                                "otherwise a Train button appears with its expected time.")
 
 base_cfg = _preset_cfg(st.session_state["ga_preset"])
-cfg = replace(base_cfg, **{k: FORM[k][1](st.session_state[f"ga_{k}"]) for k in FORM})
+CAST = {"lr": float, "pos": str, "qk_norm": bool}
+cfg = replace(base_cfg, **{k: CAST.get(k, int)(st.session_state[f"ga_{k}"]) for k in FORM})
 variant = st.selectbox("Gated variant to compare with the baseline", GATED, key="ga_variant", format_func=NAMES.get)
 _write_link()
 
@@ -181,8 +182,12 @@ run_key = repr((cfg, variant))
 res = None
 if shipped_pid == "default":
     res = sink
-elif shipped_pid == "massive" and variant in M.MACT_VARIANTS:
+elif shipped_pid == "massive":
     res = mact
+    if variant not in M.MACT_VARIANTS:
+        st.info(f"This configuration is shipped for {', '.join(NAMES[v] for v in M.MACT_VARIANTS[1:])}; "
+                "another variant at 2000 steps is over the budget of a live run. Showing G1 elementwise.",
+                icon=":material/info:")
 else:
     try:
         M.check_compare(cfg, ["baseline", variant])            # out of bounds: a message, before anything runs
@@ -400,13 +405,13 @@ with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched mo
     sweep = None
     if not lrs:
         st.warning("Pick at least one learning rate.")
-    elif cfg == D and lrs == M.DEFAULT_LRS:
-        sweep = ui.view(M, "lr_sweep_default")
     elif st.session_state.get("ga_ran_sweep") == sweep_key:
-        with ui.guard():
+        try:
             sweep = ui.compute(M.lr_sweep, cfg, lrs, label="Sweeping learning rates…")
+        except M.InputError as exc:
+            st.error(str(exc), icon=":material/error:")
     else:
-        st.info("Press **Run sweep** to train these learning rates (the default is shipped).",
+        st.info("Press **Run sweep** to train these learning rates (two batched models).",
                 icon=":material/info:")
     if sweep is not None:
         sw = sweep.assign(model=lambda d: d.variant.map(NAMES))
