@@ -328,8 +328,8 @@ with st.form("tr_sweep"):
     go = st.form_submit_button("Run sweep (depth 2, 500 classes: about 5 s)", icon=":material/play_arrow:")
 if go:
     ps = [round(float(v), 3) for v in np.linspace(sw_p[0], sw_p[1], int(sw_steps))]
-    st.session_state["tr_sweep"] = dict(depth=int(sw_depth), ps=ps, samples=int(sw_n), seed=int(sw_seed))
-args = st.session_state.get("tr_sweep")
+    st.session_state["tr_sweep_args"] = dict(depth=int(sw_depth), ps=ps, samples=int(sw_n), seed=int(sw_seed))
+args = st.session_state.get("tr_sweep_args")
 if args:
     with ui.guard():
         res = ui.compute(M.gap_sweep, **args, label="Sweeping random tree classes…")

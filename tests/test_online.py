@@ -495,21 +495,27 @@ _TEXTS = ["", "   ", "0", "1\n0", "01a1\n0110", "0101\n011", "0" * 17, "2", "011
           "\n".join(format(i, "016b") for i in range(0, 65536, 97)), "é\n01", "=1+1\n01"]
 
 
+def _set(widget, value):
+    if not widget.disabled:
+        widget.set_value(value)
+
+
 def _fuzz(n_combos, seed):
     rng = np.random.default_rng(seed)
     at = _page()
     assert not at.exception, at.exception
     presets = list(M.PRESETS)
     for i in range(n_combos):
-        at.selectbox(key="cls").set_value(presets[int(rng.integers(len(presets)))])
-        at.slider(key="n").set_value(int(rng.choice([1, 2, 7, 10, 11, 16])))
-        at.slider(key="depth").set_value(int(rng.integers(1, 4)))
-        at.slider(key="p").set_value(float(rng.choice([0.0, 0.05, 0.5, 1.0])))
-        at.number_input(key="seed").set_value(int(rng.choice([0, 1, 10_000])))
-        at.text_area(key="rows").set_value(_TEXTS[int(rng.integers(len(_TEXTS)))])
+        at.selectbox(key="cls").set_value(presets[int(rng.integers(len(presets)))]).run()
+        assert not at.exception, (i, at.exception)
+        _set(at.slider(key="n"), int(rng.choice([1, 2, 7, 10, 11, 16])))
+        _set(at.slider(key="depth"), int(rng.integers(1, 4)))
+        _set(at.slider(key="p"), float(rng.choice([0.0, 0.05, 0.5, 1.0])))
+        _set(at.number_input(key="seed"), int(rng.choice([0, 1, 10_000])))
+        _set(at.text_area(key="rows"), _TEXTS[int(rng.integers(len(_TEXTS)))])
         at.run()
         assert not at.exception, (i, at.exception)
-        if at.radio(key="mode") is not None and len(at.radio) >= 2:
+        if len(at.radio) >= 2:
             at.radio(key="mode").set_value(str(rng.choice(["learner", "adversary", "compare"])))
             at.radio(key="game").set_value(str(rng.choice(["transductive", "standard"]))).run()
             assert not at.exception, (i, at.exception)
