@@ -308,7 +308,8 @@ with tab_toy:
                "(purple) is SFT of θ on a teacher that puts half its mass on the novel strategies.")
     stats = res["checkpoint_stats"].copy()
     if len(stats):
-        st.dataframe(stats[["step", "pass1_rl", "pass256_rl", "passkmax_rl", "crossover_k", "delta_se",
+        st.dataframe(stats[["step", "pass1_rl", "pass256_rl"] + (["passkmax_rl"] if k_max > m["k_se"] else []) + [
+                            "crossover_k", "delta_se",
                             "solved_rl", "rl_solved_subset_fraction", "median_base_nll_of_rl"]].rename(columns={
             "pass1_rl": "pass@1", "pass256_rl": f"pass@{m['k_se']}", "passkmax_rl": f"pass@{k_max}",
             "crossover_k": "crossover k", "delta_se": f"Δ_SE (k={m['k_se']})", "solved_rl": f"solved at k={k_max}",
