@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from toymodels import Progress, report
 from toymodels.store import write_tables
 from toymodels.diffusion import core, explore, learned, rf  # noqa: F401
 from toymodels.diffusion.learned import WindowConfig, train_window
 from toymodels.diffusion.rf import RFConfig, run_rf
+from toymodels.topic import Verdict, View, as_progress, views
 
 TOPIC = "diffusion"
 
@@ -29,15 +29,109 @@ PAPER = {
     "fmem_n1024_190k": 0.0,
     "fmem_n1024_1620k": 0.472,
     "tau_mem_slope": 1.0,
+    "tau_gen_slope": 0.0,
     "rf_tau_mem_notes": {4: 2.5e3, 8: 5.9e3, 16: 12.8e3, 32: 22.1e3},  # notes, d → ∞ formula at t = 0.1, ψ_p = 64
 }
 
-#: The page's default views (precompute ships exactly these calls).
-DEFAULT_WINDOW = WindowConfig()
-DEFAULT_RF = RFConfig()
-DEFAULT_2D = dict(dataset="moons", n=32, train_steps=3000, width=64, n_samples=300, sampler_steps=100, seed=0)
-DEFAULT_DIGITS = dict(n=200, n_samples=16, sampler_steps=100, seed=0)
-DEFAULT_HYBRID = dict(n=128, train_steps=4000, width=64, n_samples=500, steps=100, seed=0)
+#: The visualiser's data sets: stable ids (stored in links) → labels, and the view that holds each.
+VIZ_DATA = {**explore.DATASETS_2D, "digits": "8×8 digits (d = 64)"}
+VIZ_VIEW = {"moons": "process_2d", "ring": "process_2d_ring", "gmm2": "process_2d_gmm2", "digits": "process_digits"}
+#: The ELS machine's patch sizes, each a shipped view.
+ELS_VIEW = {3: "els", 5: "els_p5", 7: "els_p7"}
+
+_2D = dict(n=32, train_steps=3000, width=64, n_samples=300, sampler_steps=100, seed=0)
+
+VIEWS = views(
+    View("window", train_window, dict(cfg=WindowConfig()), label="Training the denoisers…", seconds=90),
+    View("rf", run_rf, dict(cfg=RFConfig()), label="Estimating U, V and solving the dynamics…", seconds=25),
+    View("process_2d", explore.process_2d, dict(dataset="moons", **_2D), label="Training a small denoiser…",
+         seconds=20),
+    View("process_2d_ring", explore.process_2d, dict(dataset="ring", **_2D), label="Training a small denoiser…",
+         seconds=20),
+    View("process_2d_gmm2", explore.process_2d, dict(dataset="gmm2", **_2D), label="Training a small denoiser…",
+         seconds=20),
+    View("process_digits", explore.process_digits, dict(n=200, n_samples=16, sampler_steps=100, seed=0),
+         label="Sampling digits…", seconds=2),
+    View("flow_alignment", explore.flow_alignment, {}, label="Computing alignments…", seconds=10),
+    View("hybrid", explore.hybrid_sampling, dict(n=128, train_steps=4000, width=64, n_samples=500, steps=100,
+                                                 seed=0), label="Hybrid sampling…", seconds=30),
+    View("els", explore.els_digits, dict(P=3), label="Running the ELS machine…", seconds=3),
+    View("els_p5", explore.els_digits, dict(P=5), label="Running the ELS machine…", seconds=5),
+    View("els_p7", explore.els_digits, dict(P=7), label="Running the ELS machine…", seconds=8),
+)
+HEADLINE = "window"
+
+#: Acceptance bands of the headline: τ_mem ∝ n^a with a in [0.6, 1.4], τ_gen ∝ n^b with |b| < 0.35, and the
+#: closed-form (empirical-optimal) sampler memorising (f_mem ≥ 0.95) on every training set.
+TAU_MEM_SLOPE_BAND = (0.6, 1.4)
+TAU_GEN_SLOPE_MAX = 0.35
+CLOSED_FORM_FMEM_MIN = 0.95
+
+
+def _x(v: float) -> str:
+    """An exponent for a sentence: 1.07, or n/a when it could not be fitted."""
+    return f"{v:.2f}" if np.isfinite(v) else "n/a"
+
+
+def verdict(result: dict) -> Verdict:
+    """Does the learned GMM denoiser reproduce τ_gen flat and τ_mem ∝ n? (the ``window`` view's result)."""
+    s = result["summary"]
+    mem, gen = float(result["tau_mem_slope"]), float(result["tau_gen_slope"])
+    cf = float(result["closed_form_fmem_min"])
+    ns = [int(v) for v in s["n"]]
+    with_mem = int(np.isfinite(np.asarray(s["tau_mem"], float)).sum())
+    ratio = np.asarray(s["tau_mem"], float) / np.asarray(s["n"], float)
+    ratio = ratio[np.isfinite(ratio)]
+    ok_mem = bool(TAU_MEM_SLOPE_BAND[0] <= mem <= TAU_MEM_SLOPE_BAND[1]) and with_mem >= 2
+    ok_gen = bool(abs(gen) < TAU_GEN_SLOPE_MAX)
+    ok_cf = cf >= CLOSED_FORM_FMEM_MIN
+    reproduced = ok_mem and ok_gen and ok_cf
+    if reproduced:
+        summary = (f"Memorisation arrives at τ_mem ∝ n^{_x(mem)} while the quality plateau τ_gen ∝ n^{_x(gen)} "
+                   "does not move, and the exact empirical score memorises every sample; absolute times differ "
+                   "from the paper (Adam on a small MLP, not SGD on a 4M-parameter U-Net).")
+    else:
+        missed = [w for w, ok in (("τ_mem ∝ n", ok_mem), ("τ_gen flat", ok_gen),
+                                  ("closed-form sampler memorises", ok_cf)) if not ok]
+        summary = (f"Not reproduced in this run: {', '.join(missed)} failed (τ_mem ∝ n^{_x(mem)}, "
+                   f"τ_gen ∝ n^{_x(gen)}, closed-form f_mem ≥ {cf:.2f}; {with_mem} of {len(ns)} sizes memorised).")
+    return Verdict(
+        reproduced=reproduced, summary=summary,
+        ours=f"τ_mem ∝ n^{_x(mem)}, τ_gen ∝ n^{_x(gen)}", paper="τ_mem ∝ n, τ_gen flat",
+        metrics={"tau_mem_slope": mem, "tau_gen_slope": gen, "tau_mem_half_slope": float(result["tau_mem_half_slope"]),
+                 "tau_gap_slope": float(result["tau_gap_slope"]), "closed_form_fmem_min": cf,
+                 "n_sizes": len(ns), "n_sizes_memorised": with_mem,
+                 "tau_mem_over_n_min": float(ratio.min()) if ratio.size else float("nan"),
+                 "tau_mem_over_n_max": float(ratio.max()) if ratio.size else float("nan"),
+                 "f_mem_final_min": float(np.min(s["f_final"])), "f_mem_final_max": float(np.max(s["f_final"])),
+                 "paper_tau_mem_slope": PAPER["tau_mem_slope"], "paper_tau_gen_slope": PAPER["tau_gen_slope"],
+                 "paper_tau_mem_over_n": PAPER["tau_mem_over_n"], "paper_tau_gen_steps": PAPER["tau_gen_steps"]})
+
+
+def rf_verdict(result: dict) -> Verdict:
+    """The random-features section (a ``run_rf`` result): does τ_mem grow with ψ_n while τ_gen does not?
+
+    The paper's Thm 3.2 is a d → ∞ statement; at our small d the δ peak and ρ₁ overlap, so a slope below 1
+    measured from the spectrum is expected and is reported as partial (None), not as a failure."""
+    mem, gen = float(result["tau_mem_slope"]), float(result["tau_gen_slope"])
+    theory, gap = float(result["tau_mem_theory_slope"]), float(result["tau_mem_gap_slope"])
+    grows = mem > 0.3 and gap > 0.3
+    flat = abs(gen) < TAU_GEN_SLOPE_MAX
+    if grows and flat and TAU_MEM_SLOPE_BAND[0] <= mem <= TAU_MEM_SLOPE_BAND[1]:
+        reproduced, summary = True, (f"The exact dynamics show both timescales: τ_gen flat (slope {_x(gen)}) and "
+                                     f"τ_mem ∝ ψ_n^{_x(mem)} from the measured spectrum.")
+    elif grows and flat:
+        reproduced, summary = None, (
+            f"The exact dynamics show the two timescales: a ψ_n-independent τ_gen (slope {_x(gen)}) and a "
+            f"memorisation time growing with ψ_n, slower than linear at this small d (slope {_x(mem)} from the "
+            f"spectrum, {_x(gap)} from the loss gap; the d → ∞ edge formula gives {_x(theory)}).")
+    else:
+        reproduced, summary = False, (f"Not reproduced at this setting: τ_mem slope {_x(mem)} (gap {_x(gap)}), "
+                                      f"τ_gen slope {_x(gen)}.")
+    return Verdict(reproduced=reproduced, summary=summary, ours=f"τ_mem ∝ ψ_n^{_x(mem)}", paper="τ_mem ∝ ψ_n",
+                   metrics={"rf_tau_mem_slope": mem, "rf_tau_mem_gap_slope": gap, "rf_tau_mem_theory_slope": theory,
+                            "rf_tau_gen_slope": gen, "paper_rf_tau_mem_slope": 1.0, "paper_rf_tau_gen_slope": 0.0})
+
 
 QUICK_WINDOW = WindowConfig(ns=[32, 64, 128], seeds=1, steps_per_n=150)
 QUICK_RF = RFConfig(d=16, samples=20_000, n_test=1000, test_draws=10)
@@ -47,7 +141,7 @@ FULL_RF = RFConfig(d=40, samples=80_000, n_test=4000, test_draws=20)
 
 
 def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None,
-              progress: Progress = None) -> dict:
+              progress=None) -> dict:
     """τ_gen flat and τ_mem ∝ n for the learned GMM denoiser, the closed-form sampler's f_mem, and the
     random-features timescales. ``quick``: one seed, n ∈ {32, 64, 128}, S = 150 n; else 3 seeds, n ∈ {32, …, 256},
     S = 200 n and the notes' RF setting (d = 40)."""
@@ -55,12 +149,10 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     rcfg = QUICK_RF if quick else FULL_RF
     wcfg = WindowConfig(**{**wcfg.__dict__, "seed": seed})
     rcfg = RFConfig(**{**rcfg.__dict__, "seed": seed})
-
-    def sub(lo, hi):
-        return None if progress is None else (lambda f, m="": report(progress, lo + (hi - lo) * f, m))
-
-    win = train_window(wcfg, device=device, progress=sub(0.0, 0.8))
-    rfr = run_rf(rcfg, device=device, progress=sub(0.8, 1.0))
+    p = as_progress(progress)
+    # the full settings exceed the page's live budgets: call the unchecked functions (fixed, known configs)
+    win = train_window.__wrapped__(wcfg, device=device, progress=p.sub(0.0, 0.8, "window: "))
+    rfr = run_rf.__wrapped__(rcfg, device=device, progress=p.sub(0.8, 1.0, "random features: "))
     s, rs = win["summary"], rfr["summary"]
     if out is not None:
         write_tables(out, {"window_curves": win["curves"], "window_summary": s, "rf_summary": rs,
@@ -96,21 +188,5 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     }
 
 
-def precompute(progress: Progress = None) -> None:
-    """Ship the page's default views (the same calls the page makes through ui.compute)."""
-    from toymodels import store
-
-    def sub(lo, hi):
-        return None if progress is None else (lambda f, m="": report(progress, lo + (hi - lo) * f, m))
-
-    store.ship(TOPIC, "process_2d", explore.process_2d, **DEFAULT_2D, progress=sub(0.0, 0.05))
-    store.ship(TOPIC, "process_digits", explore.process_digits, **DEFAULT_DIGITS)
-    store.ship(TOPIC, "flow_alignment", explore.flow_alignment)
-    store.ship(TOPIC, "hybrid", explore.hybrid_sampling, **DEFAULT_HYBRID, progress=sub(0.05, 0.1))
-    store.ship(TOPIC, "els", explore.els_digits)
-    store.ship(TOPIC, "rf", run_rf, DEFAULT_RF, progress=sub(0.1, 0.25))
-    store.ship(TOPIC, "window", train_window, DEFAULT_WINDOW, progress=sub(0.25, 1.0))
-
-
-__all__ = ["reproduce", "precompute", "WindowConfig", "RFConfig", "train_window", "run_rf", "core", "learned",
-           "rf", "explore", "PAPER"]
+__all__ = ["TOPIC", "VIEWS", "HEADLINE", "verdict", "rf_verdict", "reproduce", "WindowConfig", "RFConfig",
+           "train_window", "run_rf", "core", "learned", "rf", "explore", "PAPER"]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from toymodels.topic import InputError
+
 SCHEDULES = ("ddpm", "ou", "ve")
 
 
@@ -38,7 +40,7 @@ class Schedule:
 
     def __post_init__(self):
         if self.kind not in SCHEDULES:
-            raise ValueError(f"unknown schedule {self.kind!r}: use one of {SCHEDULES}")
+            raise InputError(f"unknown schedule {self.kind!r}: use one of {', '.join(SCHEDULES)}")
 
     def alpha_bar(self) -> np.ndarray:
         """DDPM ᾱ(t′) for t′ = 0 … T − 1 (float64)."""
@@ -47,7 +49,11 @@ class Schedule:
 
     def coeffs(self, u) -> tuple[np.ndarray, np.ndarray]:
         """(a, σ) at u (scalar or array in [0, 1])."""
-        u = np.clip(np.asarray(u, dtype=np.float64), 0.0, 1.0)
+        u = np.asarray(u, dtype=np.float64)
+        if not np.all(np.isfinite(u)) or np.any(u < -1e-9) or np.any(u > 1 + 1e-9):
+            raise InputError(f"diffusion time u must lie in [0, 1], got {u.min() if u.size else u!r}–"
+                             f"{u.max() if u.size else u!r}")
+        u = np.clip(u, 0.0, 1.0)  # rounding noise only (|excess| ≤ 1e-9)
         if self.kind == "ddpm":
             ab = np.interp(u * (self.T - 1), np.arange(self.T), self.alpha_bar())
             return np.sqrt(ab), np.sqrt(1.0 - ab)
@@ -113,7 +119,7 @@ def two_d_data(name: str, n: int, seed: int = 0) -> np.ndarray:
     elif name == "gmm2":
         x = gmm_sample(n, 2, 1.0, seed)
     else:
-        raise ValueError(f"unknown 2-D dataset {name!r}: use moons, ring or gmm2")
+        raise InputError(f"unknown 2-D dataset {name!r}: use moons, ring or gmm2")
     return x.astype(np.float32)
 
 
@@ -143,7 +149,11 @@ def posterior_logits(x: torch.Tensor, train: torch.Tensor, a: float, sigma: floa
     """
     if train_sq is None:
         train_sq = (train * train).sum(-1)
-    return (x @ train.T * (2.0 * a) - (a * a) * train_sq) / (2.0 * sigma * sigma)
+    inv = 1.0 / (2.0 * sigma * sigma)
+    bias = train_sq * (-(a * a) * inv)                       # (N,), folded into one fused matrix product
+    if x.dim() == 2 and train.dim() == 2:
+        return torch.addmm(bias, x, train.T, alpha=2.0 * a * inv)
+    return (x @ train.mT) * (2.0 * a * inv) + bias[..., None, :]
 
 
 def empirical_denoiser(x: torch.Tensor, train: torch.Tensor, a: float, sigma: float) -> torch.Tensor:
@@ -173,7 +183,7 @@ def flow_velocity(x: torch.Tensor, train: torch.Tensor, t: float) -> torch.Tenso
     This is the empirical denoiser with a = t, σ = 1 − t.
     """
     if not 0.0 <= t < 1.0:
-        raise ValueError("flow-matching time must be in [0, 1)")
+        raise InputError(f"flow-matching time must be in [0, 1), got {t!r}")
     return (empirical_denoiser(x, train, t, 1.0 - t) - x) / (1.0 - t)
 
 
@@ -183,7 +193,7 @@ def flow_velocity(x: torch.Tensor, train: torch.Tensor, t: float) -> torch.Tenso
 def sampling_grid(schedule: Schedule, steps: int, u_min: float = 0.0) -> np.ndarray:
     """Decreasing u from 1 to u_min in ``steps`` steps (DDPM: integer t′ from 999 down to 0, as DDIM does)."""
     if steps < 1:
-        raise ValueError("steps must be >= 1")
+        raise InputError(f"sampler steps must be at least 1, got {steps!r}")
     if schedule.kind == "ddpm":
         t = np.round(np.linspace(schedule.T - 1, 0, steps + 1)).astype(int)
         return t / (schedule.T - 1)
@@ -202,7 +212,7 @@ def sample(denoise, z: torch.Tensor, schedule: Schedule, steps: int = 100, metho
     The output is x̂_0 at the last (smallest-noise) grid point. For VE, z is scaled by σ_max.
     """
     if method not in ("ddim", "sde"):
-        raise ValueError("method must be 'ddim' or 'sde'")
+        raise InputError(f"sampler method must be 'ddim' or 'sde', got {method!r}")
     grid = sampling_grid(schedule, steps)
     a_all, s_all = schedule.coeffs(grid)
     x = z * float(s_all[0]) if schedule.kind == "ve" else z
@@ -251,7 +261,7 @@ def flow_sample(velocity, z: torch.Tensor, steps: int = 100, t_end: float = 0.99
 def memorised(samples: torch.Tensor, train: torch.Tensor, k: float = 1 / 3) -> torch.Tensor:
     """Eq. 6: a sample is memorised when ‖x − a^{μ1}‖ / ‖x − a^{μ2}‖ < k (nearest / second-nearest)."""
     if train.shape[0] < 2:
-        raise ValueError("the memorisation test needs at least two training points")
+        raise InputError("the memorisation test needs at least two training points")
     d = torch.cdist(samples, train)
     two = torch.topk(d, 2, dim=-1, largest=False).values
     return two[..., 0] < k * two[..., 1]
@@ -261,7 +271,7 @@ def fmem_ci(flags, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tu
     """f_mem and its bootstrap (percentile) interval over samples, as in the paper (1000 resamples)."""
     f = np.asarray(flags, dtype=np.float64).ravel()
     if f.size == 0:
-        raise ValueError("no samples")
+        raise InputError("f_mem needs at least one sample")
     rng = np.random.default_rng(seed)
     boots = f[rng.integers(0, f.size, (n_boot, f.size))].mean(1)
     lo, hi = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])

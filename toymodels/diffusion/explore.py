@@ -13,19 +13,21 @@ import numpy as np
 import pandas as pd
 import torch
 
-from toymodels import Progress, report
 from toymodels.device import get_device, seed_everything
 from toymodels.diffusion import core, learned
+from toymodels.topic import OneOf, Range, as_progress, bounded
+
+SEED = Range(0, 2**31 - 1, integer=True)
+#: The visualiser's 2-D training sets: stable ids (links store these) and their labels.
+DATASETS_2D = {"moons": "2-D: two moons", "ring": "2-D: ring of 8 Gaussians", "gmm2": "2-D: the SM B mixture (d = 2)"}
 
 
 def fit_denoiser(x: np.ndarray, width: int = 64, steps: int = 3000, lr: float = 6e-4, seed: int = 0,
-                 device=None, progress: Progress = None, batch: int | None = None) -> learned.Denoiser:
-    """Train one ε-prediction MLP (the SM B network) on the rows of x, full batch, Adam, DDPM schedule."""
-    with learned.one_thread():
-        return _fit(x, width, steps, lr, seed, device, progress, batch)
+                 device=None, progress=None, batch: int | None = None) -> learned.Denoiser:
+    """Train one ε-prediction MLP (the SM B network) on the rows of x, full batch, Adam, DDPM schedule.
 
-
-def _fit(x, width, steps, lr, seed, device, progress, batch):
+    Random draws come from a CPU generator and are then moved to the device (same noise on every device)."""
+    p = as_progress(progress)
     dev = get_device(device)
     seed_everything(seed)
     data = torch.from_numpy(np.asarray(x, np.float32)).to(dev)[None]            # (1, n, d)
@@ -37,7 +39,7 @@ def _fit(x, width, steps, lr, seed, device, progress, batch):
     emb = learned.time_embedding(sched.T, width).to(dev)
     gen = torch.Generator().manual_seed(seed + 1)
     for k in range(steps):
-        rows = data if batch is None or batch >= n else data[:, torch.randint(0, n, (batch,), generator=gen)]
+        rows = data if batch is None or batch >= n else data[:, torch.randint(0, n, (batch,), generator=gen).to(dev)]
         t = torch.randint(1, sched.T, rows.shape[:2], generator=gen).to(dev)
         eps = torch.randn(rows.shape, generator=gen).to(dev)
         xt = ab[t].sqrt()[..., None] * rows + (1 - ab[t]).sqrt()[..., None] * eps
@@ -45,8 +47,8 @@ def _fit(x, width, steps, lr, seed, device, progress, batch):
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if progress is not None and k % 200 == 0:
-            report(progress, k / steps, f"training step {k:,}/{steps:,}")
+        if k % 200 == 0:
+            p(k / steps, f"training step {k:,}/{steps:,}")
     return learned.Denoiser({k: v.detach() for k, v in params.items()}, width)
 
 
@@ -54,18 +56,18 @@ def _fmem_np(samples: np.ndarray, train: np.ndarray) -> float:
     return float(core.memorised(torch.from_numpy(samples), torch.from_numpy(train)).float().mean())
 
 
+@bounded(dataset=OneOf(*DATASETS_2D), n=Range(4, 512, integer=True), train_steps=Range(0, 20_000, integer=True),
+         width=Range(8, 256, integer=True), n_samples=Range(50, 2000, integer=True),
+         sampler_steps=Range(10, 200, integer=True), seed=SEED)
 def process_2d(dataset: str = "moons", n: int = 32, train_steps: int = 3000, width: int = 64,
                n_samples: int = 300, sampler_steps: int = 100, seed: int = 0, device=None,
-               progress: Progress = None) -> dict:
+               progress=None) -> dict:
     """Forward noising of a 2-D training set and the reverse process with both denoisers (DDPM, DDIM).
 
     Returns frames for a time slider: the noised training points at 11 times, and the reverse trajectories
     (samples at every sampler step) of the closed-form and the learned denoiser from the same noise.
     """
-    if not 4 <= n <= 512 or not 0 <= train_steps <= 20_000 or not 50 <= n_samples <= 2000:
-        raise ValueError("n must be 4-512, training steps 0-20,000, samples 50-2,000")
-    if not 10 <= sampler_steps <= 200:
-        raise ValueError("sampler steps must be 10-200")
+    dev = get_device(device)
     x = core.two_d_data(dataset, n, seed)
     train = torch.from_numpy(x)
     sched = core.Schedule("ddpm")
@@ -78,13 +80,15 @@ def process_2d(dataset: str = "moons", n: int = 32, train_steps: int = 3000, wid
         a, s = (float(v) for v in sched.coeffs(u))
         pts = (a * train + s * eps).numpy()
         fwd.append(pd.DataFrame({"u": round(float(u), 2), "x": pts[:, 0], "y": pts[:, 1], "id": np.arange(n)}))
-    z = torch.randn(n_samples, 2, generator=gen)
+    z = torch.randn(n_samples, 2, generator=gen).to(dev)
     with torch.no_grad():
-        cf_x, cf_path = core.sample(core.closed_form_denoiser(train), z, sched, sampler_steps, return_path=True)
-    den = fit_denoiser(x, width=width, steps=train_steps, seed=seed, device="cpu", progress=progress)
+        cf_x, cf_path = core.sample(core.closed_form_denoiser(train.to(dev)), z, sched, sampler_steps,
+                                    return_path=True)
+    den = fit_denoiser(x, width=width, steps=train_steps, seed=seed, device=dev, progress=progress)
     with torch.no_grad():
         lx, l_path = core.sample(lambda v, a, s, u: den.denoise(v[None], a, s, u)[0], z, sched, sampler_steps,
                                  return_path=True)
+    cf_x, cf_path, lx, l_path = (t.cpu() for t in (cf_x, cf_path, lx, l_path))
     grid = core.sampling_grid(sched, sampler_steps)
     keep = np.unique(np.round(np.linspace(0, sampler_steps, 11)).astype(int))
     rev = []
@@ -98,11 +102,12 @@ def process_2d(dataset: str = "moons", n: int = 32, train_steps: int = 3000, wid
             "fmem_closed_form": _fmem_np(cf_x.numpy(), x), "fmem_learned": _fmem_np(lx.numpy(), x)}
 
 
+@bounded(n=Range(2, 1797, integer=True), n_samples=Range(1, 64, integer=True),
+         sampler_steps=Range(10, 200, integer=True), seed=SEED)
 def process_digits(n: int = 200, n_samples: int = 16, sampler_steps: int = 100, seed: int = 0,
                    device=None) -> dict:
     """Forward noising of digits and closed-form DDIM sampling on n training digits (d = 64)."""
-    if not 2 <= n <= 1797 or not 1 <= n_samples <= 64:
-        raise ValueError("n must be 2-1,797 and samples 1-64")
+    dev = get_device(device)
     X, mean = core.digits()
     rng = np.random.default_rng(seed)
     idx = rng.choice(len(X), n, replace=False)
@@ -113,9 +118,9 @@ def process_digits(n: int = 200, n_samples: int = 16, sampler_steps: int = 100, 
     us = np.linspace(0, 1, 11)
     frames = np.stack([(float(sched.coeffs(u)[0]) * train[0] + float(sched.coeffs(u)[1]) * eps).numpy()
                        for u in us]) + mean
-    z = torch.randn(n_samples, 64, generator=gen)
+    z = torch.randn(n_samples, 64, generator=gen).to(dev)
     with torch.no_grad():
-        x = core.sample(core.closed_form_denoiser(train), z, sched, sampler_steps)
+        x = core.sample(core.closed_form_denoiser(train.to(dev)), z, sched, sampler_steps).cpu()
     dist = torch.cdist(x, train)
     nearest = train[dist.argmin(1)]
     return {"u": us, "forward": frames, "samples": x.numpy() + mean, "nearest": nearest.numpy() + mean,
@@ -123,13 +128,12 @@ def process_digits(n: int = 200, n_samples: int = 16, sampler_steps: int = 100, 
             "nearest_dist": dist.min(1).values.numpy()}
 
 
+@bounded(n=Range(10, 2000, integer=True), draws=Range(50, 2000, integer=True), seed=SEED)
 def flow_alignment(n: int = 1000, ts: list | None = None, draws: int = 400, seed: int = 0) -> pd.DataFrame:
     """cos(û*(x_t, t), x₁ − x₀) against t for 2-moons (d = 2), digits (d = 64) and Gaussian data (d = 1024).
 
     x₁ is a training point, x₀ ~ N(0, I), x_t = (1 − t)x₀ + t x₁ (Bertrand et al.'s convention).
     """
-    if not 10 <= n <= 2000 or not 50 <= draws <= 2000:
-        raise ValueError("n must be 10-2,000 and draws 50-2,000")
     ts = list(np.round(np.linspace(0.02, 0.98, 25), 3)) if ts is None else ts
     rng = np.random.default_rng(seed)
     X_dig, _ = core.digits()
@@ -153,20 +157,22 @@ def flow_alignment(n: int = 1000, ts: list | None = None, draws: int = 400, seed
     return pd.DataFrame(rows)
 
 
+@bounded(n=Range(8, 512, integer=True), train_steps=Range(100, 20_000, integer=True),
+         width=Range(8, 256, integer=True), n_samples=Range(100, 2000, integer=True),
+         steps=Range(10, 500, integer=True), seed=SEED)
 def hybrid_sampling(n: int = 128, train_steps: int = 4000, width: int = 64, taus: list | None = None,
-                    n_samples: int = 500, steps: int = 100, seed: int = 0, progress: Progress = None) -> dict:
+                    n_samples: int = 500, steps: int = 100, seed: int = 0, progress=None) -> dict:
     """Bertrand et al. Finding 3 on the GMM (d = 8): û* for t ≤ τ, the learned velocity for t > τ.
 
     The learned velocity comes from the SM B network trained as a DDPM denoiser (early-stopped, so it
     generalises): at flow time t, x_t = t x₁ + (1 − t) x₀ has the DDPM signal level √ᾱ = t/√(t² + (1−t)²),
     so D(x, t) = D_DDPM(x/√(t² + (1−t)²)) and u = (D − x)/(1 − t).
     """
-    if not 8 <= n <= 512 or not 100 <= train_steps <= 20_000 or not 100 <= n_samples <= 2000:
-        raise ValueError("n must be 8-512, training steps 100-20,000, samples 100-2,000")
+    p = as_progress(progress)
     taus = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] if taus is None else taus
     x = core.gmm_sample(n, 8, 1.0, seed)
     train = torch.from_numpy(x)
-    den = fit_denoiser(x, width=width, steps=train_steps, seed=seed, device="cpu", progress=progress)
+    den = fit_denoiser(x, width=width, steps=train_steps, seed=seed, device="cpu", progress=p.sub(0.0, 0.6))
     ab = core.Schedule("ddpm").alpha_bar()
 
     def learned_v(v, t):
@@ -189,7 +195,7 @@ def hybrid_sampling(n: int = 128, train_steps: int = 4000, width: int = 64, taus
             d = torch.cdist(xs, train).min(1).values
             rows.append(dict(tau=float(tau), f_mem=float(core.memorised(xs, train).float().mean()),
                              nn_dist=float(d.median()), mmd2=float(core.mmd2(xs, ref))))
-            report(progress, (j + 1) / len(taus), f"τ = {tau:g}")
+            p(0.6 + 0.4 * (j + 1) / len(taus), f"τ = {tau:g}")
     return {"table": pd.DataFrame(rows), "n": n, "train_steps": train_steps}
 
 
@@ -223,10 +229,10 @@ def els_denoiser(train_imgs: torch.Tensor, P: int = 3):
     return denoise
 
 
+@bounded(n=Range(2, 500, integer=True), P=OneOf(3, 5, 7), n_samples=Range(1, 16, integer=True),
+         sampler_steps=Range(10, 200, integer=True), seed=SEED)
 def els_digits(n: int = 100, P: int = 3, n_samples: int = 8, sampler_steps: int = 50, seed: int = 0) -> dict:
     """ELS vs ideal (closed-form) sampling on n digits from the same noise: the ELS machine makes patch mosaics."""
-    if not 2 <= n <= 500 or P not in (3, 5, 7) or not 1 <= n_samples <= 16:
-        raise ValueError("n must be 2-500, P 3, 5 or 7, samples 1-16")
     X, mean = core.digits()
     idx = np.random.default_rng(seed).choice(len(X), n, replace=False)
     train = torch.from_numpy(X[idx])

@@ -21,9 +21,9 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from toymodels import Progress, report
 from toymodels.device import get_device
 from toymodels.diffusion import core
+from toymodels.topic import Each, Fields, InputError, Range, as_progress, bounded
 
 GMM_D = 8
 
@@ -134,22 +134,9 @@ class WindowConfig:
     k: float = 1 / 3               # memorisation threshold
     seed: int = 0
 
-    def validate(self) -> "WindowConfig":
-        ns = sorted({int(n) for n in self.ns})
-        if not ns or ns[0] < 4 or ns[-1] > 1024:
-            raise ValueError("training-set sizes n must lie in [4, 1024]")
-        if not 1 <= self.seeds <= 8:
-            raise ValueError("seeds must be 1-8")
-        if not 8 <= self.width <= 256:
-            raise ValueError("width W must be 8-256")
-        if not 10 <= self.steps_per_n <= 1000:
-            raise ValueError("steps per training point must be 10-1000")
-        if not 100 <= self.n_samples <= 4000 or not 10 <= self.ddim_steps <= 200:
-            raise ValueError("samples 100-4000 and DDIM steps 10-200")
-        if not 1e-5 <= self.lr <= 1e-2:
-            raise ValueError("learning rate must be 1e-5 - 1e-2")
-        self.ns = ns
-        return self
+    def normalised(self) -> "WindowConfig":
+        """A copy with the n sorted and de-duplicated (bounds are checked by ``train_window``'s declaration)."""
+        return WindowConfig(**{**asdict(self), "ns": sorted({int(n) for n in self.ns})})
 
 
 def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
@@ -166,31 +153,41 @@ def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
     return out + [int(total)]
 
 
-def train_window(cfg: WindowConfig, device=None, progress: Progress = None) -> dict:
-    """See ``_train_window``; runs with one intra-op thread on the CPU (tiny matrices: threads only add
-    synchronisation, which on a loaded machine costs 10× more than the arithmetic)."""
-    with one_thread():
-        return _train_window(cfg, device, progress)
+#: Live compute budget of one ``train_window`` call, in row-steps of the padded ensemble: models × n_max × S_max
+#: × (W/64)², S_max = (S/n)·n_max. The page's default (≈ 10⁷) trains in about a minute on 2 idle cores; the
+#: command line's larger reproduction calls ``train_window.__wrapped__`` (no live budget).
+WINDOW_BUDGET = 1e7
 
 
-class one_thread:
-    """Context manager: torch.set_num_threads(1) inside, the previous value restored after."""
-
-    def __enter__(self):
-        self.prev = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self.prev)
+def window_cost(cfg: "WindowConfig") -> float:
+    """Row-steps of ``train_window(cfg)`` (the unit of ``WINDOW_BUDGET``)."""
+    ns = {int(n) for n in cfg.ns}
+    return len(ns) * cfg.seeds * max(ns) ** 2 * cfg.steps_per_n * (cfg.width / 64) ** 2
 
 
-def _train_window(cfg: WindowConfig, device=None, progress: Progress = None) -> dict:
+def _window_budget(cfg, **_):
+    cost = window_cost(cfg)
+    if cost > WINDOW_BUDGET:
+        raise InputError(f"that run is {cost / WINDOW_BUDGET:.1f}× this demo's live budget (about a minute of "
+                         "CPU): use fewer or smaller n, fewer seeds, a smaller width or fewer steps")
+
+
+@bounded(cfg=Fields(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(1, 8, integer=True),
+                    width=Range(8, 256, integer=True), d=Range(1, 64, integer=True), mu=Range(0.0, 10.0),
+                    steps_per_n=Range(10, 1000), lr=Range(1e-5, 1e-2), n_samples=Range(100, 4000, integer=True),
+                    ddim_steps=Range(10, 200, integer=True), ckpt_per_decade=Range(1, 20, integer=True),
+                    k=Range(0.01, 1.0), seed=Range(0, 2**31 - 1, integer=True)),
+         _budget=_window_budget)
+def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
     """Train every (n, seed) model, evaluating f_mem, quality and losses at log-spaced checkpoints.
 
     Returns a bundle: ``curves`` (one row per model and checkpoint), ``summary`` (τ_gen, τ_mem per n),
     the fitted slopes, and the closed-form sampler's f_mem on the same training sets.
     """
-    cfg = WindowConfig(**asdict(cfg)).validate() if isinstance(cfg, WindowConfig) else WindowConfig(**cfg).validate()
+    cfg = cfg.normalised()
+    if len(cfg.ns) < 2:
+        raise InputError("pick at least two different training-set sizes n (the slopes need two)")
+    p_ = as_progress(progress)
     dev = get_device(device)
     d, W = cfg.d, cfg.width
     models = [(n, s) for n in cfg.ns for s in range(cfg.seeds)]
@@ -258,14 +255,14 @@ def _train_window(cfg: WindowConfig, device=None, progress: Progress = None) -> 
 
     total = int(stop.max())
     ckpts = sorted(set(checkpoint_steps(total, cfg.ckpt_per_decade)) | {int(v) for v in stop.tolist()})
-    gen_train = torch.Generator(device=dev if dev.type == "cuda" else "cpu").manual_seed(cfg.seed + 1)
+    gen_train = torch.Generator().manual_seed(cfg.seed + 1)   # CPU draws, then moved: any device, same noise
     rows = evaluate(0)
     step = 0
     for target in ckpts[1:]:
         while step < target:
             active = (step < stop).float()
-            t = torch.randint(1, sched.T, (M, n_max), generator=gen_train, device=dev)
-            eps = torch.randn(M, n_max, d, generator=gen_train, device=dev)
+            t = torch.randint(1, sched.T, (M, n_max), generator=gen_train).to(dev)
+            eps = torch.randn(M, n_max, d, generator=gen_train).to(dev)
             a = ab[t].sqrt()[..., None]
             xt = a * data + (1 - ab[t]).sqrt()[..., None] * eps
             out = forward(params, xt, emb_table[t])
@@ -281,7 +278,7 @@ def _train_window(cfg: WindowConfig, device=None, progress: Progress = None) -> 
                     opt.state[p]["exp_avg"][m].zero_()
                     opt.state[p]["exp_avg_sq"][m].zero_()
         rows += evaluate(step)
-        report(progress, step / total, f"step {step:,}/{total:,}")
+        p_(step / total, f"step {step:,}/{total:,}")
 
     curves = pd.DataFrame(rows)
     # the closed-form (empirical-optimal) sampler on the same training sets, same noise

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from toymodels import Progress, report
 from toymodels.device import get_device
 from toymodels.diffusion import core
+from toymodels.topic import Each, Fields, InputError, Range, as_progress, bounded
 
 
 # --------------------------------------------------------------------------- Gaussian constants (Eq. 12-14)
@@ -65,24 +65,30 @@ def tau_mem_theory(c: dict, psi_p: float, psi_n: float) -> float:
 
 def feature_moments(x: torch.Tensor, W: torch.Tensor, t: float, draws: int, gen: torch.Generator,
                     chunk: int = 8192) -> tuple[torch.Tensor, torch.Tensor]:
-    """U = (1/n) Σ_ν E_ξ[σσᵀ], V = (1/n) Σ_ν E_ξ[σξᵀ], E_ξ by ``draws`` noise samples per point (float64 sums)."""
+    """U = (1/n) Σ_ν E_ξ[σσᵀ], V = (1/n) Σ_ν E_ξ[σξᵀ], E_ξ by ``draws`` noise samples per point.
+
+    The features and each chunk's products are computed where x lives (float32 on a GPU); the running sums are
+    float64 **on the CPU** (float64 is slow on consumer GPUs and missing on Apple MPS). The noise is drawn
+    from the CPU generator ``gen`` and then moved, so every device sees the same noise.
+    """
     n, d = x.shape
     p = W.shape[0]
     e, sd = math.exp(-t), math.sqrt(-math.expm1(-2 * t))
-    U = torch.zeros(p, p, dtype=torch.float64, device=x.device)
-    V = torch.zeros(p, d, dtype=torch.float64, device=x.device)
+    U = torch.zeros(p, p, dtype=torch.float64)
+    V = torch.zeros(p, d, dtype=torch.float64)
     rows = x.repeat_interleave(draws, 0)
     for i in range(0, rows.shape[0], chunk):
         xi = torch.randn(rows[i:i + chunk].shape, generator=gen, dtype=x.dtype).to(x.device)
         feat = torch.tanh((e * rows[i:i + chunk] + sd * xi) @ W.T / math.sqrt(d))
-        U += (feat.T @ feat).double()
-        V += (feat.T @ xi).double()
+        U += (feat.T @ feat).cpu().double()
+        V += (feat.T @ xi).cpu().double()
     m = rows.shape[0]
     return U / m, V / m
 
 
 def rf_losses(U, V, Ut, Vt, delta: float, psi_p: float, taus: np.ndarray, d: int) -> dict:
-    """Exact L_train(τ), L_test(τ) under gradient flow from A = 0 (eigen-form)."""
+    """Exact L_train(τ), L_test(τ) under gradient flow from A = 0 (eigen-form), in float64 on the CPU."""
+    U, V, Ut, Vt = (m.detach().to("cpu", torch.float64) for m in (U, V, Ut, Vt))
     lam, Q = torch.linalg.eigh(U)
     lam = lam.clamp_min(1e-12)
     C = V.T @ Q                                              # (d, p)
@@ -92,13 +98,12 @@ def rf_losses(U, V, Ut, Vt, delta: float, psi_p: float, taus: np.ndarray, d: int
     Mx = G * H                                               # Tr(B Ũ Bᵀ) = fᵀ (G∘H) f
     r = ((Q.T @ Vt) * C.T).sum(1)                            # Tr(B Ṽ) = −Σ_k f_k r_k
     c = 2 * delta / psi_p
-    tau = torch.as_tensor(np.asarray(taus, float), dtype=torch.float64, device=U.device)
+    tau = torch.as_tensor(np.asarray(taus, float), dtype=torch.float64)
     f = -torch.expm1(-c * lam[None, :] * tau[:, None]) / lam[None, :]   # (n_tau, p)
     train = 1 + ((cn * (lam * f * f - 2 * f)).sum(1)) / d
     test = 1 + (((f @ Mx) * f).sum(1) - 2 * (f * r).sum(1)) / d
     train_inf = 1 - float((cn / lam).sum()) / d
-    return {"train": train.cpu().numpy(), "test": test.cpu().numpy(), "train_inf": train_inf,
-            "eigvals": lam.cpu().numpy()}
+    return {"train": train.numpy(), "test": test.numpy(), "train_inf": train_inf, "eigvals": lam.numpy()}
 
 
 @dataclass
@@ -114,27 +119,51 @@ class RFConfig:
     test_draws: int = 20
     seed: int = 0
 
-    def validate(self) -> "RFConfig":
-        if not 4 <= self.d <= 64:
-            raise ValueError("d must be 4-64")
-        if not 2 <= self.psi_p <= 128:
-            raise ValueError("ψ_p must be 2-128")
-        if self.d * self.psi_p > 4096:
-            raise ValueError("p = ψ_p·d must be at most 4096")
-        ps = sorted({float(v) for v in self.psi_ns})
-        if not ps or ps[0] < 0.5 or ps[-1] > 64 or len(ps) > 8:
-            raise ValueError("ψ_n values must lie in [0.5, 64] (at most 8)")
-        if not 0.01 <= self.t <= 2.0:
-            raise ValueError("diffusion time t must be 0.01-2")
-        if not 5_000 <= self.samples <= 200_000:
-            raise ValueError("noise samples must be 5,000-200,000")
-        self.psi_ns = ps
-        return self
+    def normalised(self) -> "RFConfig":
+        """A copy with ψ_n sorted and de-duplicated (bounds are checked by ``run_rf``'s declaration)."""
+        return RFConfig(**{**asdict(self), "psi_ns": sorted({float(v) for v in self.psi_ns})})
 
 
-def run_rf(cfg: RFConfig, device=None, progress: Progress = None) -> dict:
-    """Losses, spectra and timescales of the random-features model for each ψ_n."""
-    cfg = RFConfig(**(asdict(cfg) if isinstance(cfg, RFConfig) else cfg)).validate()
+#: Live compute budget of one ``run_rf`` call, in multiply-adds: the moments (n·draws rows of p features, each
+#: an outer product p²) for every ψ_n and the population, plus three p³ eigen-products per ψ_n. The limit keeps
+#: one run under about a minute on one core of the 2-core demo machine (the default, d = 20 and p = 1,280, is
+#: 3.6 × 10¹¹ and took 14 s of CPU; see ``rf_cost``).
+RF_BUDGET = 1.2e12
+
+
+def rf_cost(cfg: "RFConfig") -> float:
+    """The multiply-adds of ``run_rf(cfg)`` (the model behind ``RF_BUDGET``)."""
+    p = float(round(cfg.psi_p * cfg.d))
+    psi_ns = sorted({float(v) for v in cfg.psi_ns})
+    rows = cfg.n_test * cfg.test_draws
+    for psi_n in psi_ns:
+        n = max(2, int(round(psi_n * cfg.d)))
+        rows += n * max(4, cfg.samples // n)
+    return rows * p * (p + cfg.d) + 3 * len(psi_ns) * p ** 3
+
+
+def _rf_budget(cfg, **_):
+    p = int(round(cfg.psi_p * cfg.d))
+    if p > 4096:
+        raise InputError(f"p = ψ_p·d = {p:,} features is more than this demo's 4,096: lower ψ_p or d")
+    cost = rf_cost(cfg)
+    if cost > RF_BUDGET:
+        raise InputError(f"that run is {cost / RF_BUDGET:.1f}× this demo's live budget (about a minute of CPU): "
+                         "lower ψ_p or d, or pick fewer or smaller ψ_n")
+
+
+@bounded(cfg=Fields(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
+                    psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
+                    n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True),
+                    seed=Range(0, 2**31 - 1, integer=True)),
+         _budget=_rf_budget)
+def run_rf(cfg: RFConfig, device=None, progress=None) -> dict:
+    """Losses, spectra and timescales of the random-features model for each ψ_n (bounds and the live budget:
+    see the declaration; ``run_rf.__wrapped__`` runs the command line's larger settings unchecked)."""
+    cfg = cfg.normalised()
+    if len(cfg.psi_ns) < 2:
+        raise InputError("pick at least two different values of ψ_n (the slopes need two)")
+    p_ = as_progress(progress)
     dev = get_device(device)
     d, p = cfg.d, int(round(cfg.psi_p * cfg.d))
     psi_p = p / d
@@ -172,7 +201,7 @@ def run_rf(cfg: RFConfig, device=None, progress: Progress = None) -> dict:
                          mass_rho2=float(np.mean(lam > 3 * hi))))
         curves.append(pd.DataFrame({"psi_n": n / d, "tau": taus, "train": out["train"], "test": out["test"]}))
         spectra.append(pd.DataFrame({"psi_n": n / d, "eigenvalue": lam}))
-        report(progress, (i + 1) / len(cfg.psi_ns), f"ψ_n = {psi_n:g}")
+        p_((i + 1) / len(cfg.psi_ns), f"ψ_n = {psi_n:g}")
     summary = pd.DataFrame(rows)
     return {"config": asdict(cfg), "p": p, "constants": consts, "summary": summary,
             "curves": pd.concat(curves, ignore_index=True), "spectra": pd.concat(spectra, ignore_index=True),
