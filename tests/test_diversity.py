@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from toymodels import diversity as D
-from toymodels import store
+from toymodels import store, topic
+from toymodels.topic import InputError
 from toymodels.registry import REPO_ROOT as ROOT
 from tests.apptest_helpers import open_page
 
@@ -67,6 +68,30 @@ def test_cluster_mixing_by_brute_force():
             brute.append(len({models[j] for j in order}))
         assert curve[N - 1] == pytest.approx(np.mean(brute))
     assert curve[0] == 1 and curve[-1] == 3
+
+
+@pytest.mark.parametrize("n,d", [(50, 8), (400, 16), (5, 16), (16, 16)])
+def test_vendi_dual_form_equals_the_n_by_n_form(n, d):
+    X = RNG.normal(size=(n, d))
+    X[1] = X[0]  # a duplicate, so the kernel is rank-deficient too
+    assert D.vendi_score_embeddings(X) == pytest.approx(D.vendi_score(D.cosine_matrix(X)), rel=1e-9)
+
+
+def test_vendi_dual_form_is_fast_at_2000_responses():
+    import time
+
+    X = RNG.normal(size=(2000, 384)).astype(np.float32)
+    t = time.process_time()
+    D.vendi_score_embeddings(X)
+    assert time.process_time() - t < 1.0  # the N x N form takes several seconds here
+
+
+def test_cluster_mixing_with_exact_duplicates_drops_self_not_a_twin():
+    X = np.repeat(RNG.normal(size=(4, 3)), 3, axis=0)  # every response has two exact twins
+    models = np.array(list("ABC") * 4)
+    curve = D.cluster_mixing(D.cosine_matrix(X), models, max_n=11)
+    # the nearest two neighbours of each response are its twins, which come from the two other models
+    assert curve[0] == 1 and curve[1] == pytest.approx(2.0)
 
 
 # --------------------------------------------------------------------------- lexical metrics
@@ -136,8 +161,35 @@ def test_parse_pasted_blocks_and_headers():
     (b"model,prompt,response\na,b,\n", "x.csv", "no non-empty"),
 ])
 def test_bad_uploads_give_clear_errors(data, name, msg):
-    with pytest.raises(D.InputError, match=msg):
+    with pytest.raises(InputError, match=msg):
         D.parse_upload(data, name)
+
+
+@pytest.mark.parametrize("data,name", [
+    (b"[" * 100_000, "deep.json"),                                   # issue 14, finding 2: RecursionError
+    (b'{"model": "m", "prompt": ' + b"[" * 100_000 + b"}", "deep.jsonl"),
+    (b"[" * 100_000, "deep.csv"),                                    # sniffed as JSON whatever the name
+    (b'[{"model": "m", "prompt": "p", "response": "r"}, 3]', "x.json"),
+    (b'{"model": 1e999999, "prompt": "p", "response": "r"}', "x.jsonl"),
+    (b'"just a string"', "x.json"),
+    (b"model,prompt,response\n\"unclosed,quote\n", "x.csv"),
+    ("model,prompt,response\nm,p,\ud800\n".encode("utf-8", "surrogatepass"), "x.csv"),
+])
+def test_any_upload_parse_failure_is_an_input_error(data, name):
+    try:
+        D.parse_upload(data, name)
+    except InputError as exc:
+        assert len(str(exc)) < 300  # a short message, never the input echoed back
+    # parsing may also succeed (then it returned a clean table); anything else fails the test
+
+
+def test_parse_upload_turns_any_unexpected_exception_into_input_error(monkeypatch):
+    def boom(*args, **kwargs):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(D, "validate", boom)
+    with pytest.raises(InputError, match="could not read the file"):
+        D.parse_upload(b"model,prompt,response\na,b,c\n", "x.csv")
 
 
 def test_upload_csv_jsonl_case_insensitive_and_cap():
@@ -146,13 +198,13 @@ def test_upload_csv_jsonl_case_insensitive_and_cap():
     lines = "\n".join(json.dumps({"model": "m", "prompt": "p", "response": f"r{i}"}) for i in range(5))
     assert len(D.parse_upload(lines.encode(), "x.jsonl")[0]) == 5
     big = pd.DataFrame({"model": ["m"] * 5, "prompt": ["p"] * 5, "response": ["x"] * 5})
-    with pytest.raises(D.InputError, match="cap"):
+    with pytest.raises(InputError, match="cap"):
         D.validate(big, cap=4)
 
 
 def test_single_response_has_no_pairs():
     df = pd.DataFrame({"model": ["m"], "prompt": ["p"], "response": ["alone"]})
-    with pytest.raises(D.InputError, match="at least two"):
+    with pytest.raises(InputError, match="at least two"):
         D.analyze(df, np.ones((1, 384), dtype=np.float32))
 
 
@@ -180,6 +232,96 @@ def test_analyze_aggregates_against_brute_force():
     assert res["pca"].shape[0] == 12 and res["clusters"]["size"].sum() == 12
 
 
+def test_inter_model_diagonal_and_cross_model_per_prompt_by_brute_force():
+    rows = [(m, p, f"{m}{p}{k}") for p in ("p1", "p2") for m, n in (("A", 2), ("B", 3), ("C", 1))
+            for k in range(n)]
+    df = pd.DataFrame(rows, columns=["model", "prompt", "response"])
+    emb = RNG.normal(size=(len(rows), 6)).astype(np.float32)
+    res = D.analyze(df, emb, D.Config(k_clusters=2))
+    S = D.cosine_matrix(emb)
+    ix = {(m, p): [i for i, r in enumerate(rows) if r[:2] == (m, p)] for m in "ABC" for p in ("p1", "p2")}
+    diag_b = np.mean([np.mean([S[i, j] for i, j in itertools.combinations(ix[("B", p)], 2)]) for p in ("p1", "p2")])
+    inter = res["inter"].set_index(["model_a", "model_b"])["similarity"]
+    assert inter[("B", "B")] == pytest.approx(diag_b, abs=1e-9)
+    assert ("C", "C") not in inter.index  # one response per prompt: no within-model pairs
+    p1 = [i for i, r in enumerate(rows) if r[1] == "p1"]
+    cross = np.mean([S[i, j] for i, j in itertools.combinations(p1, 2) if rows[i][0] != rows[j][0]])
+    got = res["per_prompt"].set_index("prompt").loc["p1", "cross_model_similarity"]
+    assert got == pytest.approx(cross, abs=1e-9)
+    assert res["per_prompt"]["vendi"].iloc[0] == pytest.approx(D.vendi_score(S[np.ix_(p1, p1)]), rel=1e-9)
+
+
+@pytest.mark.parametrize("cfg,msg", [
+    (D.Config(threshold=1.5), "threshold"),
+    (D.Config(k_clusters=0), "k_clusters"),
+    (D.Config(neighbours=101), "neighbours"),
+    (D.Config(mattr_window=2), "mattr_window"),
+    (D.Config(levels=(0.5, 2.0)), "levels"),
+    (D.Config(levels=tuple([0.5] * 9)), "levels"),
+    (D.Config(seed=-1), "seed"),
+    (D.Config(threshold=float("nan")), "threshold"),
+])
+def test_out_of_bounds_config_raises_instead_of_clamping(cfg, msg):
+    df = pd.DataFrame({"model": ["a", "b"], "prompt": ["p", "p"], "response": ["x", "y"]})
+    with pytest.raises(InputError, match=msg):
+        D.analyze(df, np.eye(2, 4, dtype=np.float32), cfg)
+    assert not hasattr(D.Config, "clamped")
+
+
+def test_sweep_and_embedding_bounds_raise():
+    df = pd.DataFrame({"model": ["a"] * 3, "prompt": ["p"] * 3, "response": ["x", "y", "z"]})
+    emb = np.eye(3, 4, dtype=np.float32)
+    with pytest.raises(InputError, match="sizes"):
+        D.sample_size_sweep(df, emb, [2, 500])
+    with pytest.raises(InputError, match="reps"):
+        D.sample_size_sweep(df, emb, [2], reps=9)
+    with pytest.raises(InputError, match="texts"):
+        D.embed_texts(["x"] * (D.MAX_RESPONSES + 1))
+    with pytest.raises(InputError, match="texts"):
+        D.embed_texts(["x" * (D.MAX_CHARS + 1)])
+
+
+class _CountingModel:
+    """Stands in for MiniLM: records every text it is asked to embed."""
+
+    def __init__(self):
+        self.seen = []
+
+    def encode(self, texts, **kwargs):
+        self.seen += list(texts)
+        return np.stack([np.full(384, len(t) + 1.0, dtype=np.float32) / np.sqrt(384) / (len(t) + 1.0)
+                         + 0.01 * (hash(t) % 7) for t in texts])
+
+
+def test_a_repeated_text_is_never_embedded_twice(monkeypatch):
+    fake = _CountingModel()
+    monkeypatch.setattr(D, "_MODEL", fake)
+    monkeypatch.setattr(D, "_EMB_CACHE", type(D._EMB_CACHE)())
+    calls = []
+    a = D.embed_texts(["alpha", "beta", "alpha", "gamma"], batch_size=2, progress=lambda f, m: calls.append(f))
+    assert sorted(fake.seen) == ["alpha", "beta", "gamma"]
+    np.testing.assert_array_equal(a[0], a[2])
+    assert D.uncached_count(["alpha", "delta", "delta"]) == 1
+    b = D.embed_texts(["gamma", "delta", "alpha"])
+    assert sorted(fake.seen) == ["alpha", "beta", "delta", "gamma"]  # only delta is new
+    np.testing.assert_array_equal(b[0], a[3])
+    np.testing.assert_array_equal(b[2], a[0])
+    assert calls[-1] == 1.0 and len(calls) >= 3  # progress after every batch
+
+
+def test_verdict_is_not_tested_and_says_why():
+    shipped = store.load_shipped(D.TOPIC, D.HEADLINE)
+    v = D.verdict(shipped)
+    assert v.reproduced is None and "illustrative" in v.summary
+    assert v.metrics["vendi_fixture_ok"] and v.metrics["paper_share_above_0.8"] == 0.79
+    share = np.mean(shipped["per_pool"].query("n >= 2")["intra_similarity"] > 0.8)
+    assert v.metrics["share_pools_above_0.8"] == pytest.approx(share)
+    rows = [(m, "p", f"{m} {k}") for m in "AB" for k in range(3)]
+    other = D.analyze(pd.DataFrame(rows, columns=["model", "prompt", "response"]),
+                      RNG.normal(size=(6, 8)).astype(np.float32))
+    assert not other["summary"]["example_set"] and D.verdict(other).summary.startswith("On this data")
+
+
 def test_identical_responses_similarity_one_selfbleu_100_vendi_one():
     df = pd.DataFrame({"model": ["A"] * 3 + ["B"] * 3, "prompt": ["p"] * 6,
                        "response": ["time is a river that flows"] * 6})
@@ -195,17 +337,18 @@ def test_identical_responses_similarity_one_selfbleu_100_vendi_one():
 # --------------------------------------------------------------------------- embeddings, shipped store, reproduce
 
 
-def test_real_embeddings_identical_text_is_one_and_shipped_view_is_fresh():
+def test_real_embeddings_identical_text_is_one_and_shipped_views_are_fresh():
     emb = D.embed_texts(["Time is a river.", "Time is a river.", "Bake bread on Saturday."])
     S = D.cosine_matrix(emb)
     assert S[0, 1] == pytest.approx(1.0, abs=1e-5) and S[0, 2] < 0.5
-    df = D.load_example()
+    assert topic.stale_views(D) == {}
     shipped = store.load_shipped(D.TOPIC, "example_embeddings")
-    fresh = D.embed_texts(df["response"].tolist())
+    D._EMB_CACHE.clear()  # embed from scratch, not from the cache
+    fresh = D.embed_texts(D.load_example()["response"].tolist())
     np.testing.assert_allclose(fresh, shipped, atol=1e-4)
-    store.verify_shipped(D.TOPIC, "example_analysis", D.analyze, df, shipped, D.DEFAULT_CONFIG, rtol=1e-5)
-    store.verify_shipped(D.TOPIC, "example_sweep", D.sample_size_sweep, df, shipped, D.DEFAULT_SWEEP_SIZES, 3, 0,
-                         rtol=1e-5)
+    for name in ("example_analysis", "example_sweep"):
+        fn, kwargs = topic.view_call(D, name)
+        store.verify_shipped(D.TOPIC, name, fn, **kwargs, rtol=1e-5)
 
 
 def test_sample_size_sweep_full_n_equals_analysis_and_vendi_grows():
@@ -303,21 +446,21 @@ def test_page_default_example_and_changed_widgets():
 
 def test_page_pasted_text():
     at = _page()
-    at.radio(key="hm_source").set_value("Paste responses").run()
+    at.radio(key="hm_source").set_value("paste").run()
     at.text_area(key="hm_paste").input("model: a\nTime is a river.\n---\nTime flows like a river.\n---\n"
                                        "model: b\nBake some bread.").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("3 responses" in c.value for c in at.caption)
     # what the user typed survives switching to another input and back
-    at.radio(key="hm_source").set_value("Example set (illustrative)").run()
-    at.radio(key="hm_source").set_value("Paste responses").run()
+    at.radio(key="hm_source").set_value("example").run()
+    at.radio(key="hm_source").set_value("paste").run()
     assert at.text_area(key="hm_paste").value.startswith("model: a")
 
 
 def test_page_pasted_single_response_gives_message_not_traceback():
     at = _page()
-    at.radio(key="hm_source").set_value("Paste responses").run()
+    at.radio(key="hm_source").set_value("paste").run()
     at.text_area(key="hm_paste").input("just one response").run()
     assert not at.exception, at.exception
     assert any("two" in e.value for e in list(at.error) + list(at.warning))
@@ -325,7 +468,7 @@ def test_page_pasted_single_response_gives_message_not_traceback():
 
 def test_page_malformed_upload_gives_clear_error():
     at = _page()
-    at.radio(key="hm_source").set_value("Upload CSV / JSONL").run()
+    at.radio(key="hm_source").set_value("upload").run()
     at.file_uploader(key="hm_upload").upload("bad.csv", b"name,text\nx,y\n", "text/csv").run()
     assert not at.exception, at.exception
     assert any("missing column" in e.value for e in at.error)
@@ -362,3 +505,102 @@ def test_speed_targets_of_the_issue():
     assert out["self_bleu_max_abs_diff"] < 1e-9
     assert out["self_bleu_200_s"] < 5.0
     assert out["embed_1000_s"] < 15.0
+
+
+def _fuzz_combo(rng):
+    """One random visitor: an input source, random (often extreme) widget values, buttons pressed."""
+    src = rng.choice(["example", "paste", "upload"])
+    combo = {"source": src, "threshold": float(rng.choice([0.0, 1.0, round(rng.uniform(0, 1), 2)])),
+             "k": int(rng.choice([1, 12, rng.integers(1, 13)])), "nn": int(rng.choice([1, 100, rng.integers(1, 101)])),
+             "mattr": int(rng.choice([5, 200, rng.integers(5, 201)])),
+             "levels": [float(x) for x in rng.choice([0.1, 0.5, 0.8, 0.95], size=rng.integers(0, 4), replace=False)],
+             "tab_prompt": int(rng.integers(0, 3)), "reps": int(rng.integers(1, 6))}
+    words = ["time", "river", "weaver", "bread", "Saturday", "=cmd|' /C calc'!A0", "", "---", "model:", "ü", "\u200b"]
+    n = int(rng.choice([0, 1, 2, 5, 8], p=[0.1, 0.1, 0.2, 0.3, 0.3]))
+    if src == "paste":
+        blocks = [" ".join(rng.choice(words, size=rng.integers(1, 6))) for _ in range(n)]
+        combo["text"] = "model: a\nprompt: q\n" + "\n---\n".join(blocks) if blocks else rng.choice(["", "   ", "---"])
+    elif src == "upload":
+        kind = rng.choice(["csv", "jsonl", "nested", "binary", "empty", "badcols"], p=[.35, .35, .075, .075, .075, .075])
+        body = {"csv": "model,prompt,response\n" + "".join(f"m{i % 2},p{i % 2},{rng.choice(words[:5])} {i}\n"
+                                                            for i in range(n)),
+                "jsonl": "\n".join(json.dumps({"model": f"m{i % 2}", "prompt": "p", "response": f"r {i}"})
+                                   for i in range(n)),
+                "nested": "[" * 50_000, "binary": "\x00\x01", "empty": "", "badcols": "a,b\n1,2\n"}[kind]
+        combo["file"] = (f"f.{'jsonl' if kind in ('jsonl', 'nested') else 'csv'}", body.encode())
+    return combo
+
+
+def _apply(at, combo):
+    at.radio(key="hm_source").set_value(combo["source"]).run()
+    if combo["source"] == "paste":
+        at.text_area(key="hm_paste").input(combo["text"]).run()
+    elif combo["source"] == "upload" and combo["file"][1]:
+        at.file_uploader(key="hm_upload").upload(combo["file"][0], combo["file"][1], "text/plain").run()
+    for b in at.button:
+        if b.key in ("hm_embed_go", "hm_sweep_go") or (b.key == "hm_upload_forget" and combo["k"] % 3 == 0):
+            b.click().run()
+    if any(s.key == "hm_threshold" for s in at.slider):  # the data loaded: the analysis knobs are there
+        at.slider(key="hm_threshold").set_value(combo["threshold"])
+        at.number_input(key="hm_k").set_value(combo["k"])
+        at.number_input(key="hm_nn").set_value(combo["nn"])
+        at.number_input(key="hm_mattr").set_value(combo["mattr"])
+        at.multiselect(key="hm_levels").set_value(combo["levels"]).run()
+        if any(s.key == "hm_prompt" for s in at.selectbox):
+            box = at.selectbox(key="hm_prompt")
+            box.set_value(box.options and min(combo["tab_prompt"], len(box.options) - 1)).run()
+        if any(s.key == "hm_sweep_reps" for s in at.number_input):
+            at.number_input(key="hm_sweep_reps").set_value(combo["reps"]).run()
+
+
+def _fuzz(n_combos, seed):
+    rng = np.random.default_rng(seed)
+    at = _page()
+    assert not at.exception, at.exception
+    analysed = 0
+    for i in range(n_combos):
+        combo = _fuzz_combo(rng)
+        _apply(at, combo)
+        assert not at.exception, (i, combo, at.exception)
+        analysed += any(s.key == "hm_threshold" for s in at.slider)
+    assert analysed >= n_combos // 3  # most visitors got as far as the analysis
+
+
+def test_page_fuzz_random_and_extreme_widgets():
+    _fuzz(22, seed=14)
+
+
+@pytest.mark.slow
+def test_page_fuzz_many():
+    _fuzz(120, seed=1414)
+
+
+def test_page_bad_link_value_opens_default_with_notice():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["hm_source"] = "Example set (illustrative)"  # an old display label
+    at.query_params["hm_k"] = "999"
+    at.switch_page(get_paper("hivemind").page).run()
+    assert not at.exception, at.exception
+    assert any("link" in w.value for w in at.warning)
+    assert isinstance(at, AppTest)
+
+
+@pytest.mark.slow
+def test_analysis_of_2000_responses_within_3_cpu_seconds():
+    import time
+
+    words = "time river weaver moment current flows carries memory we the a of is and bread jazz".split()
+    rng = np.random.default_rng(3)
+    rows = [(f"m{i % 4}", f"p{(i // 4) % 10}", " ".join(rng.choice(words, size=rng.integers(12, 40))))
+            for i in range(2000)]
+    df = pd.DataFrame(rows, columns=["model", "prompt", "response"])
+    emb = rng.normal(size=(2000, 384)).astype(np.float32)
+    D.analyze(df.head(50), emb[:50])  # imports (scikit-learn, sacrebleu) outside the timing
+    t = time.process_time()
+    D.analyze(df, emb, D.Config(neighbours=100, k_clusters=12))
+    assert time.process_time() - t < 3.0

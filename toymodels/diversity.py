@@ -872,7 +872,8 @@ def sample_size_sweep(df: pd.DataFrame, emb: np.ndarray, sizes: list, reps: int 
                 acc["distinct_2"].append(distinct_n_tokens([tokens[i] for i in sub], 2))
         n_pools = sum(len(ix) >= n for ix in pools)
         for metric, v in acc.items():
-            rows.append({"n": n, "metric": metric, "value": float(np.nanmean(v)) if v else float("nan"),
+            finite = [x for x in v if not math.isnan(x)]
+            rows.append({"n": n, "metric": metric, "value": float(np.mean(finite)) if finite else float("nan"),
                          "n_pools": int(n_pools)})
     p(1.0, "done")
     return pd.DataFrame(rows, columns=["n", "metric", "value", "n_pools"])
@@ -929,17 +930,16 @@ def verdict(result: dict) -> Verdict:
         return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
     fixture = vendi_score(np.array(VENDI_FIXTURE, dtype=np.float64))
-    ours = f"{f(share, '.0%')} of pools > 0.8 · cross-model {f(inter, '.2f')}"
-    paper = f"{PAPER['share_above_0.8']:.0%} > 0.8 · cross-model {lo:.2f}–{hi:.2f}"
-    measured = (f"{f(share, '.0%')} of (model, prompt) pools above 0.8 and a cross-model similarity of "
-                f"{f(inter, '.2f')}, against a null floor of {f(null, '.2f')} (paper: 79%, 0.71–0.82, floor 0.1–0.2)")
+    ours = f"{f(share, '.0%')} > 0.8"
+    paper = f"{PAPER['share_above_0.8']:.0%} > 0.8"
+    measured = (f"{f(share, '.0%')} of (model, prompt) pools have mean similarity above 0.8; cross-model similarity "
+                f"{f(inter, '.2f')} (paper {lo:.2f}–{hi:.2f}); null floor {f(null, '.2f')} (paper 0.1–0.2)")
     if s.get("example_set"):
-        summary = ("Not a test of the paper: the example set is text we wrote to show the measurement (one "
-                   f"hivemind prompt, one diverse, one where each model repeats itself), embedded with MiniLM. "
-                   f"It gives {measured}.")
+        summary = ("Not a test of the paper: illustrative text we wrote, embedded with MiniLM, not the paper's "
+                   f"embedder. {measured}.")
     else:
-        summary = (f"On this data: {measured}. Not a test of the paper's numbers: MiniLM's similarity levels "
-                   "differ from text-embedding-3-small's, so compare against the null floor, not the 0.8 line.")
+        summary = (f"On this data, {measured}. Not a test of the paper's numbers: MiniLM's levels differ from "
+                   "text-embedding-3-small's; read them against the null floor.")
     return Verdict(None, summary, ours, paper, metrics={
         "share_pools_above_0.8": share, "intra_model_similarity": intra, "inter_model_similarity": inter,
         "null_pair_similarity": null, "n_responses": s.get("n_responses"), "n_models": s.get("n_models"),
