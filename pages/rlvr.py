@@ -42,13 +42,14 @@ def _url_notice(key: str, options) -> None:
 paper = ui.paper_header(TOPIC)
 ui.claim_box(paper)
 ui.result_strip(ui.shipped_verdict(TOPIC)[0],
-                caption=f"Toy at its default ρ = {M.DEFAULT_RHO:g}, {M.ToyConfig().steps} GRPO steps, 512 problems, "
-                        "n = 1024 samples each; paper: Qwen2.5-7B, GRPO 150 steps, Omni-MATH train.")
+                caption=f"Numbers: pass@1 gain (×) and pass@256 change (points). Toy at its default ρ = "
+                        f"{M.DEFAULT_RHO:g}, {M.ToyConfig().steps} GRPO steps, 512 problems, n = 1024 samples each; "
+                        "paper: Qwen2.5-7B, GRPO 150 steps, Omni-MATH train.")
 
 # =========================================================================== the finding: rho
 st.subheader("How much of what RL learns is shared decides whether RL narrows coverage")
-st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s,\qquad "
-         r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\qquad \theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
+st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s")
+st.latex(r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\qquad \theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
 grid = ui.view(M, "rho_sweep")
 rhos, steps_opts = list(grid["rhos"]), list(grid["steps"])
 _url_notice("rl_rho", rhos)
@@ -62,14 +63,14 @@ summ = grid["summary"].copy()  # plain tables: FrozenFrame breaks some pandas in
 row = summ[(summ.seed == grid["seeds"][0]) & (summ.steps == n_steps) & np.isclose(summ.rho, rho)].iloc[0]
 cross = None if pd.isna(row.crossover_k) else int(row.crossover_k)
 cols = st.columns(4)
-cols[0].metric("pass@1: base → RL", f"{row.pass1_base:.3f} → {row.pass1_rl:.3f}", f"×{row.pass1_gain:.2f}",
+cols[0].metric("pass@1, RL", f"{row.pass1_rl:.3f}", f"×{row.pass1_gain:.2f} vs base {row.pass1_base:.3f}",
                delta_arrow="off")
-cols[1].metric("pass@256: base → RL", f"{row.pass256_base:.3f} → {row.pass256_rl:.3f}",
-               f"{-100 * row.pass256_drop:+.1f} points", delta_color="normal")
+cols[1].metric("pass@256, RL", f"{row.pass256_rl:.3f}", f"{-100 * row.pass256_drop:+.1f} pts vs base {row.pass256_base:.3f}")
 cols[2].metric("Crossover k", _fmt_k(cross), help="Smallest k at which base's estimated pass@k is at least RL's "
                "(a tie counts only if base then leads); 'none' up to k = n = 1024.")
-cols[3].metric("Δ_SE at k = 256", f"{100 * row.delta_se_256:.1f} pts",
-               help="The paper's sampling-efficiency gap: pass@256(base) − pass@1(RL). Paper: 43.9 (GRPO).")
+cols[3].metric("Δ_SE, points", f"{100 * row.delta_se_256:.1f}",
+               help="The paper's sampling-efficiency gap at k = 256: pass@256(base) − pass@1(RL). Paper: 43.9 "
+                    "(GRPO).")
 
 cur = grid["curves"].copy()
 cur = cur[(cur.steps == n_steps) & np.isclose(cur.rho, rho)]
@@ -92,34 +93,43 @@ if cross is not None:
                alt.Chart(rule).mark_text(align="left", dx=4, color="#444").encode(x="k:Q", y="y:Q", text="label:N")]
 left, right = st.columns([3, 2])
 left.altair_chart(alt.layer(*layers).properties(title=f"pass@k after {n_steps} GRPO steps, ρ = {rho:g}",
-                                                height=330), width="stretch")
+                                                height=420), width="stretch")
 
 table = grid["table"].copy()
 t = table[table.steps == n_steps]
-long = pd.concat([
-    t.assign(metric="pass@1 gain (×)", value=t.pass1_gain, lo=t.pass1_gain_min, hi=t.pass1_gain_max),
-    t.assign(metric="pass@256 change (points)", value=-100 * t.pass256_drop, lo=-100 * t.pass256_drop_max,
-             hi=-100 * t.pass256_drop_min)])
-base_ch = alt.Chart(long).encode(x=alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1])))
-sel = pd.DataFrame({"rho": [rho]})
-band = pd.DataFrame({"metric": ["pass@1 gain (×)", "pass@256 change (points)"],
-                     "lo": [M.REGIME["min_pass1_gain"], -100 * M.REGIME["max_pass256_drop"]],
-                     "hi": [None, -100 * M.REGIME["min_pass256_drop"]]})
-facet = alt.layer(
-    alt.Chart().mark_rect(opacity=0.12, color="#54A24B").encode(
-        y=alt.Y("lo:Q"), y2=alt.Y2("hi:Q")).transform_filter("datum.hi != null"),
-    base_ch.mark_area(opacity=0.25, color=RL_C).encode(y=alt.Y("lo:Q", title=None), y2="hi:Q"),
-    base_ch.mark_line(color=RL_C, point=alt.OverlayMarkDef(size=18)).encode(
-        y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-        tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of 3 seeds"),
-                 alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
-    alt.Chart(sel).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-    data=long)
-right.altair_chart(alt.vconcat(
-    facet.transform_filter("datum.metric == 'pass@1 gain (×)'").properties(title="pass@1 gain (×), 3 seeds",
-                                                                            height=120),
-    facet.transform_filter("datum.metric == 'pass@256 change (points)'").properties(
-        title="pass@256 change (points)", height=120)).resolve_scale(y="independent"), width="stretch")
+
+
+def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
+    """One metric against ρ: the mean over seeds, its min-max band, the regime band (green), your ρ (dashed)."""
+    x = alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1]))
+    regime = pd.DataFrame({"lo": [band[0]], "hi": [band[1]]})
+    return alt.layer(
+        alt.Chart(regime).mark_rect(opacity=0.12, color=TAB_C).encode(y="lo:Q", y2="hi:Q"),
+        alt.Chart(df).mark_area(opacity=0.25, color=RL_C).encode(x=x, y=alt.Y("lo:Q", title=None), y2="hi:Q"),
+        alt.Chart(df).mark_line(color=RL_C, point=alt.OverlayMarkDef(size=16, color=RL_C)).encode(
+            x=x, y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
+            tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of seeds"),
+                     alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
+        alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
+    ).properties(title=title, height=150)
+
+
+gain = pd.DataFrame({"rho": t.rho, "value": t.pass1_gain, "lo": t.pass1_gain_min, "hi": t.pass1_gain_max})
+change = pd.DataFrame({"rho": t.rho, "value": -100 * t.pass256_drop, "lo": -100 * t.pass256_drop_max,
+                       "hi": -100 * t.pass256_drop_min})
+right.altair_chart(_vs_rho(gain, "pass@1 gain, ×", (M.REGIME["min_pass1_gain"], float(gain["hi"].max()))),
+                   width="stretch")
+right.altair_chart(_vs_rho(change, "pass@256 change, pts", (-100 * M.REGIME["max_pass256_drop"],
+                                                                -100 * M.REGIME["min_pass256_drop"])), width="stretch")
+xk = t.dropna(subset=["crossover_k_median"])
+right.altair_chart(alt.layer(
+    alt.Chart(xk).mark_line(color="#444", point=alt.OverlayMarkDef(size=16, color="#444")).encode(
+        x=alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("crossover_k_median:Q", title=None, scale=alt.Scale(type="log", base=2)),
+        tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("crossover_k_median:Q", title="median crossover k"),
+                 alt.Tooltip("crossover_k_min:Q", title="min"), alt.Tooltip("crossover_k_max:Q", title="max")]),
+    alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
+).properties(title="crossover k (median of seeds; none at ρ = 1)", height=150), width="stretch")
 st.caption(
     f"Left: seed 0, estimated from n = 1024 sampled completions per problem, on the 512 training problems (like the "
     f"paper's Omni-MATH train split). Faint red: ρ = 0 (every update shared: large coverage loss); green: ρ = 1 "
@@ -290,7 +300,7 @@ with tab_toy:
                                                                                          text="label:N")]
     left, right = st.columns(2)
     left.altair_chart(alt.layer(*layers).properties(title=f"pass@k: RL (ρ = {m['rho']:g}), tabular, distilled",
-                                                    height=330), width="stretch")
+                                                    height=400), width="stretch")
     cp = res["checkpoints"].copy()
     if len(cp):
         ck = pd.concat([curves[curves.policy == "base"].assign(step=0), cp])
@@ -301,7 +311,7 @@ with tab_toy:
             color=alt.Color("checkpoint:N", sort=order, title=None, legend=alt.Legend(columns=4),
                             scale=alt.Scale(domain=order, range=["#222222"] + REDS[-(len(order) - 1):])),
             tooltip=["checkpoint", "k", alt.Tooltip("pass_at_k:Q", format=".4f")]).properties(
-            title="RL checkpoints: the crossover moves left", height=330), width="stretch")
+            title="RL checkpoints: the crossover moves left", height=400), width="stretch")
     st.caption(f"Solid: unbiased estimate from n = {k_max} sampled completions per problem; dotted: exact "
                "mean 1 − (1 − pᵢ)ᵏ. Every policy is sampled with the same random numbers, so differences between "
                "curves are differences between policies, not luck. Tabular RL is ρ = 1 (green); the distilled model "
@@ -324,14 +334,14 @@ with tab_toy:
         y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
         color=alt.Color("policy:N", scale=alt.Scale(domain=["base", rl_name], range=[BASE_C, RL_C]), title=None),
         tooltip=["policy", "bin", alt.Tooltip("share:Q", format=".1%")]).properties(
-        title="Per-problem accuracy c/n", height=280), width="stretch")
+        title="Per-problem accuracy c/n", height=380), width="stretch")
     right.altair_chart(alt.Chart(res["likelihood"]).mark_area(opacity=0.5, interpolate="step").encode(
         x=alt.X("nll:Q", title="−log π_base(sample | problem)"),
         y=alt.Y("share:Q", title="share of samples", stack=None, axis=alt.Axis(format="%")),
         color=alt.Color("samples:N", scale=alt.Scale(domain=["base samples", "RL samples"], range=[BASE_C, RL_C]),
                         title=None),
         tooltip=["samples", "nll", alt.Tooltip("share:Q", format=".1%")]).properties(
-        title="Base model's log-perplexity of samples", height=280), width="stretch")
+        title="Base model's log-perplexity of samples", height=380), width="stretch")
     st.caption(f"Left: RL adds mass at accuracy 0 ({m['zero_acc_base']:.1%} → {m['zero_acc_rl']:.1%} of problems) "
                f"and at high accuracy (≥ 0.5: {m['high_acc_base']:.1%} → {m['high_acc_rl']:.1%}), as the paper's "
                f"Fig. 5. Right: median −log π_base {m['median_base_nll_base_samples']:.2f} for base's own samples, "
@@ -350,7 +360,7 @@ with tab_toy:
                                         range=[BASE_C, "#F58518", RL_C, "#BBBBBB"])),
         tooltip=["problem", "correct_strategy", alt.Tooltip("p_base:Q", format=".2e"),
                  alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl", "status"]).properties(
-        title="Per problem: success probability, base vs RL", height=300), width="stretch")
+        title="Per problem: success probability, base vs RL", height=400), width="stretch")
     right.markdown(
         f"**Coverage at k = n = {k_max}.** Base solves **{m['solved_base']}** of {len(cov)} problems, RL "
         f"**{m['solved_rl']}**; RL-only **{m['solved_rl_only']}**, base-only **{m['solved_base_only']}**: "
