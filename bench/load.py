@@ -1,0 +1,482 @@
+"""Load test: N concurrent browser sessions against a real local server, every page, some live computations.
+
+    python bench/load.py                       # serve the app here, 8 sessions, 2 of them start a computation
+    python bench/load.py --sessions 16 --compute 7 --port 8620
+    python bench/load.py --url http://127.0.0.1:8501 --pid 1234   # an already running server (RSS from its pid)
+
+Each session is its own browser context (its own Streamlit session), driven by Playwright in Debian's headless
+Chromium (no browser download). Every session opens the home page and every paper page (pages discovered from
+``toymodels.registry``), starting at a different page so the load spreads. ``--compute K``: sessions 0..K-1 each
+start one live computation on the page ``topics[s % T]``, the first page they open: every number input and slider
+on that page (or in the button's form) set to its minimum, then the page's first Run/Train button pressed (found by
+role and text, in expanders and tabs too), and the session waits for it to finish.
+
+An error is: a Python exception shown on a page (``stException``), a JavaScript page error, "Page not found", a page
+or computation that does not finish within its timeout, or (for a server started here) a traceback in the server
+log. Page time: from the request until the script run has finished (Streamlit's status widget gone, a heading
+drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
+kernel's high-water mark, VmHWM). Everything talks to 127.0.0.1 only, and every wait is bounded (``--deadline``).
+The last line printed is one JSON object.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--disable-dev-shm-usage"]
+BUTTON_TEXT = re.compile(r"(Run|Train)")  # the button's accessible name may start with an icon ligature
+SKIP_BUTTON_TEXT = re.compile(r"(?i)(sweep|all views|rerun)")  # prefer a single run over a sweep
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- the pages
+
+
+def page_paths(root: Path = ROOT) -> tuple[list[str], list[str]]:
+    """The URL paths of the home page and of every paper page that exists in ``root``, from the registry."""
+    sys.path.insert(0, str(root))
+    from toymodels.registry import PAPERS
+
+    topics = [p.topic for p in PAPERS if (root / p.page).is_file()]
+    return [""] + topics, topics
+
+
+# --------------------------------------------------------------------------- the server and its memory
+
+
+def free_port(preferred: int | None = None) -> int:
+    if preferred:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", preferred))
+                return preferred
+            except OSError:
+                pass
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                out += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+    return out
+
+
+def _status_kb(pid: int, field: str) -> int:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and all its descendants, MiB."""
+    todo, seen, kb = [pid], set(), 0
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        kb += _status_kb(p, "VmRSS")
+        todo += _children(p)
+    return kb / 1024
+
+
+class RssSampler(threading.Thread):
+    """Samples the server's resident memory every ``every`` seconds until stopped."""
+
+    def __init__(self, pid: int | None, every: float = 0.2):
+        super().__init__(daemon=True)
+        self.pid, self.every, self.peak_mb, self.peak_hwm_mb = pid, every, 0.0, 0.0
+        self._halt = threading.Event()
+
+    def run(self):
+        while self.pid and not self._halt.is_set():
+            self.peak_mb = max(self.peak_mb, tree_rss_mb(self.pid))
+            self.peak_hwm_mb = max(self.peak_hwm_mb, _status_kb(self.pid, "VmHWM") / 1024)
+            self._halt.wait(self.every)
+
+    def stop(self) -> float:
+        self._halt.set()
+        self.join(2)
+        return round(max(self.peak_mb, self.peak_hwm_mb), 1)
+
+
+class Server:
+    """``streamlit run Home.py`` on 127.0.0.1, optionally under a wrapper command (prlimit, taskset, ...)."""
+
+    def __init__(self, app_dir: Path, python: str = sys.executable, port: int | None = None,
+                 wrap: list[str] | None = None, env: dict | None = None, extra_flags: list[str] | None = None,
+                 log_path: Path | None = None):
+        self.app_dir, self.port = Path(app_dir), free_port(port)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path or Path(tempfile.mkdtemp(prefix="toymodels-load-")) / "server.log"
+        self.cmd = (wrap or []) + [
+            python, "-m", "streamlit", "run", "Home.py", "--server.headless", "true", "--server.address",
+            "127.0.0.1", "--server.port", str(self.port), "--browser.gatherUsageStats", "false",
+        ] + (extra_flags or [])
+        self.env = dict(os.environ, **(env or {}))
+        self.env.setdefault("TOYMODELS_CACHE", str(self.log_path.parent / "cache"))
+        self.proc: subprocess.Popen | None = None
+        self.started_at = 0.0
+
+    def start(self, timeout: float = 120) -> float:
+        """Start and wait for the health endpoint; return seconds until healthy."""
+        self._log = open(self.log_path, "w")
+        self.started_at = time.perf_counter()
+        self.proc = subprocess.Popen(self.cmd, cwd=self.app_dir, env=self.env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=2).status == 200:
+                    return time.perf_counter() - self.started_at
+            except OSError:
+                time.sleep(0.25)
+        raise RuntimeError(f"the server did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_tail(self, n: int = 30) -> str:
+        return "\n".join(self.log_text().splitlines()[-n:])
+
+    def tracebacks(self) -> list[str]:
+        """The last line of every traceback in the server log (the exception itself)."""
+        lines, out = self.log_text().splitlines(), []
+        for i, line in enumerate(lines):
+            if line.startswith("Traceback (most recent call last)"):
+                j = i + 1
+                while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                    j += 1
+                out.append(lines[j].strip() if j < len(lines) else "Traceback")
+        return out
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        with contextlib.suppress(Exception):
+            self._log.close()
+
+
+# --------------------------------------------------------------------------- one browser session
+
+
+async def _script_done(page, timeout: float) -> None:
+    """Wait until Streamlit has finished the script run: app drawn, a heading shown, no 'running' widget."""
+    deadline = time.monotonic() + timeout
+    await page.wait_for_selector("[data-testid='stApp']", timeout=timeout * 1000)
+    await page.wait_for_selector("h1", timeout=max(1.0, deadline - time.monotonic()) * 1000)
+    quiet = 0
+    while time.monotonic() < deadline:
+        running = await page.locator("[data-testid='stStatusWidget']").count()
+        quiet = 0 if running else quiet + 1
+        if quiet >= 3:  # 0.75 s without the status widget: the run is over (not just between two reruns)
+            return
+        await asyncio.sleep(0.25)
+    raise TimeoutError(f"still running after {timeout:.0f} s")
+
+
+async def _page_errors(page, js_errors: list[str]) -> list[str]:
+    errs = []
+    if await page.locator("[data-testid='stException']").count():
+        text = (await page.locator("[data-testid='stException']").first.inner_text())[:200]
+        errs.append("exception shown: " + " ".join(text.split()))
+    if await page.get_by_text("Page not found").count():
+        errs.append("page not found")
+    errs += [f"javascript: {e[:200]}" for e in js_errors]
+    js_errors.clear()
+    return errs
+
+
+async def _find_button(page):
+    """The first visible Run/Train button (not a sweep if a single run exists); opens expanders and tabs."""
+    async def visible_candidates():
+        found = []
+        buttons = page.get_by_role("button", name=BUTTON_TEXT)
+        for i in range(await buttons.count()):
+            b = buttons.nth(i)
+            if await b.is_visible() and await b.is_enabled():
+                found.append((bool(SKIP_BUTTON_TEXT.search(await b.inner_text())), i, b))
+        return [b for _, _, b in sorted(found, key=lambda t: (t[0], t[1]))]
+
+    found = await visible_candidates()
+    if found:
+        return found[0]
+    # buttons folded away: open every closed expander, then try each tab
+    summaries = page.locator("[data-testid='stExpander'] details:not([open]) > summary")
+    for i in range(await summaries.count()):
+        with contextlib.suppress(Exception):
+            await summaries.nth(i).click(timeout=5000)
+    found = await visible_candidates()
+    if found:
+        return found[0]
+    tabs = page.get_by_role("tab")
+    for i in range(await tabs.count()):
+        with contextlib.suppress(Exception):
+            await tabs.nth(i).click(timeout=5000)
+            found = await visible_candidates()
+            if found:
+                return found[0]
+    return None
+
+
+async def _smallest_settings(page, scope, timeout: float) -> int:
+    """Set every number input and slider in ``scope`` to its minimum; return how many were changed."""
+    changed = 0
+    inputs = scope.locator("input[type='number']")
+    for i in range(await inputs.count()):
+        box = inputs.nth(i)
+        with contextlib.suppress(Exception):
+            if not await box.is_visible() or not await box.is_enabled():
+                continue
+            lo, value = await box.get_attribute("min"), await box.input_value()
+            if lo is None or float(lo) == float(value or "nan"):
+                continue
+            await box.fill(lo, timeout=5000)
+            await box.press("Enter", timeout=5000)
+            changed += 1
+            await _script_done(page, timeout)
+    sliders = scope.get_by_role("slider")
+    for i in range(await sliders.count()):
+        thumb = sliders.nth(i)
+        with contextlib.suppress(Exception):
+            if not await thumb.is_visible():
+                continue
+            before = await thumb.get_attribute("aria-valuenow")
+            if before is not None and before == await thumb.get_attribute("aria-valuemin"):
+                continue
+            await thumb.focus(timeout=5000)
+            await thumb.press("Home", timeout=5000)
+            if await thumb.get_attribute("aria-valuenow") == before:  # no Home key: walk left
+                for _ in range(60):
+                    await thumb.press("ArrowLeft")
+            changed += 1
+            await _script_done(page, timeout)
+    return changed
+
+
+async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict:
+    """Start one live computation with the smallest settings and wait for it to finish."""
+    button = await _find_button(page)
+    if button is None:
+        return {"button": None}
+    label = " ".join((await button.inner_text()).split())
+    form = button.locator("xpath=ancestor::*[@data-testid='stForm'][1]")
+    scope = form if await form.count() else page.locator("[data-testid='stMain'], section.main").first
+    changed = await _smallest_settings(page, scope, page_timeout)
+    # the button may have been redrawn by the reruns: find it again by its text
+    button = page.get_by_role("button", name=label.split()[-1]).filter(has_text=label.split()[-1]).first
+    with contextlib.suppress(Exception):
+        b = await _find_button(page)
+        button = b or button
+    start = time.perf_counter()
+    await button.click(timeout=10_000)
+    await asyncio.sleep(0.5)
+    await _script_done(page, timeout)
+    return {"button": label, "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
+            "errors": await _page_errors(page, js_errors)}
+
+
+async def session(browser, base: str, index: int, paths: list[str], topics: list[str], compute: bool,
+                  page_timeout: float, compute_timeout: float, results: dict) -> None:
+    """One visitor: open every page (rotated start); optionally start a computation on the first paper page."""
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 900})
+    page = await ctx.new_page()
+    js_errors: list[str] = []
+    page.on("pageerror", lambda e: js_errors.append(str(e)))
+    first = topics[index % len(topics)] if topics else ""
+    order = [first] + [p for p in paths if p != first]
+    try:
+        for n, path in enumerate(order):
+            url = f"{base}/{path}"
+            start = time.perf_counter()
+            try:
+                await page.goto(url, wait_until="domcontentloaded", timeout=page_timeout * 1000)
+                await _script_done(page, page_timeout)
+                seconds = time.perf_counter() - start
+                errs = await _page_errors(page, js_errors)
+                results["pages"].append({"session": index, "page": path or "home", "seconds": round(seconds, 2),
+                                         "errors": errs})
+            except Exception as exc:  # noqa: BLE001 -- every failure is counted, none stops the others
+                results["pages"].append({"session": index, "page": path or "home", "seconds": None,
+                                         "errors": [f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"]})
+                continue
+            if compute and n == 0 and path:
+                try:
+                    out = await _compute(page, js_errors, compute_timeout, page_timeout)
+                except Exception as exc:  # noqa: BLE001
+                    out = {"button": "?", "errors": [f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"]}
+                out.update(session=index, page=path)
+                results["computations"].append(out)
+                log(f"session {index}: {path}: computation {out}")
+    finally:
+        await ctx.close()
+
+
+async def drive(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],
+                page_timeout: float, compute_timeout: float, deadline: float) -> dict:
+    from playwright.async_api import async_playwright
+
+    results: dict = {"pages": [], "computations": []}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            tasks = []
+            for i in range(sessions):
+                tasks.append(asyncio.create_task(session(browser, base, i, paths, topics, i < computations,
+                                                         page_timeout, compute_timeout, results)))
+                await asyncio.sleep(0.1)
+            done, pending = await asyncio.wait(tasks, timeout=deadline)
+            for t in pending:
+                t.cancel()
+            if pending:
+                results["pages"].append({"session": None, "page": None, "seconds": None,
+                                         "errors": [f"{len(pending)} session(s) still running at the "
+                                                    f"{deadline:.0f} s deadline"]})
+            await asyncio.gather(*pending, return_exceptions=True)
+        finally:
+            await browser.close()
+    return results
+
+
+async def first_render(base: str, timeout: float) -> float:
+    """Seconds for one visitor to see the home page drawn (the cold start's last step)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+            start = time.perf_counter()
+            await page.goto(base, wait_until="domcontentloaded", timeout=timeout * 1000)
+            await _script_done(page, timeout)
+            return time.perf_counter() - start
+        finally:
+            await browser.close()
+
+
+def summarize(results: dict, sessions: int, server: Server | None, peak_rss_mb: float | None) -> dict:
+    times = sorted(p["seconds"] for p in results["pages"] if p["seconds"] is not None)
+    errors = [f"{p['page']} (session {p['session']}): {e}" for p in results["pages"] for e in p["errors"]]
+    errors += [f"{c['page']} computation (session {c['session']}): {e}"
+               for c in results["computations"] for e in c.get("errors", [])]
+    tracebacks = server.tracebacks() if server else []
+    errors += [f"server log: {t}" for t in tracebacks]
+
+    def q(p):
+        if not times:
+            return None
+        return round(times[min(len(times) - 1, int(round(p * (len(times) - 1))))], 2)
+
+    return {
+        "sessions": sessions,
+        "page_loads": len(times),
+        "errors": len(errors),
+        "error_list": errors[:20],
+        "peak_rss_mb": peak_rss_mb,
+        "p50_s": round(statistics.median(times), 2) if times else None,
+        "p95_s": q(0.95),
+        "max_s": round(times[-1], 2) if times else None,
+        "computations": [{k: c.get(k) for k in ("session", "page", "button", "settings_at_minimum", "seconds")}
+                         for c in results["computations"]],
+    }
+
+
+def run_load(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],
+             pid: int | None = None, server: Server | None = None, page_timeout: float = 240,
+             compute_timeout: float = 300, deadline: float = 1200) -> dict:
+    """Drive the sessions against ``base`` while sampling the server's memory; return the summary."""
+    sampler = RssSampler(pid)
+    sampler.start()
+    start = time.perf_counter()
+    try:
+        results = asyncio.run(drive(base, sessions, computations, paths, topics, page_timeout, compute_timeout,
+                                    deadline))
+    finally:
+        peak = sampler.stop() if pid else None
+    out = summarize(results, sessions, server, peak)
+    out["wall_s"] = round(time.perf_counter() - start, 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=8, help="concurrent browser sessions (default 8)")
+    ap.add_argument("--compute", type=int, default=2, help="sessions that start a live computation (default 2)")
+    ap.add_argument("--url", help="an already running server (default: start one here)")
+    ap.add_argument("--pid", type=int, help="that server's process id, for its memory")
+    ap.add_argument("--port", type=int, default=None, help="port for the server started here (default: free)")
+    ap.add_argument("--page-timeout", type=float, default=240)
+    ap.add_argument("--compute-timeout", type=float, default=300)
+    ap.add_argument("--deadline", type=float, default=1200, help="stop everything after this many seconds")
+    args = ap.parse_args(argv)
+    if not 1 <= args.sessions <= 64 or not 0 <= args.compute <= args.sessions:
+        ap.error("--sessions must be 1..64 and --compute 0..sessions")
+    if not Path(CHROMIUM).exists():
+        print(f"error: {CHROMIUM} is missing (apt-get install chromium, or set CHROMIUM)", file=sys.stderr)
+        return 2
+    paths, topics = page_paths()
+    server = None
+    if args.url:
+        if not re.match(r"^https?://(127\.0\.0\.1|localhost)(:\d+)?/?$", args.url):
+            print("error: --url must be a local server (127.0.0.1 or localhost)", file=sys.stderr)
+            return 2
+        base, pid, cold = args.url.rstrip("/"), args.pid, None
+    else:
+        server = Server(ROOT, port=args.port)
+        log(f"starting the server on {server.url} (log: {server.log_path})")
+        cold = server.start()
+        base, pid = server.url, server.proc.pid
+    try:
+        first = asyncio.run(first_render(base, args.page_timeout))
+        log(f"first render of the home page: {first:.1f} s; driving {args.sessions} sessions over "
+            f"{len(paths)} pages, {args.compute} live computation(s)")
+        out = run_load(base, args.sessions, args.compute, paths, topics, pid, server, args.page_timeout,
+                       args.compute_timeout, args.deadline)
+    finally:
+        if server:
+            server.stop()
+    out = {"server_healthy_s": round(cold, 1) if cold is not None else None, "first_render_s": round(first, 1),
+           **out}
+    for e in out["error_list"]:
+        log(f"error: {e}")
+    print(json.dumps(out))
+    return 1 if out["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

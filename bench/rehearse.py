@@ -1,0 +1,200 @@
+"""Rehearse the hosted demo (Streamlit Community Cloud) from a clean clone, on this machine.
+
+    python bench/rehearse.py                 # or: make rehearse
+    python bench/rehearse.py --sessions 16 --keep --venv /tmp/rehearsal-venv   # reuse an installed venv
+
+1. ``git clone`` this repository's committed HEAD into a temporary folder (uncommitted changes are not rehearsed).
+2. Install exactly what Community Cloud would: ``requirements.txt`` into a fresh virtual environment (with ``uv``
+   when it is on PATH, as Cloud does, else pip). ``requirements.txt`` points at PyTorch's CPU index for
+   ``torch==2.13.0+cpu``; when that index cannot be reached from here, the rehearsal says so and installs the same
+   requirements from the configured package index (pip's own configuration) instead.
+3. Start the server headless under Community Cloud's limits: a memory cap of about 2.7 GB and 2 CPUs, with Cloud's
+   forced settings (``client.showErrorDetails=false``, ``runner.fastReruns=true``). The cap: ``systemd-run --scope
+   -p MemoryMax=`` when systemd runs this machine (a cgroup, caps resident memory as Cloud does), else ``prlimit
+   --as`` (caps address space, which is stricter: address space exceeds resident memory, so glibc's malloc arenas
+   are limited with MALLOC_ARENA_MAX=2 to keep reserved-but-unused address space from counting).
+4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
+   paper page (its Run/Train button, every number input and slider at its minimum).
+5. Print, as the last line, one JSON object: install_s, cold_start_s (server start until the home page is drawn),
+   sessions, errors, peak_rss_mb, memory_limit_mb, p50_s, p95_s (and details). Exit 1 on any error or a peak over
+   the cap. All traffic is to 127.0.0.1 (besides the package install); every wait is bounded.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import load  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+MEMORY_LIMIT_MB = 2575  # ~2.7 GB (2.7e9 bytes) in MiB: Community Cloud's documented limit
+CPUS = 2
+
+
+def log(msg: str) -> None:
+    load.log(msg)
+
+
+def reachable(url: str, timeout: float = 5.0) -> bool:
+    try:
+        urllib.request.urlopen(url, timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001 -- DNS failure, refused, timeout: all mean unreachable
+        return False
+
+
+def clone(dest: Path) -> str:
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], check=True)
+    return subprocess.run(["git", "-C", str(dest), "rev-parse", "--short", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def install(app: Path, venv: Path, notes: list[str]) -> float:
+    """Install app/requirements.txt into a fresh venv as Community Cloud would; return seconds."""
+    req = app / "requirements.txt"
+    lines = req.read_text().splitlines()
+    uses_cpu_index = any(CPU_INDEX in ln for ln in lines)
+    if uses_cpu_index and not reachable(CPU_INDEX + "/"):
+        note = (f"the PyTorch CPU index ({CPU_INDEX}) is unreachable from here: installing requirements.txt "
+                f"without it, from the configured package index (pip config)")
+        log(note)
+        notes.append(note)
+        req = venv.parent / "requirements.fallback.txt"
+        req.write_text("\n".join(ln for ln in lines if CPU_INDEX not in ln) + "\n")
+    start = time.perf_counter()
+    uv = shutil.which("uv")
+    if uv:
+        notes.append("installer: uv (as Community Cloud)")
+        subprocess.run([uv, "venv", "--quiet", str(venv)], check=True)
+        cmd = [uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), "-r", str(req)]
+    else:
+        notes.append("installer: pip (uv is not installed here; Community Cloud uses uv, falling back to pip)")
+        subprocess.run([shutil.which("python3") or sys.executable, "-m", "venv", str(venv)],
+                       check=True)
+        cmd = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", str(req)]
+    log("installing: " + " ".join(cmd))
+    proc = subprocess.run(cmd, cwd=app, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError("install failed:\n" + (proc.stdout + proc.stderr)[-3000:])
+    return time.perf_counter() - start
+
+
+def limits(notes: list[str]) -> tuple[list[str], dict, str]:
+    """The wrapper command, extra environment and a description of how the memory cap is enforced."""
+    limit_bytes = MEMORY_LIMIT_MB * 2**20
+    wrap: list[str] = []
+    env: dict = {}
+    systemd = Path("/run/systemd/system").is_dir() and shutil.which("systemd-run")
+    if systemd and subprocess.run(["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "true"],
+                                  capture_output=True).returncode == 0:
+        wrap = ["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "-p", "MemorySwapMax=0"]
+        how = "cgroup (systemd-run MemoryMax)"
+    elif shutil.which("prlimit"):
+        wrap = ["prlimit", f"--as={limit_bytes}", "--"]
+        env["MALLOC_ARENA_MAX"] = "2"
+        how = "prlimit --as (address space; MALLOC_ARENA_MAX=2)"
+    else:
+        how = "none (neither systemd-run nor prlimit found)"
+    cpus = os.cpu_count() or 1
+    if cpus > CPUS and shutil.which("taskset"):
+        wrap = ["taskset", "-c", ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:CPUS])] + wrap
+    notes.append(f"memory cap: {how}; CPUs: {min(cpus, CPUS)}")
+    return wrap, env, how
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=16, help="concurrent browser sessions (default 16)")
+    ap.add_argument("--port", type=int, default=None, help="server port (default: a free one)")
+    ap.add_argument("--venv", type=Path, default=None,
+                    help="reuse this virtual environment if it exists (install_s is then null); else create it")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary clone (and venv) afterwards")
+    ap.add_argument("--page-timeout", type=float, default=300)
+    ap.add_argument("--compute-timeout", type=float, default=420)
+    ap.add_argument("--deadline", type=float, default=1800, help="stop the sessions after this many seconds")
+    args = ap.parse_args(argv)
+    if not Path(load.CHROMIUM).exists():
+        print(f"error: {load.CHROMIUM} is missing (apt-get install chromium, or set CHROMIUM)", file=sys.stderr)
+        return 2
+    notes: list[str] = []
+    work = Path(tempfile.mkdtemp(prefix="toymodels-rehearsal-"))
+    app = work / "app"
+    server = None
+    try:
+        commit = clone(app)
+        log(f"clean clone of {commit} in {app}")
+        venv = args.venv or work / "venv"
+        if args.venv and (venv / "bin" / "python").exists():
+            install_s = None
+            notes.append(f"reused the virtual environment {venv} (no install timed)")
+        else:
+            install_s = install(app, venv, notes)
+            log(f"installed in {install_s:.0f} s")
+        python = str(venv / "bin" / "python")
+        torch_version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
+                                       capture_output=True, text=True).stdout.strip()
+        wrap, env, how = limits(notes)
+        env["TOYMODELS_CACHE"] = str(work / "cache")
+        paths, topics = load.page_paths(app)
+        server = load.Server(app, python=python, port=args.port, wrap=wrap, env=env,
+                             extra_flags=["--client.showErrorDetails", "false", "--runner.fastReruns", "true"],
+                             log_path=work / "server.log")
+        log(f"starting the server on {server.url} under {how}")
+        healthy_s = server.start(timeout=300)
+        first_s = asyncio.run(load.first_render(server.url, args.page_timeout))
+        cold_start_s = time.perf_counter() - server.started_at
+        log(f"cold start: healthy after {healthy_s:.1f} s, home page drawn after {cold_start_s:.1f} s; "
+            f"{args.sessions} sessions over {len(paths)} pages, one computation on each of {len(topics)} pages")
+        out = load.run_load(server.url, args.sessions, min(len(topics), args.sessions), paths, topics,
+                            server.proc.pid, server, args.page_timeout, args.compute_timeout, args.deadline)
+    finally:
+        if server:
+            server.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    result = {
+        "install_s": round(install_s, 1) if install_s is not None else None,
+        "cold_start_s": round(cold_start_s, 1),
+        "sessions": out["sessions"],
+        "errors": out["errors"],
+        "peak_rss_mb": out["peak_rss_mb"],
+        "memory_limit_mb": MEMORY_LIMIT_MB,
+        "p50_s": out["p50_s"],
+        "p95_s": out["p95_s"],
+        "max_s": out["max_s"],
+        "page_loads": out["page_loads"],
+        "server_healthy_s": round(healthy_s, 1),
+        "first_render_s": round(first_s, 1),
+        "computations": out["computations"],
+        "error_list": out["error_list"],
+        "commit": commit,
+        "torch": torch_version,
+        "python": subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
+                                 capture_output=True, text=True).stdout.strip(),
+        "memory_cap": how,
+        "notes": notes,
+        "wall_s": out["wall_s"],
+    }
+    for e in out["error_list"]:
+        log(f"error: {e}")
+    over = result["peak_rss_mb"] is not None and result["peak_rss_mb"] > MEMORY_LIMIT_MB
+    if over:
+        log(f"peak resident memory {result['peak_rss_mb']} MiB is over the {MEMORY_LIMIT_MB} MiB cap")
+    print(json.dumps(result))
+    return 1 if result["errors"] or over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
