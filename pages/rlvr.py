@@ -101,7 +101,7 @@ t = table[table.steps == n_steps]
 
 def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
     """One metric against ρ: the mean over seeds, its min-max band, the regime band (green), your ρ (dashed)."""
-    x = alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1]))
+    x = alt.X("rho:Q", title=None, scale=alt.Scale(domain=[0, 1]))
     regime = pd.DataFrame({"lo": [band[0]], "hi": [band[1]]})
     return alt.layer(
         alt.Chart(regime).mark_rect(opacity=0.12, color=TAB_C).encode(y="lo:Q", y2="hi:Q"),
@@ -111,7 +111,7 @@ def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
             tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of seeds"),
                      alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
         alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-    ).properties(title=title, height=150)
+    ).properties(title=title, height=165)
 
 
 gain = pd.DataFrame({"rho": t.rho, "value": t.pass1_gain, "lo": t.pass1_gain_min, "hi": t.pass1_gain_max})
@@ -129,7 +129,7 @@ right.altair_chart(alt.layer(
         tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("crossover_k_median:Q", title="median crossover k"),
                  alt.Tooltip("crossover_k_min:Q", title="min"), alt.Tooltip("crossover_k_max:Q", title="max")]),
     alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-).properties(title="crossover k (median of seeds; none at ρ = 1)", height=150), width="stretch")
+).properties(title="crossover k (median of seeds; none at ρ = 1)", height=185), width="stretch")
 st.caption(
     f"Left: seed 0, estimated from n = 1024 sampled completions per problem, on the 512 training problems (like the "
     f"paper's Omni-MATH train split). Faint red: ρ = 0 (every update shared: large coverage loss); green: ρ = 1 "
@@ -273,25 +273,25 @@ with tab_toy:
     k_max = m["k_max"]
     st.markdown(f"**Showing:** ρ = {m['rho']:g}, {m['steps']} {m['algorithm'].upper()} steps, "
                 f"{res['config']['n_problems']} problems, n = {k_max} samples each, seed {res['config']['seed']}.")
-    cols = st.columns(5)
-    cols[0].metric("pass@1 (RL)", f"{m['pass1_rl']:.3f}", f"×{m['pass1_gain']:.2f} vs base {m['pass1_base']:.3f}",
+    cols = st.columns(4)
+    cols[0].metric("pass@1, RL", f"{m['pass1_rl']:.3f}", f"×{m['pass1_gain']:.2f} vs base {m['pass1_base']:.3f}",
                    delta_arrow="off")
-    cols[1].metric(f"pass@{m['k_se']} (RL)", f"{m['pass256_rl']:.3f}",
-                   f"{-100 * m['pass256_drop']:+.1f} points vs base")
+    cols[1].metric(f"pass@{m['k_se']}, RL", f"{m['pass256_rl']:.3f}",
+                   f"{-100 * m['pass256_drop']:+.1f} pts vs base {m['pass256_base']:.3f}")
     cols[2].metric("Crossover k", _fmt_k(m["crossover_k"]))
-    cols[3].metric(f"Δ_SE (k = {m['k_se']})", f"{100 * m['delta_se']:.1f} pts",
+    cols[3].metric("Δ_SE, points", f"{100 * m['delta_se']:.1f}",
                    help=f"pass@{m['k_se']}(base) − pass@1(RL), the paper's definition; lower is better.")
-    cols[4].metric("RL ⊆ base", f"{m['rl_solved_subset_fraction']:.1%}",
-                   help=f"Share of the problems RL solves at k = n = {k_max} that base also solves.")
 
     curves = res["curves"].copy()
     long = pd.concat([curves.assign(estimator=f"estimate, n = {k_max}", value=curves["pass_at_k"]),
                       curves.assign(estimator="exact 1−(1−p)^k", value=curves["exact"])])
     domain = ["base", rl_name, "tabular RL", "distilled"]
-    color = alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, TAB_C, DIS_C]), title=None)
+    color = alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, TAB_C, DIS_C]), title=None,
+                      legend=alt.Legend(columns=2))
     layers = [alt.Chart(long).mark_line().encode(
         x=_log_k(), y=alt.Y("value:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])), color=color,
-        strokeDash=alt.StrokeDash("estimator:N", title=None, scale=alt.Scale(range=[[1, 0], [2, 3]])),
+        strokeDash=alt.StrokeDash("estimator:N", title=None, scale=alt.Scale(range=[[1, 0], [2, 3]]),
+                                  legend=alt.Legend(columns=1)),
         tooltip=["policy", "estimator", "k", alt.Tooltip("value:Q", format=".4f")])]
     if m["crossover_k"] is not None:
         rule_df = pd.DataFrame({"k": [m["crossover_k"]], "y": [0.04], "label": [f"crossover k = {m['crossover_k']}"]})
@@ -308,7 +308,7 @@ with tab_toy:
         order = ["base"] + [f"step {s}" for s in sorted(cp["step"].unique())]
         right.altair_chart(alt.Chart(ck).mark_line().encode(
             x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (estimated)", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("checkpoint:N", sort=order, title=None, legend=alt.Legend(columns=4),
+            color=alt.Color("checkpoint:N", sort=order, title=None, legend=alt.Legend(columns=3),
                             scale=alt.Scale(domain=order, range=["#222222"] + REDS[-(len(order) - 1):])),
             tooltip=["checkpoint", "k", alt.Tooltip("pass_at_k:Q", format=".4f")]).properties(
             title="RL checkpoints: the crossover moves left", height=400), width="stretch")
