@@ -335,7 +335,7 @@ def test_massive_stats_on_a_hand_made_residual():
 def test_search_table_bands():
     rows = [dict(config="x", what="", ratio_baseline=150.0, where_baseline="<s> (layer 2, pos 0)", ratio_g1=20.0,
                  first_max_baseline=1, first_max_g1=1, fattn_baseline=0, fattn_g1=0, val_loss_baseline=0,
-                 val_loss_g1=0, bayes_ce=0, cpu_seconds=0)]
+                 val_loss_g1=0, bayes_ce=0, wall_seconds=0)]
     rows.append({**rows[0], "config": "y", "ratio_g1": 40.0})                        # cut only 3.75x
     rows.append({**rows[0], "config": "z", "where_baseline": "other (layer 2, pos 7)"})  # not on <s>
     rows.append({**rows[0], "config": "w", "ratio_baseline": 90.0, "ratio_g1": 1.0})  # not massive
