@@ -242,9 +242,10 @@ with tab_toy:
             offset = a2.slider("Offset scale σ (u ~ N(0, σ²))", 0.0, 3.0, step=0.25, **_init("rl_sigma", D.offset_scale), key="rl_sigma",
                                bind="query-params")
             q_alpha = a3.slider("q ~ Beta(α, 2): α", 0.5, 10.0, step=0.5, **_init("rl_qa", D.q_alpha), key="rl_qa", bind="query-params")
-            seed = a4.number_input("Seed", 0, 10_000, **_init("rl_seed", D.seed), key="rl_seed", bind="query-params")
+            seed = a4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, **_init("rl_seed", D.seed), key="rl_seed", bind="query-params")
             a1, a2, a3, _ = st.columns(4)
-            novel_p = a1.slider("P(a novel strategy solves a problem)", 0.0, 1.0, step=0.05, **_init("rl_novel_p", D.novel_correct_prob),
+            novel_p = a1.slider("P(a novel strategy solves a problem)", float(BOUNDS["novel_correct_prob"].lo),
+                                float(BOUNDS["novel_correct_prob"].hi), step=0.05, **_init("rl_novel_p", D.novel_correct_prob),
                                 key="rl_novel_p", bind="query-params")
             teacher = a2.slider("Teacher's mass on novel strategies", 0.0, 0.9, step=0.05, **_init("rl_teacher", D.teacher_novel_mass),
                                 key="rl_teacher", bind="query-params")

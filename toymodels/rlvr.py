@@ -1156,8 +1156,8 @@ def verdict(result: dict) -> Verdict:
     ok = claims(m)
     P = PAPER
     paper_gain = P["pass1_grpo_150"] / P["pass1_base"]
-    ours = f"×{m['pass1_gain']:.1f} @1, {-100 * m['pass256_drop']:+.1f} pts @256"
-    paper = f"×{paper_gain:.1f} @1, {P['pass256_grpo_150'] - P['pass256_base']:+.1f} pts @256"
+    ours = f"×{m['pass1_gain']:.1f}, {-100 * m['pass256_drop']:+.1f}"            # pass@1 gain, pass@256 change (pts)
+    paper = f"×{paper_gain:.1f}, {P['pass256_grpo_150'] - P['pass256_base']:+.1f}"
     cross = m["crossover_k"]
     if all(ok.values()):
         summary = (f"At ρ = {m['rho']:g} RL multiplies pass@1 by {m['pass1_gain']:.1f} and loses "
