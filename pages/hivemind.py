@@ -114,13 +114,14 @@ if source == "example":
 else:
     digest = hashlib.sha256("\x1f".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
     new = D.uncached_count(texts)
-    if new <= D.AUTO_EMBED_MAX or st.session_state.get("hm_embedded") == digest:
+    quick = new == 0 or (new <= D.AUTO_EMBED_MAX and D.model_loaded())
+    if quick or st.session_state.get("hm_embedded") == digest:
         emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…")
     else:
         secs = D.embed_seconds(new)
-        st.info(f"{len(texts):,} responses loaded, {new:,} of them new to this server: embedding them with "
-                f"MiniLM takes about {secs:.0f} s of CPU ({1000 * D.EMBED_SECONDS_PER_TEXT:.0f} ms each; longer "
-                "when the server is busy).", icon=":material/schedule:")
+        load = "" if D.model_loaded() else f" (first loading the model, about {D.MODEL_LOAD_SECONDS:.0f} s)"
+        st.info(f"{len(texts):,} responses loaded, {new:,} of them new to this server: embedding them with MiniLM "
+                f"takes about {secs:.0f} s{load}, longer when the server is busy.", icon=":material/schedule:")
         if not st.button(f"Embed {new:,} responses (about {secs:.0f} s)", key="hm_embed_go", type="primary",
                          icon=":material/play_arrow:"):
             _stop()

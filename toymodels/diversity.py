@@ -65,10 +65,11 @@ COLUMNS = ("model", "prompt", "response")
 MAX_PAIR_ROWS = 300_000    # cap on the per-pair table (within-prompt pairs only)
 HEAT_MAX = 100             # the per-prompt heatmap shows at most this many responses (the first ones)
 EMBED_BATCH = 32           # texts per MiniLM batch (bench/bench_diversity.py: 32 and 64 within 5% on a CPU)
-# CPU seconds per response for MiniLM on one core of the 2-core machine (bench_diversity.py, synthetic
-# 12-40-word responses; ~28 ms measured). Pages use it to say how long an embedding run will take.
-EMBED_SECONDS_PER_TEXT = 0.03
-AUTO_EMBED_MAX = 40        # a page embeds up to this many new texts without asking (about 1.2 s)
+# Seconds per response for MiniLM on one core (bench_diversity.py, synthetic 12-40-word responses: 11 ms of
+# CPU; the estimate leaves room for a shared machine). Pages use it to say how long an embedding run takes.
+EMBED_SECONDS_PER_TEXT = 0.02
+MODEL_LOAD_SECONDS = 5.0   # importing sentence-transformers and loading MiniLM, once per process (quiet machine)
+AUTO_EMBED_MAX = 40        # a page embeds up to this many new texts without asking (about 0.5-1 s)
 EMBED_CACHE_MAX = 50_000   # per-text embedding cache: at most this many vectors (~77 MB) per process
 
 SACREBLEU_VERSION = "2.6.0"
@@ -416,9 +417,15 @@ def uncached_count(texts: list[str]) -> int:
         return sum(k not in _EMB_CACHE for k in keys)
 
 
+def model_loaded() -> bool:
+    """Whether MiniLM is already loaded in this process (the first embedding also pays for loading it)."""
+    return _MODEL is not None
+
+
 def embed_seconds(n_texts: int) -> float:
-    """Expected CPU seconds to embed ``n_texts`` new texts on one core (for a page's button label)."""
-    return n_texts * EMBED_SECONDS_PER_TEXT
+    """Expected seconds to embed ``n_texts`` new texts on one core, loading the model first if this process
+    has not yet (for a page's button label)."""
+    return n_texts * EMBED_SECONDS_PER_TEXT + (0.0 if model_loaded() else MODEL_LOAD_SECONDS)
 
 
 class _Text:
@@ -597,24 +604,22 @@ def _pool_sums(Sp: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, n
     return G, counts, diag
 
 
-@bounded(cfg=CONFIG_BOUNDS)
-def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=None) -> dict:
-    """Every metric of the page for a validated (model, prompt, response) table and its embeddings.
+_BASE: OrderedDict[str, dict] = OrderedDict()  # the configuration-free part of recent analyses
+_BASE_LOCK = threading.Lock()
+_BASE_MAX = 2
 
-    Returns a bundle: summary (dict of headline floats), per_pool / per_prompt / inter (DataFrames), pairs
-    (within-prompt pair similarities), strip (example pairs near chosen similarity levels), mixing, pca, clusters,
-    and ``heat``: per prompt (in per_prompt order) the similarity block of its first HEAT_MAX responses, with
-    ``heat_index`` giving their row numbers in the table.
-    """
-    p = as_progress(progress)
-    df, _ = validate(df)
-    emb = np.asarray(emb, dtype=np.float32)
-    if emb.ndim != 2 or emb.shape[0] != len(df):
-        raise InputError(f"{emb.shape[0] if emb.ndim else 0} embeddings for {len(df)} responses")
-    if not np.isfinite(emb).all():
-        raise InputError("the embeddings hold NaN or infinite values")
-    if len(df) < 2:
-        raise InputError("only one response: similarity needs at least two (no pairs to compare)")
+
+def _analysis_base(df: pd.DataFrame, emb: np.ndarray, p) -> dict:
+    """Everything ``analyze`` computes that no ``Config`` field changes, for a validated table and its
+    embeddings, kept for the last two tables of the process: moving a knob redoes only what the knob changes."""
+    h = hashlib.sha256(df[list(COLUMNS)].to_csv(index=False).encode("utf-8", "surrogatepass"))
+    h.update(str(emb.shape).encode())
+    h.update(np.ascontiguousarray(emb).tobytes())
+    key = h.hexdigest()
+    with _BASE_LOCK:
+        if key in _BASE:
+            _BASE.move_to_end(key)
+            return _BASE[key]
     texts = df["response"].tolist()
     models = df["model"].to_numpy()
     prompts = df["prompt"].to_numpy()
@@ -644,19 +649,16 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=
             "distinct_1": distinct_n_tokens(toks, 1), "distinct_2": distinct_n_tokens(toks, 2),
             "distinct_3": distinct_n_tokens(toks, 3),
             "ttr_pooled": ttr([w for tk in toks for w in tk]),
-            "mattr_mean": float(np.nanmean([mattr(tk, cfg.mattr_window) for tk in toks])) if any(toks)
-            else float("nan"),
             "compression_ratio": compression_ratio(t),
             "mean_words": float(np.mean([len(tk) for tk in toks])),
         })
     per_pool = pd.DataFrame(pools)
-    per_pool["above_threshold"] = per_pool["intra_similarity"] > cfg.threshold
     valid_pools = per_pool[per_pool["n"] >= 2]
     intra_by_prompt = valid_pools.groupby("prompt", sort=False)["intra_similarity"].mean()
 
     # --- per prompt: pooled over models
     p(0.5, "per-prompt metrics")
-    prompt_rows, mixing_rows, inter_acc, heat, heat_index = [], [], {}, [], []
+    prompt_rows, inter_acc, heat, heat_index = [], {}, [], []
     within_sum, within_count = 0.0, 0
     k = len(model_names)
     for pr, idx in df.groupby("prompt", sort=False).indices.items():
@@ -695,14 +697,10 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=
                 inter_acc.setdefault((int(a), int(b)), []).append(float(v))
         heat.append(Sp[:HEAT_MAX, :HEAT_MAX].astype(np.float32))
         heat_index.append(idx[:HEAT_MAX])
-        if ni >= 2:
-            curve = cluster_mixing(Sp, models[idx], cfg.neighbours)
-            mixing_rows += [{"prompt": pr, "N": j + 1, "distinct_models": float(v)} for j, v in enumerate(curve)]
     per_prompt = pd.DataFrame(prompt_rows)
     inter = pd.DataFrame([{"model_a": model_names[a], "model_b": model_names[b], "similarity": float(np.mean(v)),
                            "n_prompts": len(v)} for (a, b), v in sorted(inter_acc.items())],
                          columns=["model_a", "model_b", "similarity", "n_prompts"])
-    mixing = pd.DataFrame(mixing_rows, columns=["prompt", "N", "distinct_models"])
 
     # --- the null floor: mean over pairs of responses to different prompts (from sums, no pair list)
     p(0.7, "pairs")
@@ -717,6 +715,65 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=
     ii, jj = np.concatenate(ii), np.concatenate(jj)
     order = np.lexsort((jj, ii))
     ii, jj = ii[order], jj[order]
+    p(0.75, "PCA")
+    from sklearn.decomposition import PCA
+
+    X = emb.astype(np.float64)
+    spread = np.ptp(X, axis=0).max() > 1e-9
+    xy = PCA(n_components=2, svd_solver="full").fit_transform(X) if spread else np.zeros((n, 2))
+    # PCA's axis signs are arbitrary: fix them so the first response lies in the positive quadrant
+    xy = xy * np.where(xy[0] < 0, -1.0, 1.0)
+    base = dict(S=S, texts=texts, tokens=tokens, models=models, prompts=prompts, model_names=model_names,
+                per_pool=per_pool, per_prompt=per_prompt, inter=inter, null_floor=null_floor, ii=ii, jj=jj,
+                heat=heat, heat_index=heat_index, xy=xy, X=X, n_distinct=len(np.unique(X.round(6), axis=0)),
+                prompt_groups=[np.asarray(ix) for ix in df.groupby("prompt", sort=False).indices.values()],
+                prompt_names=list(df.groupby("prompt", sort=False).indices))
+    with _BASE_LOCK:
+        _BASE[key] = base
+        while len(_BASE) > _BASE_MAX:
+            _BASE.popitem(last=False)
+    return base
+
+
+@bounded(cfg=CONFIG_BOUNDS)
+def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=None) -> dict:
+    """Every metric of the page for a validated (model, prompt, response) table and its embeddings.
+
+    Returns a bundle: summary (dict of headline floats), per_pool / per_prompt / inter (DataFrames), pairs
+    (within-prompt pair similarities), strip (example pairs near chosen similarity levels), mixing, pca, clusters,
+    and ``heat``: per prompt (in per_prompt order) the similarity block of its first HEAT_MAX responses, with
+    ``heat_index`` giving their row numbers in the table.
+    """
+    p = as_progress(progress)
+    df, _ = validate(df)
+    emb = np.asarray(emb, dtype=np.float32)
+    if emb.ndim != 2 or emb.shape[0] != len(df):
+        raise InputError(f"{emb.shape[0] if emb.ndim else 0} embeddings for {len(df)} responses")
+    if not np.isfinite(emb).all():
+        raise InputError("the embeddings hold NaN or infinite values")
+    if len(df) < 2:
+        raise InputError("only one response: similarity needs at least two (no pairs to compare)")
+    base = _analysis_base(df, emb, p.sub(0.0, 0.8))
+    S, texts, tokens, models, prompts = (base[k] for k in ("S", "texts", "tokens", "models", "prompts"))
+    n, model_names, null_floor, X = len(df), base["model_names"], base["null_floor"], base["X"]
+    per_prompt, inter = base["per_prompt"].copy(), base["inter"].copy()
+
+    # --- what the knobs change: MATTR window, threshold, mixing depth N, the pairs shown, k-means
+    p(0.8, "per-pool MATTR, mixing")
+    per_pool = base["per_pool"].copy()
+    pool_idx = df.groupby(["prompt", "model"], sort=False).indices.values()
+    per_pool.insert(int(per_pool.columns.get_loc("ttr_pooled")) + 1, "mattr_mean", [
+        float(np.nanmean([mattr(tokens[i], cfg.mattr_window) for i in idx])) if any(tokens[i] for i in idx)
+        else float("nan") for idx in pool_idx])
+    per_pool["above_threshold"] = per_pool["intra_similarity"] > cfg.threshold
+    valid_pools = per_pool[per_pool["n"] >= 2]
+    mixing_rows = []
+    for pr, idx in zip(base["prompt_names"], base["prompt_groups"]):
+        if len(idx) >= 2:
+            curve = cluster_mixing(S[np.ix_(idx, idx)], models[idx], cfg.neighbours)
+            mixing_rows += [{"prompt": pr, "N": j + 1, "distinct_models": float(v)} for j, v in enumerate(curve)]
+    mixing = pd.DataFrame(mixing_rows, columns=["prompt", "N", "distinct_models"])
+    ii, jj = base["ii"], base["jj"]
     if len(ii) > MAX_PAIR_ROWS:
         keep = np.random.default_rng(cfg.seed).choice(len(ii), MAX_PAIR_ROWS, replace=False)
         keep.sort()
@@ -736,17 +793,12 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=
     strip = pd.DataFrame(strip, columns=["level", "similarity", "prompt", "model_i", "response_i", "model_j",
                                          "response_j"])
 
-    # --- 2-D map and clusters (scikit-learn)
-    p(0.8, "PCA and k-means")
+    # --- clusters (scikit-learn)
+    p(0.9, "k-means")
     from sklearn.cluster import KMeans
-    from sklearn.decomposition import PCA
 
-    X = emb.astype(np.float64)
-    spread = np.ptp(X, axis=0).max() > 1e-9
-    xy = PCA(n_components=2, svd_solver="full").fit_transform(X) if spread else np.zeros((n, 2))
-    # PCA's axis signs are arbitrary: fix them so the first response lies in the positive quadrant
-    xy = xy * np.where(xy[0] < 0, -1.0, 1.0)
-    n_clusters = min(cfg.k_clusters, len(np.unique(X.round(6), axis=0)))  # no more clusters than distinct points
+    xy = base["xy"]
+    n_clusters = min(cfg.k_clusters, base["n_distinct"])  # no more clusters than distinct points
     km = KMeans(n_clusters=n_clusters, n_init=4, random_state=cfg.seed).fit(X)
     dist = np.linalg.norm(X - km.cluster_centers_[km.labels_], axis=1)
     pca = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "model": models, "prompt": prompts, "response": texts,
@@ -793,7 +845,7 @@ def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=
     p(1.0, "done")
     return {"summary": summary, "config": cfg, "per_pool": per_pool, "per_prompt": per_prompt, "inter": inter,
             "pairs": pairs, "strip": strip, "mixing": mixing, "pca": pca, "clusters": clusters,
-            "heat": heat, "heat_index": heat_index}
+            "heat": [h.copy() for h in base["heat"]], "heat_index": [h.copy() for h in base["heat_index"]]}
 
 
 _EXAMPLE_SHA: list[str] = []
