@@ -429,7 +429,7 @@ def test_verdict_on_the_shipped_headline_and_on_a_wrong_value():
     v = M.verdict(hl)
     assert v.reproduced is None  # the exact values match; the asymptotic law is not tested at d <= 16
     assert v.metrics["exact_checks_passed"] == v.metrics["exact_checks"] == len(M.EXACT_CHECKS)
-    assert v.metrics["ld_GxG"] == 6 and v.metrics["m_tr_GxG"] == 4 and "Θ(√d)" in v.paper
+    assert v.metrics["ld_GxG"] == 6 and v.metrics["m_tr_GxG"] == 4 and v.ours == "4 vs 6" and "√d" in v.paper
     bad = dict(hl, G=[3, 3])
     w = M.verdict(bad)
     assert w.reproduced is False and "G" in w.summary
@@ -453,7 +453,7 @@ def test_page_defaults_result_strip_and_playing_rounds():
     at = _page()
     assert not at.exception, at.exception
     assert any(t.value == "Transductive online learning" for t in at.title)
-    assert any(m.label == "Our toy" and "M_tr = 4" in m.value for m in at.metric)
+    assert any(m.label == "Our toy" and m.value == "4 vs 6" for m in at.metric)
     for _ in range(8):  # play as the learner against the optimal transductive adversary until the end
         if not _click(at, "Predict 1"):
             break
