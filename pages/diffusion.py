@@ -28,7 +28,11 @@ LINK = {"viz_data": lambda raw: raw in D.VIZ_DATA, "viz_u": _num_in(U_STEPS), "e
 
 
 def _bad_link() -> list[str]:
-    """Link values the page does not know (Streamlit drops them from bound widgets; we say so)."""
+    """Link values the page does not know (Streamlit drops them from bound widgets; we say so). Read on a
+    session's first run only: later the widgets own the URL."""
+    if st.session_state.get("_diffusion_link_read"):
+        return []
+    st.session_state["_diffusion_link_read"] = True
     bad = []
     for key, ok in LINK.items():
         for raw in st.query_params.get_all(key):
@@ -53,12 +57,23 @@ def mosaic(images, scale: int = 6, per_row: int = 8) -> np.ndarray:
     return np.kron(out, np.ones((scale, scale)))
 
 
+def side_by_side(*charts) -> None:
+    """Charts in equal columns, each titled in text above it (text wraps in a narrow column; a chart title does
+    not)."""
+    for column, (title, chart) in zip(st.columns(len(charts)), charts):
+        column.markdown(f"**{title}**")
+        column.altair_chart(chart, width="stretch")
+
+
 paper = ui.paper_header(TOPIC)
 ui.claim_box(paper, extra="Here: a learned denoiser on the paper's own GMM check (SM B, d = 8), trained on CPU, "
              "plus the exact random-features dynamics of §3 and the closed-form flow matching of Bertrand et al.")
 verdict, fresh = ui.shipped_verdict(TOPIC)
 ui.result_strip(verdict, caption=None if fresh else "The shipped results are stale: the page recomputes them.")
 bad = _bad_link()
+# The data set's link value is its id, kept by hand: Streamlit's binding would store the display label.
+if "viz_data" not in st.session_state and st.query_params.get("viz_data") in D.VIZ_DATA:
+    st.session_state["viz_data"] = st.query_params["viz_data"]
 if bad:
     st.warning(f"This link has values the page does not know ({', '.join(bad)}): showing the default for those.",
                icon=":material/link_off:")
@@ -111,14 +126,15 @@ with picture:
     tl = tl.assign(time=tl.time.map(names))
     tl = tl[np.isfinite(tl.steps)]
     pts = alt.Chart(tl).mark_point(size=90, filled=True).encode(
-        x=alt.X("n:Q", scale=alt.Scale(type="log"), title="training-set size n"),
+        x=alt.X("n:Q", scale=alt.Scale(type="log", nice=False, domain=[min(cfg.ns) / 1.25, max(cfg.ns) * 1.25]),
+                title="training-set size n", axis=alt.Axis(values=list(cfg.ns))),
         y=alt.Y("steps:Q", scale=alt.Scale(type="log"), title="training steps"),
         color=alt.Color("time:N", title=None, sort=list(names.values()),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0)),
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
         tooltip=["n", "time", alt.Tooltip("steps:Q", format=",.0f")])
     fit = pts.transform_regression("n", "steps", method="pow", groupby=["time"]).mark_line(strokeDash=[5, 3])
     st.altair_chart((pts + fit).properties(title="The window widens: τ_gen flat, τ_mem ∝ n (log-log, fitted)",
-                                           height=300), width="stretch")
+                                           height=430), width="stretch")
     st.caption(
         f"The paper's GMM check (SM B, d = 8), {len(cfg.ns)} training-set sizes × {cfg.seeds} seed(s), the SM B "
         f"network (W = {cfg.width}, p = {win['n_params']:,}) trained full batch with Adam for S = "
@@ -131,7 +147,8 @@ with picture:
         (st.success if v_win.reproduced else st.warning)(f"Your run: {v_win.summary}")
 
 nsel = alt.selection_point(fields=["n_label"], bind="legend")
-col = alt.Color("n_label:N", title="training set", sort=[f"n = {n}" for n in cfg.ns])
+col = alt.Color("n_label:N", title=None, sort=[f"n = {n}" for n in cfg.ns],
+                legend=alt.Legend(orient="bottom", columns=2))
 op = alt.condition(nsel, alt.value(1.0), alt.value(0.15))
 tip = ["n", "step", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("score_err:Q", format=".4f")]
 LOGX = alt.Scale(type="log")
@@ -165,13 +182,10 @@ with tab_curves:
     gapc = alt.Chart(gap[gap.step > 0]).mark_line(point=True).encode(
         x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=alt.Y("gap:Q", title="test − train loss, t = 0.01"),
         color=col, opacity=op, tooltip=["n", "step", alt.Tooltip("gap:Q", format=".4f")]).add_params(nsel)
-    a, b = st.columns(2)
-    a.altair_chart((band + fm).properties(title="Memorisation starts later for larger n", height=280),
-                   width="stretch")
-    b.altair_chart(se.properties(title="Quality arrives at the same time for every n", height=280), width="stretch")
-    a, b = st.columns(2)
-    a.altair_chart(collapse.properties(title="f_mem curves collapse against τ/n", height=280), width="stretch")
-    b.altair_chart(gapc.properties(title="The train/test gap opens at τ ∝ n too", height=280), width="stretch")
+    side_by_side(("Memorisation starts later for larger n", (band + fm).properties(height=340)),
+                 ("Quality arrives at the same time for every n", se.properties(height=340)))
+    side_by_side(("f_mem curves collapse against τ/n", collapse.properties(height=340)),
+                 ("The train/test gap opens at τ ∝ n too", gapc.properties(height=340)))
     st.caption("Click a legend entry to highlight one n. A training set whose f_mem never stays above 2% within "
                "the run has no τ_mem (at n = 16 an untrained network piles samples onto a few of the 16 points "
                "early on, a transient, then stops).")
@@ -207,7 +221,11 @@ with tab_viz:
     st.markdown("A network trained by denoising score matching would converge to $D^\\star$ if trained forever; "
                 "trained for a while, it fills in the shape between the points.")
     c1, c2 = st.columns([1, 2])
-    viz = c1.selectbox("Data", list(D.VIZ_DATA), format_func=D.VIZ_DATA.get, key="viz_data", bind="query-params")
+    viz = c1.selectbox("Data", list(D.VIZ_DATA), format_func=D.VIZ_DATA.get, key="viz_data")
+    if viz == next(iter(D.VIZ_DATA)):
+        st.query_params.pop("viz_data", None)
+    else:
+        st.query_params["viz_data"] = viz
     u = c2.select_slider("Diffusion time u (0 = clean, 1 = pure noise)", U_STEPS, 0.5, key="viz_u",
                          bind="query-params")
     res = ui.view(D, D.VIZ_VIEW[viz])
@@ -234,12 +252,10 @@ with tab_viz:
         panels = [("forward", fwd, ui.PALETTE[0]),
                   ("reverse: closed form", show[show.denoiser == "closed form"], ui.PALETTE[1]),
                   ("reverse: learned MLP", show[show.denoiser == "learned MLP"], ui.PALETTE[2])]
-        for column, (title, df, colour) in zip(st.columns(3), panels):
-            dots = alt.Chart(df).mark_circle(size=18, opacity=0.65, color=colour, clip=True).encode(
-                x=alt.X("x:Q", scale=dom, title=None), y=alt.Y("y:Q", scale=dom, title=None),
-                tooltip=["id", "x", "y"])
-            column.altair_chart((dots + base).properties(title=f"{title}, u ≈ {u:.1f}", height=240),
-                                width="stretch")
+        side_by_side(*[(f"{title}, u ≈ {u:.1f}", (alt.Chart(df).mark_circle(
+            size=18, opacity=0.65, color=colour, clip=True).encode(
+            x=alt.X("x:Q", scale=dom, title=None), y=alt.Y("y:Q", scale=dom, title=None),
+            tooltip=["id", "x", "y"]) + base).properties(height=280)) for title, df, colour in panels])
         st.caption(f"Black crosses: the {len(res['train'])} training points. From the same noise (DDIM, 100 steps), "
                    f"the closed-form denoiser lands on training points (f_mem = {res['fmem_closed_form']:.2f}); "
                    f"the MLP trained for 3,000 full-batch steps fills in the shape between them (f_mem = "
@@ -283,8 +299,9 @@ with tab_rf:
     losses = alt.Chart(rc).mark_line().encode(
         x=alt.X("tau:Q", scale=LOGX, title="training time τ"),
         y=alt.Y("value:Q", title="loss / d", scale=alt.Scale(zero=False)),
-        color=alt.Color("psi:N", title=None, sort=psi_sort),
-        strokeDash=alt.StrokeDash("loss:N", title=None), tooltip=["psi", "loss", "tau", "value"])
+        color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)),
+        strokeDash=alt.StrokeDash("loss:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
+        tooltip=["psi", "loss", "tau", "value"])
     rules = alt.Chart(rs.assign(psi="ψ_n = " + rs.psi_n.map("{:g}".format))).mark_rule(strokeDash=[2, 2]).encode(
         x="tau_mem:Q", color=alt.Color("psi:N", legend=None, sort=psi_sort))
     spec = rres["spectra"]
@@ -293,12 +310,9 @@ with tab_rf:
     hist = alt.Chart(spec).mark_bar(opacity=0.55).encode(
         x=alt.X("log10:Q", bin=alt.Bin(maxbins=60), title="log₁₀ eigenvalue of U"),
         y=alt.Y("count():Q", stack=None, scale=alt.Scale(type="symlog"), title="count"),
-        color=alt.Color("psi:N", title=None, sort=psi_sort))
-    a, b = st.columns(2)
-    a.altair_chart((losses + rules).properties(title="Train (solid), test (dashed); rules: τ_mem", height=300),
-                   width="stretch")
-    b.altair_chart(hist.properties(title="Spectrum of U: δ peak, ρ₁ (moves left with ψ_n), ρ₂", height=300),
-                   width="stretch")
+        color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)))
+    side_by_side(("Train and test loss; dotted rules: measured τ_mem", (losses + rules).properties(height=360)),
+                 ("Spectrum of U: δ peak, ρ₁ (moves left as ψ_n grows), ρ₂", hist.properties(height=360)))
     tm = rs.melt(id_vars="psi_n", value_vars=["tau_mem", "tau_mem_theory", "tau_mem_gap", "tau_gen"],
                  var_name="which", value_name="tau")
     names = {"tau_mem": f"τ_mem, measured spectrum (slope {rres['tau_mem_slope']:.2f})",
@@ -309,9 +323,9 @@ with tab_rf:
     tch = alt.Chart(tm).mark_line(point=True).encode(
         x=alt.X("psi_n:Q", scale=LOGX, title="ψ_n = n/d"), y=alt.Y("tau:Q", scale=LOGX, title="τ"),
         color=alt.Color("which:N", title=None, sort=list(names.values()),
-                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
         tooltip=["psi_n", "which", alt.Tooltip("tau:Q", format=",.1f")])
-    st.altair_chart(tch.properties(title="Random-features timescales against ψ_n (log-log)", height=280),
+    st.altair_chart(tch.properties(title="Random-features timescales against ψ_n (log-log)", height=360),
                     width="stretch")
     c = rres["constants"]
     st.caption(f"d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c['delta']:.3f}, a_t = "
@@ -356,10 +370,8 @@ with tab_flow:
     hyc = alt.Chart(hy["table"]).mark_line(point=True).encode(
         x=alt.X("tau:Q", title="switch time τ (û* before, learned after)"),
         y=alt.Y("f_mem:Q", title="f_mem", scale=alt.Scale(domain=[0, 1])), tooltip=["tau", "f_mem", "nn_dist", "mmd2"])
-    a, b = st.columns(2)
-    a.altair_chart((band + line).properties(title="Alignment with the conditional target", height=280),
-                   width="stretch")
-    b.altair_chart(hyc.properties(title=f"Hybrid sampling on the GMM (n = {hy['n']})", height=280), width="stretch")
+    side_by_side(("Alignment with the conditional target", (band + line).properties(height=340)),
+                 (f"Hybrid sampling on the GMM (n = {hy['n']})", hyc.properties(height=340)))
     st.caption("Left: medians over 400 draws, bands 10–90%. Right: the learned velocity is the SM B network trained "
                f"as a DDPM denoiser for {hy['train_steps']:,} full-batch steps (before its τ_mem), converted to flow "
                "time by matching the signal-to-noise ratio. Following the closed form up to τ and the network "

@@ -70,7 +70,7 @@ CLOSED_FORM_FMEM_MIN = 0.95
 
 def _x(v: float) -> str:
     """An exponent for a sentence: 1.07, or n/a when it could not be fitted."""
-    return f"{v:.2f}" if np.isfinite(v) else "n/a"
+    return f"{v:.2f}".replace("-0.00", "0.00") if np.isfinite(v) else "n/a"
 
 
 def verdict(result: dict) -> Verdict:
@@ -87,9 +87,9 @@ def verdict(result: dict) -> Verdict:
     ok_cf = cf >= CLOSED_FORM_FMEM_MIN
     reproduced = ok_mem and ok_gen and ok_cf
     if reproduced:
-        summary = (f"Memorisation arrives at τ_mem ∝ n^{_x(mem)} while the quality plateau τ_gen ∝ n^{_x(gen)} "
-                   "does not move, and the exact empirical score memorises every sample; absolute times differ "
-                   "from the paper (Adam on a small MLP, not SGD on a 4M-parameter U-Net).")
+        summary = (f"Memorisation time τ_mem ∝ n^{_x(mem)} (paper: ∝ n) while the quality time τ_gen ∝ "
+                   f"n^{_x(gen)} does not grow (paper: flat), and the exact empirical score memorises every sample. "
+                   "Absolute times differ (Adam on a small MLP, not SGD on a 4M-parameter U-Net).")
     else:
         missed = [w for w, ok in (("τ_mem ∝ n", ok_mem), ("τ_gen flat", ok_gen),
                                   ("closed-form sampler memorises", ok_cf)) if not ok]
@@ -97,7 +97,7 @@ def verdict(result: dict) -> Verdict:
                    f"τ_gen ∝ n^{_x(gen)}, closed-form f_mem ≥ {cf:.2f}; {with_mem} of {len(ns)} sizes memorised).")
     return Verdict(
         reproduced=reproduced, summary=summary,
-        ours=f"τ_mem ∝ n^{_x(mem)}, τ_gen ∝ n^{_x(gen)}", paper="τ_mem ∝ n, τ_gen flat",
+        ours=f"n^{_x(mem)}", paper="n^1",           # τ_mem's growth with n (short: a result-strip metric)
         metrics={"tau_mem_slope": mem, "tau_gen_slope": gen, "tau_mem_half_slope": float(result["tau_mem_half_slope"]),
                  "tau_gap_slope": float(result["tau_gap_slope"]), "closed_form_fmem_min": cf,
                  "n_sizes": len(ns), "n_sizes_memorised": with_mem,
@@ -128,7 +128,7 @@ def rf_verdict(result: dict) -> Verdict:
     else:
         reproduced, summary = False, (f"Not reproduced at this setting: τ_mem slope {_x(mem)} (gap {_x(gap)}), "
                                       f"τ_gen slope {_x(gen)}.")
-    return Verdict(reproduced=reproduced, summary=summary, ours=f"τ_mem ∝ ψ_n^{_x(mem)}", paper="τ_mem ∝ ψ_n",
+    return Verdict(reproduced=reproduced, summary=summary, ours=f"ψ_n^{_x(mem)}", paper="ψ_n^1",
                    metrics={"rf_tau_mem_slope": mem, "rf_tau_mem_gap_slope": gap, "rf_tau_mem_theory_slope": theory,
                             "rf_tau_gen_slope": gen, "paper_rf_tau_mem_slope": 1.0, "paper_rf_tau_gen_slope": 0.0})
 
