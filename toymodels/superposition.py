@@ -412,8 +412,6 @@ VIEWS = views(
     View("scaling", core.scaling, SCALING, label="Training the width sweep to convergence…", seconds=2400),
     View("neff_sweep", core.neff_sweep, NEFF, label="Training the N_eff sweep to convergence…", seconds=2400),
     View("geometry", geometry, dict(n=5, m=2, alpha=0.0, E=0.1), label="Training one model per γ…", seconds=4),
-    View("gamma_sweep", gamma_sweep, dict(n=1000, m=20, alpha=1.0, E=1.0, steps=2000, batch=128),
-         label="Training one model per γ…", seconds=60),
     View("run_default", run, dict(cfg=Config(steps=2000, batch=128)), label="Training…", seconds=20),
     View("minilm", minilm_overlap, {}, label="Reading all-MiniLM-L6-v2…", seconds=5),
 )
