@@ -115,6 +115,7 @@ def test_frozen_results_refuse_every_change_and_copies_are_free():
         with pytest.raises((TypeError, ValueError)):
             attempt()
     assert table["a"].tolist() == [1, 2] and arr[0] == 0.0 and res["t"]["a"].tolist() == [1, 2]
+    assert res["t"].dropna(subset=["a"]).shape == (2, 2) and res["t"].loc(axis=0)[0]["a"] == 1  # pandas internals
     changed = res["t"].assign(c=1)  # new frames are ordinary
     changed["d"] = 2
     assert type(changed) is pd.DataFrame and dict(res) == {k: res[k] for k in res}

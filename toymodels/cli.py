@@ -140,7 +140,7 @@ def cmd_precompute(args) -> int:
             for name, why in stale.items():
                 print(f"stale: {topic}/{name}: {why}", file=sys.stderr)
                 bad += 1
-            why = None if stale else verdict_index_problem(module)
+            why = None if stale else verdict_index_problem(module, stale)
             if why:
                 print(f"stale: {topic} verdict: {why}", file=sys.stderr)
                 bad += 1

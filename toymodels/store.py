@@ -311,9 +311,12 @@ def source_modules(module_name: str) -> list[str]:
 def source_hash(fn: Callable) -> str:
     """A hash of the source a result of ``fn`` is computed from: its module and the toymodels modules that
     module imports (transitively), each file's bytes. Any edit to them changes the hash."""
-    fn = _unwrap(fn)
+    return _module_source_hash(_unwrap(fn).__module__)
+
+
+def _module_source_hash(module_name: str) -> str:
     h = hashlib.sha256()
-    for name in source_modules(fn.__module__):
+    for name in source_modules(module_name):
         h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

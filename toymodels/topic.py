@@ -382,6 +382,9 @@ class _ReadOnlyIndexer:
     def __getitem__(self, key):
         return self._indexer[key]
 
+    def __call__(self, *args, **kwargs):  # pandas calls df.loc(axis=...) internally
+        return _ReadOnlyIndexer(self._indexer(*args, **kwargs))
+
     def __setitem__(self, key, value):
         raise TypeError("this table is shared by every visitor and read-only: use .copy() or .assign()")
 
@@ -462,12 +465,13 @@ def stale_views(module) -> dict[str, str]:
     return out
 
 
-def shipped_verdict(module) -> tuple[Verdict, bool]:
+def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Verdict, bool]:
     """The topic's verdict on its shipped headline view, without recomputing, and whether every shipped
-    view of the topic is fresh. A missing headline view gives a verdict that says so."""
+    view of the topic is fresh (``stale``: ``stale_views(module)`` when the caller has it already).
+    A missing headline view gives a verdict that says so."""
     from toymodels import store
 
-    stale = stale_views(module)
+    stale = stale_views(module) if stale is None else stale
     result = store.load_shipped(module.TOPIC, module.HEADLINE)
     if result is None:
         return Verdict(None, f"the headline view {module.HEADLINE!r} is not shipped: run "
@@ -484,9 +488,9 @@ def verdicts_path():
     return store.RESULTS_DIR / "verdicts.json"
 
 
-def verdict_record(module) -> dict:
+def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
     """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
-    verdict, fresh = shipped_verdict(module)
+    verdict, fresh = shipped_verdict(module, stale)
     return {"reproduced": verdict.reproduced, "badge": verdict.badge, "ours": verdict.ours, "paper": verdict.paper,
             "summary": verdict.summary, "fresh": fresh}
 
@@ -519,11 +523,11 @@ def read_verdicts() -> dict:
         return {}
 
 
-def verdict_index_problem(module) -> str | None:
+def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
     """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped view."""
     import json
 
-    want = json.loads(json.dumps(verdict_record(module), ensure_ascii=False))
+    want = json.loads(json.dumps(verdict_record(module, stale), ensure_ascii=False))
     have = read_verdicts().get(module.TOPIC)
     if have is None:
         return "missing from the verdict index"
