@@ -434,6 +434,15 @@ def _page():
     return open_page("hivemind")
 
 
+def _embed_if_asked(at):
+    """Press the embedding button when the page asks for it (MiniLM not loaded yet, or many new texts)."""
+    for b in at.button:
+        if b.key == "hm_embed_go":
+            b.click().run()
+            return True
+    return False
+
+
 def test_page_default_example_and_changed_widgets():
     at = _page()
     assert not at.exception, at.exception
@@ -449,6 +458,7 @@ def test_page_pasted_text():
     at.radio(key="hm_source").set_value("paste").run()
     at.text_area(key="hm_paste").input("model: a\nTime is a river.\n---\nTime flows like a river.\n---\n"
                                        "model: b\nBake some bread.").run()
+    _embed_if_asked(at)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("3 responses" in c.value for c in at.caption)
@@ -474,6 +484,7 @@ def test_page_malformed_upload_gives_clear_error():
     assert any("missing column" in e.value for e in at.error)
     good = b"model,prompt,response\na,p,Time is a river.\nb,p,Time flows like a river.\nb,p,Bake bread.\n"
     at.file_uploader(key="hm_upload").set_value(("good.csv", good, "text/csv")).run()
+    _embed_if_asked(at)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("3 responses" in c.value for c in at.caption)
