@@ -11,7 +11,8 @@ start one live computation on the page ``topics[s % T]``, the first page they op
 on that page (or in the button's form) set to its minimum, then the page's first Run/Train button pressed (found by
 role and text, in expanders and tabs too), and the session waits for it to finish.
 
-An error is: a Python exception shown on a page (``stException``), a JavaScript page error, "Page not found", a page
+An error is: a Python exception shown on a page (``stException``), the router's "Something went wrong on this page"
+message (Home.run_page: the traceback goes to the server log), a JavaScript page error, "Page not found", a page
 or computation that does not finish within its timeout, or (for a server started here) a traceback in the server
 log. Page time: from the request until the script run has finished (Streamlit's status widget gone, a heading
 drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
@@ -108,17 +109,27 @@ def tree_rss_mb(pid: int) -> float:
 
 
 class RssSampler(threading.Thread):
-    """Samples the server's resident memory every ``every`` seconds until stopped."""
+    """Samples the server's resident memory every ``every`` seconds until stopped.
 
-    def __init__(self, pid: int | None, every: float = 0.2):
+    With ``limit_mb``, it is also the memory cap: a server whose resident memory (with its children, or the
+    kernel's high-water mark) goes over the limit is killed, as a container's out-of-memory killer would."""
+
+    def __init__(self, pid: int | None, every: float = 0.2, limit_mb: float | None = None):
         super().__init__(daemon=True)
         self.pid, self.every, self.peak_mb, self.peak_hwm_mb = pid, every, 0.0, 0.0
+        self.limit_mb, self.killed_at_mb = limit_mb, None
         self._halt = threading.Event()
 
     def run(self):
         while self.pid and not self._halt.is_set():
             self.peak_mb = max(self.peak_mb, tree_rss_mb(self.pid))
             self.peak_hwm_mb = max(self.peak_hwm_mb, _status_kb(self.pid, "VmHWM") / 1024)
+            now = max(self.peak_mb, self.peak_hwm_mb)
+            if self.limit_mb and now > self.limit_mb and self.killed_at_mb is None:
+                self.killed_at_mb = round(now, 1)
+                log(f"resident memory {now:.0f} MiB is over the {self.limit_mb:.0f} MiB cap: killing the server")
+                with contextlib.suppress(OSError):
+                    os.killpg(self.pid, 9)  # the server runs in its own session (process group)
             self._halt.wait(self.every)
 
     def stop(self) -> float:
@@ -216,6 +227,9 @@ async def _page_errors(page, js_errors: list[str]) -> list[str]:
         errs.append("exception shown: " + " ".join(text.split()))
     if await page.get_by_text("Page not found").count():
         errs.append("page not found")
+    if await page.get_by_text("Something went wrong on this page").count():  # Home.run_page caught an error
+        errs.append("page failed: " + " ".join(
+            (await page.get_by_text("Something went wrong on this page").first.inner_text())[:160].split()))
     errs += [f"javascript: {e[:200]}" for e in js_errors]
     js_errors.clear()
     return errs
@@ -330,9 +344,11 @@ async def session(browser, base: str, index: int, paths: list[str], topics: list
                 errs = await _page_errors(page, js_errors)
                 results["pages"].append({"session": index, "page": path or "home", "seconds": round(seconds, 2),
                                          "errors": errs})
+                log(f"session {index}: /{path} in {seconds:.1f} s" + (f" ERRORS {errs}" if errs else ""))
             except Exception as exc:  # noqa: BLE001 -- every failure is counted, none stops the others
                 results["pages"].append({"session": index, "page": path or "home", "seconds": None,
                                          "errors": [f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"]})
+                log(f"session {index}: /{path} FAILED {results['pages'][-1]['errors']}")
                 continue
             if compute and n == 0 and path:
                 try:
@@ -417,9 +433,10 @@ def summarize(results: dict, sessions: int, server: Server | None, peak_rss_mb: 
 
 def run_load(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],
              pid: int | None = None, server: Server | None = None, page_timeout: float = 240,
-             compute_timeout: float = 300, deadline: float = 1200) -> dict:
-    """Drive the sessions against ``base`` while sampling the server's memory; return the summary."""
-    sampler = RssSampler(pid)
+             compute_timeout: float = 300, deadline: float = 1200, limit_mb: float | None = None) -> dict:
+    """Drive the sessions against ``base`` while sampling the server's memory (and capping it at ``limit_mb``
+    resident, when given); return the summary."""
+    sampler = RssSampler(pid, limit_mb=limit_mb)
     sampler.start()
     start = time.perf_counter()
     try:
@@ -428,6 +445,10 @@ def run_load(base: str, sessions: int, computations: int, paths: list[str], topi
     finally:
         peak = sampler.stop() if pid else None
     out = summarize(results, sessions, server, peak)
+    if sampler.killed_at_mb is not None:
+        out["errors"] += 1
+        out["error_list"].insert(0, f"the server was killed at {sampler.killed_at_mb} MiB resident, over the "
+                                    f"{limit_mb:.0f} MiB cap")
     out["wall_s"] = round(time.perf_counter() - start, 1)
     return out
 

@@ -9,10 +9,12 @@
    ``torch==2.13.0+cpu``; when that index cannot be reached from here, the rehearsal says so and installs the same
    requirements from the configured package index (pip's own configuration) instead.
 3. Start the server headless under Community Cloud's limits: a memory cap of about 2.7 GB and 2 CPUs, with Cloud's
-   forced settings (``client.showErrorDetails=false``, ``runner.fastReruns=true``). The cap: ``systemd-run --scope
-   -p MemoryMax=`` when systemd runs this machine (a cgroup, caps resident memory as Cloud does), else ``prlimit
-   --as`` (caps address space, which is stricter: address space exceeds resident memory, so glibc's malloc arenas
-   are limited with MALLOC_ARENA_MAX=2 to keep reserved-but-unused address space from counting).
+   forced settings (``client.showErrorDetails=false``, ``runner.fastReruns=true``). The cap, like Cloud's, is on
+   resident memory: a cgroup (``systemd-run --scope -p MemoryMax=``) where systemd runs this machine, else a
+   watchdog that samples the server's resident memory (and the kernel's high-water mark) every 0.2 s and kills the
+   server above the cap, as an out-of-memory killer would. (``--cap prlimit`` caps address space instead: measured
+   here, torch and Streamlit reserve far more address space than they use, and a 2.7 GB address-space cap failed
+   thread starts and 49 MB allocations at 760 MiB resident with two sessions: not what Cloud enforces.)
 4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
    paper page (its Run/Train button, every number input and slider at its minimum).
 5. Print, as the last line, one JSON object: install_s, cold_start_s (server start until the home page is drawn),
@@ -90,27 +92,31 @@ def install(app: Path, venv: Path, notes: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def limits(notes: list[str]) -> tuple[list[str], dict, str]:
-    """The wrapper command, extra environment and a description of how the memory cap is enforced."""
+def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | None]:
+    """The wrapper command, extra environment, a description of how the memory cap is enforced, and the
+    resident-memory limit the watchdog enforces (None when a cgroup or prlimit does)."""
     limit_bytes = MEMORY_LIMIT_MB * 2**20
     wrap: list[str] = []
     env: dict = {}
+    watchdog = None
     systemd = Path("/run/systemd/system").is_dir() and shutil.which("systemd-run")
-    if systemd and subprocess.run(["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "true"],
-                                  capture_output=True).returncode == 0:
+    if cap == "auto" and systemd and subprocess.run(
+            ["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "true"],
+            capture_output=True).returncode == 0:
         wrap = ["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "-p", "MemorySwapMax=0"]
         how = "cgroup (systemd-run MemoryMax)"
-    elif shutil.which("prlimit"):
+    elif cap == "prlimit":
         wrap = ["prlimit", f"--as={limit_bytes}", "--"]
         env["MALLOC_ARENA_MAX"] = "2"
         how = "prlimit --as (address space; MALLOC_ARENA_MAX=2)"
     else:
-        how = "none (neither systemd-run nor prlimit found)"
-    cpus = os.cpu_count() or 1
+        watchdog = float(MEMORY_LIMIT_MB)
+        how = "resident-memory watchdog (kills the server over the cap, as an out-of-memory killer)"
+    cpus = len(os.sched_getaffinity(0))
     if cpus > CPUS and shutil.which("taskset"):
         wrap = ["taskset", "-c", ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:CPUS])] + wrap
     notes.append(f"memory cap: {how}; CPUs: {min(cpus, CPUS)}")
-    return wrap, env, how
+    return wrap, env, how, watchdog
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=None, help="server port (default: a free one)")
     ap.add_argument("--venv", type=Path, default=None,
                     help="reuse this virtual environment if it exists (install_s is then null); else create it")
+    ap.add_argument("--cap", choices=["auto", "watchdog", "prlimit"], default="auto",
+                    help="memory cap: auto (a systemd cgroup where systemd runs, else the watchdog), watchdog "
+                         "(kill the server when its resident memory passes the cap), prlimit (address space)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary clone (and venv) afterwards")
     ap.add_argument("--page-timeout", type=float, default=300)
     ap.add_argument("--compute-timeout", type=float, default=420)
@@ -145,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         python = str(venv / "bin" / "python")
         torch_version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
                                        capture_output=True, text=True).stdout.strip()
-        wrap, env, how = limits(notes)
+        wrap, env, how, watchdog = limits(notes, args.cap)
         env["TOYMODELS_CACHE"] = str(work / "cache")
         paths, topics = load.page_paths(app)
         server = load.Server(app, python=python, port=args.port, wrap=wrap, env=env,
@@ -158,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"cold start: healthy after {healthy_s:.1f} s, home page drawn after {cold_start_s:.1f} s; "
             f"{args.sessions} sessions over {len(paths)} pages, one computation on each of {len(topics)} pages")
         out = load.run_load(server.url, args.sessions, min(len(topics), args.sessions), paths, topics,
-                            server.proc.pid, server, args.page_timeout, args.compute_timeout, args.deadline)
+                            server.proc.pid, server, args.page_timeout, args.compute_timeout, args.deadline,
+                            limit_mb=watchdog)
     finally:
         if server:
             server.stop()
