@@ -213,10 +213,15 @@ with tab_rep:
                 "without `--quick` (3 seeds, n = 32…256, S = 200 n and the notes' RF setting, d = 40).")
 
 # --------------------------------------------------------------------------- visualiser
-with tab_viz:
+
+
+@st.fragment
+def visualiser() -> None:
+    """A fragment: moving its knobs reruns only this section (every data set is shipped)."""
     st.markdown("Noise a training point, then undo it. With $n$ training points $x_\\mu$ the *optimal* denoiser "
                 "is known in closed form, and it only ever returns training points:")
-    st.latex(r"x_t = a_t x_0 + \sigma_t \varepsilon,\qquad D^\star(x,t)=\sum_{\mu=1}^n \operatorname{softmax}_\mu"
+    st.latex(r"x_t = a_t x_0 + \sigma_t \varepsilon,")
+    st.latex(r"D^\star(x,t)=\sum_{\mu=1}^n \operatorname{softmax}_\mu"
              r"\!\Big(-\frac{\|x-a_t x_\mu\|^2}{2\sigma_t^2}\Big)\,x_\mu")
     st.markdown("A network trained by denoising score matching would converge to $D^\\star$ if trained forever; "
                 "trained for a while, it fills in the shape between the points.")
@@ -261,24 +266,29 @@ with tab_viz:
                    f"the MLP trained for 3,000 full-batch steps fills in the shape between them (f_mem = "
                    f"{res['fmem_learned']:.2f}). Slide u from 1 to 0 to run the reverse process.")
 
+
+
+with tab_viz:
+    visualiser()
+
 # --------------------------------------------------------------------------- theory: random features
 with tab_rf:
     st.markdown("§3 of the paper: a score $s_A(x)=\\frac{A}{\\sqrt p}\\tanh(Wx/\\sqrt d)$ with frozen Gaussian $W$ "
                 "and trained $A$ (from 0), at one diffusion time $t$, on $n=\\psi_n d$ standard Gaussian points "
                 "with $p=\\psi_p d$ features. Gradient flow is linear, so it is solved in the eigenbasis of "
                 "$U=\\frac1n\\sum_\\nu\\mathbb E_\\xi[\\sigma\\sigma^\\top]$ ($U=Q\\Lambda Q^\\top$, $C=V^\\top Q$):")
-    st.latex(r"\mathcal L_{\rm train}(\tau)=1+\frac1d\sum_k\|C_k\|^2\big(\lambda_k f_k^2-2f_k\big),\quad "
-             r"f_k=\frac{1-e^{-2\Delta_t\lambda_k\tau/\psi_p}}{\lambda_k}")
+    st.latex(r"\mathcal L_{\rm train}(\tau)=1+\frac1d\sum_k\|C_k\|^2\big(\lambda_k f_k^2-2f_k\big),")
+    st.latex(r"f_k=\frac{1-e^{-2\Delta_t\lambda_k\tau/\psi_p}}{\lambda_k}")
     st.markdown("A mode with eigenvalue λ is learned at $\\tau\\approx\\psi_p/(\\Delta_t\\lambda)$. The population "
                 "bulk ρ₂ (eigenvalues ∝ ψ_p) is learned at $\\tau_{\\rm gen}\\sim1/\\Delta_t$; the finite-sample "
                 "bulk ρ₁ has its lower edge $s_t^2+v_t^2(1-\\sqrt{\\psi_p/\\psi_n})^2$ falling like $1/\\psi_n$, so "
                 "$\\tau_{\\rm mem}=\\psi_p/(\\Delta_t\\lambda_{\\min})\\propto\\psi_n$ (Thm 3.2).")
     with st.form("rf_form"):
-        r1, r2, r3, r4 = st.columns([1, 1, 1, 2])
+        r1, r2, r3 = st.columns(3)
         psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
         t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
         d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
-        psi_ns = r4.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
+        psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
         st.form_submit_button("Run (up to about a minute, with a progress bar)", icon=":material/play_arrow:",
                               key="rf_run")
     default_rf = D.VIEWS["rf"].arguments()["cfg"]
@@ -368,7 +378,7 @@ with tab_flow:
         color=flow_col, tooltip=["data", "t", "cos_median", "cos_q10", "cos_q90"])
     hy = ui.view(D, "hybrid")
     hyc = alt.Chart(hy["table"]).mark_line(point=True).encode(
-        x=alt.X("tau:Q", title="switch time τ (û* before, learned after)"),
+        x=alt.X("tau:Q", title="switch time τ"),
         y=alt.Y("f_mem:Q", title="f_mem", scale=alt.Scale(domain=[0, 1])), tooltip=["tau", "f_mem", "nn_dist", "mmd2"])
     side_by_side(("Alignment with the conditional target", (band + line).properties(height=340)),
                  (f"Hybrid sampling on the GMM (n = {hy['n']})", hyc.properties(height=340)))
@@ -379,7 +389,11 @@ with tab_flow:
                "τ ≤ 0.2, copies for τ ≥ 0.4 on CIFAR-10; the crossover here is the toy's own).")
 
 # --------------------------------------------------------------------------- ELS
-with tab_els:
+
+
+@st.fragment
+def els_machine() -> None:
+    """A fragment: the patch size reruns only this section (every P is shipped)."""
     st.markdown("Replace the ideal posterior over whole training images by one over **P×P patches from any "
                 "location** (Kamb & Ganguli's equivariant local score machine): each pixel moves toward the centre "
                 "of the training patches that match its own neighbourhood. It needs no training and composes new "
@@ -393,6 +407,10 @@ with tab_els:
                f"with P = {els['P']}: f_mem = {els['fmem_els']:.2f}, median distance to the nearest training digit "
                f"{np.median(els['els_nn_dist']):.2f}. Kamb & Ganguli calibrate a time-dependent P on real U-Nets "
                "(median r² 0.94–0.96); here P is fixed. Every P is precomputed.")
+
+
+with tab_els:
+    els_machine()
 
 st.divider()
 ui.device_caption()
