@@ -135,13 +135,12 @@ if summary is not None:
     # ----------------------------------------------------------------------- the game
     st.subheader("3 · Play the game")
     g1, g2, g3 = st.columns([2, 2, 3])
+    # Options are the ids the URL stores (a bound radio writes its option's text into the link); captions explain.
     mode = g1.radio("Mode", ["learner", "adversary", "compare"], key="mode", bind="query-params",
-                    format_func={"learner": "You are the learner (vs the optimal adversary)",
-                                 "adversary": "You are the adversary (vs a learner)",
-                                 "compare": "Two learners, same optimal adversary"}.get)
+                    captions=["you predict, against the optimal adversary", "you label, against a learner",
+                              "two learners, same optimal adversary"])
     game = g2.radio("Game", ["transductive", "standard"], key="game", bind="query-params",
-                    format_func={"transductive": "Transductive (sequence shown first)",
-                                 "standard": "Standard (adversary picks as it goes)"}.get)
+                    captions=["the sequence is announced first", "the adversary picks points as it goes"])
     learners = list(M.LEARNERS)
     with g3:
         if mode == "adversary":
@@ -170,7 +169,7 @@ if summary is not None:
         base = alt.Chart(pd.DataFrame(rows)).encode(
             x=alt.X("point:N", sort=[f"x{x}" for x in range(H.shape[1])], title=None,
                     axis=alt.Axis(orient="top", labelAngle=0)),
-            y=alt.Y("hypothesis:N", sort=[f"h{r}" for r in show], title=None))
+            y=alt.Y("hypothesis:N", sort=[f"h{r}" for r in show], title=None, axis=alt.Axis(labelOverlap=False)))
         cells = base.mark_rect(stroke="white").encode(
             color=colour, tooltip=["hypothesis", "point", "label", "status", "asked"])
         text_ = base.mark_text(fontSize=11).encode(

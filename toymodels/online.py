@@ -21,12 +21,17 @@ Exact quantities (paper notes §2–§3):
   trie along π; Ben-David, Kushilevitz, Mansour 1997), and M_tr(H) = max_π W(H, 1).
 * M_tr is computed exactly by building π from the back over suffix sets T, keeping for each T only
   the Pareto-maximal vectors of cell ranks (notes §3, "a fast exact algorithm"); here it runs layer
-  by layer, batched in NumPy.
+  by layer, batched in NumPy, with an exact branch-and-bound (comb(a, b) ≤ log2(2^a + 2^b), so a
+  vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already worth L).
 
 Learners (``SOA``, ``Halving``, ``RankRule``) share one interface: ``predict(V, x) -> 0/1`` and
 ``update(V, x, y) -> V'``. The optimal adversaries are ``StandardAdversary`` (picks each point)
 and ``TransductiveAdversary`` (commits to an optimal order, then labels adaptively). ``play``
-runs a learner against an adversary and records every round.
+runs a learner against an adversary and records every round; a visitor plays through the same
+``play`` as ``HumanLearner`` / ``HumanAdversary`` (their clicks replayed; the game pauses for the next).
+
+The topic contract (``toymodels.topic``): ``VIEWS``, ``HEADLINE = "headline"``, ``verdict``; every
+function a page calls with visitor values is ``@bounded`` and raises ``InputError`` (nothing clamped).
 """
 from __future__ import annotations
 
