@@ -37,81 +37,109 @@ def loss_chart(df: pd.DataFrame, fits: pd.DataFrame, color: str, title: str, hei
 
 
 # ============================================================================ the headline result
-scal = ui.view(M, "scaling")
-h = M.headline(scal)
-fit = scal["fits"].set_index("regime")
-tab = scal["table"]
-head = tab[tab.regime.isin(["strong", "weak"])]
-label = {"strong": f"strong (γ = −1, α = 1, N_eff = {h['n_eff_strong']:.0f}): α_m = {h['alpha_strong']:.2f}",
-         "weak": f"weak (γ = 0.1, α = 1.5, N_eff = {h['n_eff_weak']:.0f}): α_m = {h['alpha_weak']:.2f} "
-                 f"(α − 1 = 0.5)"}
-hd = head.assign(run=head.regime.map(label))
-hf = scal["fits"][scal["fits"].regime.isin(["strong", "weak"])].assign(run=lambda f: f.regime.map(label))
-c1, c2 = st.columns([3, 2])
-c1.altair_chart(loss_chart(hd, hf, "run", f"Loss against width: fits {h['fit_label']}"), width="stretch")
-cfg = scal["settings"]
-c2.markdown(
-    f"**Strong superposition** (γ = −1) gives α_m = **{h['alpha_strong']:.2f} ± {h['alpha_strong_stderr']:.2f}** "
-    f"(R² {h['alpha_strong_r2']:.3f}); the paper: ≈ 1. **Weak** (γ = 0.1, α = 1.5) gives "
-    f"**{h['alpha_weak']:.2f}** against its prediction α − 1 = 0.5.\n\n"
-    f"**Converged?** {'Yes' if h['converged'] else 'No'}: the rule is that the loss (on a fixed evaluation sample) "
-    f"changes by less than {M.CONV_TOL:.0%} over the last {M.CONV_WINDOW:.0%} of training; runs go on at the "
-    f"floor learning rate until it holds or {cfg['max_steps']:,} steps. Worst drift here: "
-    f"**{h['max_drift']:.2%}** (at the largest width {h['final_loss_drift']:.2%}), longest run "
-    f"{h['steps_run_max']:,} steps.\n\n"
-    f"n = {cfg['n']}, batch {cfg['batch']}, {cfg['steps']:,} scheduled steps, the paper's large-model rates "
-    f"(lr_W = 0.02·(8/m)^¼, lr_b = 2/m, 5 % warmup, cosine to 5 %), seed {cfg['seed']}.")
-st.caption("The 2 % rule is necessary, not sufficient: under a cosine schedule the last 20 % of steps run at a "
-           "small learning rate. We also checked it against the budget: 4000 steps gave α_m ≈ 0.8 (table of what "
-           "we tried, below), 12 000 steps the value above.")
+def heavy_view(name: str):
+    """A converged sweep (tens of minutes of CPU): the shipped bundle, or a notice and an explicit button."""
+    from toymodels import store
 
-# ============================================================================ profiles
-st.subheader("Robust across frequency profiles (strong regime)")
-prof = scal["fits"][scal["fits"].regime.str.startswith("strong · ")]
-pt = tab[tab.regime.str.startswith("strong · ")]
-c1, c2 = st.columns([3, 2])
-c1.altair_chart(loss_chart(pt.assign(profile=pt.profile + " · N_eff " + pt.n_eff.round().astype(int).astype(str)),
-                           prof.assign(profile=prof.profile + " · N_eff " + prof.n_eff.round().astype(int).astype(str)),
-                           "profile", "Strong regime, three profiles"), width="stretch")
-params = tab.drop_duplicates("regime").set_index("regime")
-ptab = pd.DataFrame({
-    "profile": prof["profile"].values,
-    "parameter": [("α = %.3g" % params.loc[r, "alpha"]) if p == "power" else
-                  ("τ = %.1f" % params.loc[r, "tau"]) if p == "exponential" else "p_i ∝ n + 1 − i"
-                  for r, p in zip(prof["regime"], prof["profile"])],
-    "N_eff": prof["n_eff"].round(0).values, "N_eff / max m": (prof["n_eff"] / prof["max_width"]).round(1).values,
-    "α_m": prof["alpha_m"].round(3).values, "± se": prof["stderr"].round(3).values, "R²": prof["r2"].round(3).values,
-    "fit": prof["label"].values})
-c2.dataframe(ptab, hide_index=True, width="stretch")
-c2.caption("N_eff = 1/Σ q_i² (q = p/Σp), the effective number of features. Each profile is parameterised so that "
-           "N_eff ≥ 4 × the largest width (here 5×). Paper (App. D.1, n = 10 240, m ≤ 1024): 1.01 ± 0.05 "
-           "(exponential), 1.0 ± 0.1 (power law), 0.89 ± 0.05 (linear).")
+    v = M.VIEWS[name]
+    why = store.staleness(TOPIC, name, v.fn, **v.arguments())
+    if why and not st.session_state.get(f"sp_heavy_{name}"):
+        st.warning(f"The shipped `{name}` sweep is {why}, so this section is not shown. Ship it with `python -m "
+                   f"toymodels precompute {TOPIC} --view {name}`, or compute it here.", icon=":material/hourglass_top:")
+        if st.button(f"Compute `{name}` here (about {v.seconds / 60:.0f} minutes of CPU)", key=f"sp_heavy_btn_{name}"):
+            st.session_state[f"sp_heavy_{name}"] = True
+            st.rerun()
+        return None
+    return ui.view(M, name)
+
+
+def show_headline(scal):
+    h = M.headline(scal)
+    fit = scal["fits"].set_index("regime")
+    tab = scal["table"]
+    head = tab[tab.regime.isin(["strong", "weak"])]
+    label = {"strong": f"strong (γ = −1, α = 1, N_eff = {h['n_eff_strong']:.0f}): α_m = {h['alpha_strong']:.2f}",
+             "weak": f"weak (γ = 0.1, α = 1.5, N_eff = {h['n_eff_weak']:.0f}): α_m = {h['alpha_weak']:.2f} "
+                     f"(α − 1 = 0.5)"}
+    hd = head.assign(run=head.regime.map(label))
+    hf = scal["fits"][scal["fits"].regime.isin(["strong", "weak"])].assign(run=lambda f: f.regime.map(label))
+    c1, c2 = st.columns([3, 2])
+    c1.altair_chart(loss_chart(hd, hf, "run", f"Loss against width: fits {h['fit_label']}"), width="stretch")
+    cfg = scal["settings"]
+    c2.markdown(
+        f"**Strong superposition** (γ = −1) gives α_m = **{h['alpha_strong']:.2f} ± {h['alpha_strong_stderr']:.2f}** "
+        f"(R² {h['alpha_strong_r2']:.3f}); the paper: ≈ 1. **Weak** (γ = 0.1, α = 1.5) gives "
+        f"**{h['alpha_weak']:.2f}** against its prediction α − 1 = 0.5.\n\n"
+        f"**Converged?** {'Yes' if h['converged'] else 'No'}: the rule is that the loss (on a fixed evaluation sample) "
+        f"changes by less than {M.CONV_TOL:.0%} over the last {M.CONV_WINDOW:.0%} of training; runs go on at the "
+        f"floor learning rate until it holds or {cfg['max_steps']:,} steps. Worst drift here: "
+        f"**{h['max_drift']:.2%}** (at the largest width {h['final_loss_drift']:.2%}), longest run "
+        f"{h['steps_run_max']:,} steps.\n\n"
+        f"n = {cfg['n']}, batch {cfg['batch']}, {cfg['steps']:,} scheduled steps, the paper's large-model rates "
+        f"(lr_W = 0.02·(8/m)^¼, lr_b = 2/m, 5 % warmup, cosine to 5 %), seed {cfg['seed']}.")
+    st.caption("The 2 % rule is necessary, not sufficient: under a cosine schedule the last 20 % of steps run at a "
+               "small learning rate. We also checked it against the budget: 4000 steps gave α_m ≈ 0.8 (table of what "
+               "we tried, below), 12 000 steps the value above.")
+
+    # ============================================================================ profiles
+    st.subheader("Robust across frequency profiles (strong regime)")
+    prof = scal["fits"][scal["fits"].regime.str.startswith("strong · ")]
+    pt = tab[tab.regime.str.startswith("strong · ")]
+    c1, c2 = st.columns([3, 2])
+    c1.altair_chart(loss_chart(pt.assign(profile=pt.profile + " · N_eff " + pt.n_eff.round().astype(int).astype(str)),
+                               prof.assign(profile=prof.profile + " · N_eff " + prof.n_eff.round().astype(int).astype(str)),
+                               "profile", "Strong regime, three profiles"), width="stretch")
+    params = tab.drop_duplicates("regime").set_index("regime")
+    ptab = pd.DataFrame({
+        "profile": prof["profile"].values,
+        "parameter": [("α = %.3g" % params.loc[r, "alpha"]) if p == "power" else
+                      ("τ = %.1f" % params.loc[r, "tau"]) if p == "exponential" else "p_i ∝ n + 1 − i"
+                      for r, p in zip(prof["regime"], prof["profile"])],
+        "N_eff": prof["n_eff"].round(0).values, "N_eff / max m": (prof["n_eff"] / prof["max_width"]).round(1).values,
+        "α_m": prof["alpha_m"].round(3).values, "± se": prof["stderr"].round(3).values, "R²": prof["r2"].round(3).values,
+        "fit": prof["label"].values})
+    c2.dataframe(ptab, hide_index=True, width="stretch")
+    c2.caption("N_eff = 1/Σ q_i² (q = p/Σp), the effective number of features. Each profile is parameterised so that "
+               "N_eff ≥ 4 × the largest width (here 5×). Paper (App. D.1, n = 10 240, m ≤ 1024): 1.01 ± 0.05 "
+               "(exponential), 1.0 ± 0.1 (power law), 0.89 ± 0.05 (linear).")
+    return h
+
+
+scal = heavy_view("scaling")
+h = show_headline(scal) if scal is not None else None
 
 # ============================================================================ N_eff break
 st.subheader("When N_eff approaches m, the exponent breaks")
-neff = ui.view(M, "neff_sweep")
-nf, nt = neff["fits"], neff["table"]
-ratios = [float(r) for r in nf["ratio"]]
-pick = st.select_slider("N_eff as a multiple of the largest width (exponential profile, strong regime)", ratios,
-                        value=ratios[-1], key="neff_ratio", bind="query-params", format_func=lambda r: f"{r:g}×")
-row = nf[nf.ratio == pick].iloc[0]
-c1, c2 = st.columns(2)
-sub = nt[nt.regime == row["regime"]].assign(run=f"τ = {row['tau']:.1f}, N_eff = {row['n_eff']:.0f}")
-c1.altair_chart(loss_chart(sub, nf[nf.ratio == pick].assign(run=sub["run"].iloc[0]), "run",
-                           f"α_m = {row['alpha_m']:.2f} ({row['label']})", height=280), width="stretch")
-ab = nf.assign(**{"N_eff / max m": nf["ratio"]})
-base = alt.Chart(ab).encode(x=alt.X("N_eff / max m:Q", scale=alt.Scale(type="log"), title="N_eff / largest width"),
-                            y=alt.Y("alpha_m:Q", title="fitted α_m", scale=alt.Scale(zero=False)),
-                            tooltip=["regime", alt.Tooltip("tau:Q", format=".1f"), alt.Tooltip("n_eff:Q", format=".0f"),
-                                     alt.Tooltip("alpha_m:Q", format=".3f"), "label"])
-one = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(y="y:Q")
-c2.altair_chart((base.mark_line(point=True) + one).properties(title="Exponent against N_eff / max m", height=280),
-                width="stretch")
-st.caption("The paper's exponential profile is e^(−i/400) at n = 10 240 (N_eff ≈ 800 ≥ its m ≤ 1024 only at the "
-           "top end). Rescaling τ to 400·n/10240 = 39 at n = 1000 gives N_eff ≈ 78, about our largest width 80: "
-           "then the few features that carry the probability mass get nearly orthogonal directions, interference "
-           "falls faster than 1/m and the fit reads far above 1 (an earlier version of this page showed 1.59). Move "
-           "the slider down to see it; at N_eff ≥ 4 × m the exponent returns to about 1.")
+
+
+def show_neff(neff):
+    nf, nt = neff["fits"], neff["table"]
+    ratios = [float(r) for r in nf["ratio"]]
+    pick = st.select_slider("N_eff as a multiple of the largest width (exponential profile, strong regime)", ratios,
+                            value=ratios[-1], key="neff_ratio", bind="query-params", format_func=lambda r: f"{r:g}×")
+    row = nf[nf.ratio == pick].iloc[0]
+    c1, c2 = st.columns(2)
+    sub = nt[nt.regime == row["regime"]].assign(run=f"τ = {row['tau']:.1f}, N_eff = {row['n_eff']:.0f}")
+    c1.altair_chart(loss_chart(sub, nf[nf.ratio == pick].assign(run=sub["run"].iloc[0]), "run",
+                               f"α_m = {row['alpha_m']:.2f} ({row['label']})", height=280), width="stretch")
+    ab = nf.assign(**{"N_eff / max m": nf["ratio"]})
+    base = alt.Chart(ab).encode(x=alt.X("N_eff / max m:Q", scale=alt.Scale(type="log"), title="N_eff / largest width"),
+                                y=alt.Y("alpha_m:Q", title="fitted α_m", scale=alt.Scale(zero=False)),
+                                tooltip=["regime", alt.Tooltip("tau:Q", format=".1f"), alt.Tooltip("n_eff:Q", format=".0f"),
+                                         alt.Tooltip("alpha_m:Q", format=".3f"), "label"])
+    one = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(y="y:Q")
+    c2.altair_chart((base.mark_line(point=True) + one).properties(title="Exponent against N_eff / max m", height=280),
+                    width="stretch")
+    st.caption("The paper's exponential profile is e^(−i/400) at n = 10 240 (N_eff ≈ 800 ≥ its m ≤ 1024 only at the "
+               "top end). Rescaling τ to 400·n/10240 = 39 at n = 1000 gives N_eff ≈ 78, about our largest width 80: "
+               "then the few features that carry the probability mass get nearly orthogonal directions, interference "
+               "falls faster than 1/m and the fit reads far above 1 (an earlier version of this page showed 1.59). Move "
+               "the slider down to see it; at N_eff ≥ 4 × m the exponent returns to about 1.")
+
+
+neff = heavy_view("neff_sweep")
+if neff is not None:
+    show_neff(neff)
 
 # ============================================================================ geometry
 st.header("Geometry: a handful of features in two dimensions")
@@ -218,24 +246,25 @@ if up is not None:
 
 # ============================================================================ reproduce
 st.header("Reproduce the paper")
-ui.reproduce_panel([
-    {"quantity": "α_m, strong (γ = −1, α = 1)", "ours": h["alpha_strong"], "paper": "≈ 1 (0.8–1.1, Fig. 5e)",
-     "note": f"± {h['alpha_strong_stderr']:.2f}, R² {h['alpha_strong_r2']:.3f}, N_eff {h['n_eff_strong']:.0f}; "
-             f"{h['fit_label']}"},
-    {"quantity": "α_m, strong, m = 20–80", "ours": h["alpha_strong_m20"], "paper": "≈ 1", "note": "three widths"},
-    {"quantity": "α_m, weak (γ = 0.1, α = 1.5)", "ours": h["alpha_weak"], "paper": "α − 1 = 0.5",
-     "note": f"R² {h['alpha_weak_r2']:.3f}, N_eff {h['n_eff_weak']:.0f}; Fig. 4b scatters 0.4–1.15 around α − 1"},
-    *[{"quantity": f"α_m, strong, {p['profile']} profile", "ours": p["alpha_strong"],
-       "paper": {"exponential": "1.01 ± 0.05", "power": "1.0 ± 0.1", "linear": "0.89 ± 0.05"}[p["profile"]],
-       "note": f"N_eff {p['n_eff']:.0f} = {p['n_eff'] / p['max_width']:.1f} × max m"} for p in h["profiles"]],
-    {"quantity": "overlap slope vs m (strong)", "ours": h["overlap_slope"], "paper": "−1 (overlap ≈ 1/m)", "note": ""},
-    {"quantity": "mean squared overlap at m = 10", "ours": h["overlap_strong"][0], "paper": "≈ 0.1 (Fig. 5d)",
-     "note": ""},
-    {"quantity": "φ_1/2 weak, m = 10…80", "ours": ", ".join(f"{v:.3f}" for v in h["phi_weak"]),
-     "paper": "≈ m/n = 0.01…0.08", "note": ""},
-    {"quantity": "final loss drift (last 20 %, largest width)", "ours": f"{h['final_loss_drift']:.2%}",
-     "paper": "—", "note": f"criterion < {M.CONV_TOL:.0%}"},
-], verdict=M.verdict(scal))
+if h is not None:
+    ui.reproduce_panel([
+        {"quantity": "α_m, strong (γ = −1, α = 1)", "ours": h["alpha_strong"], "paper": "≈ 1 (0.8–1.1, Fig. 5e)",
+         "note": f"± {h['alpha_strong_stderr']:.2f}, R² {h['alpha_strong_r2']:.3f}, N_eff {h['n_eff_strong']:.0f}; "
+                 f"{h['fit_label']}"},
+        {"quantity": "α_m, strong, m = 20–80", "ours": h["alpha_strong_m20"], "paper": "≈ 1", "note": "three widths"},
+        {"quantity": "α_m, weak (γ = 0.1, α = 1.5)", "ours": h["alpha_weak"], "paper": "α − 1 = 0.5",
+         "note": f"R² {h['alpha_weak_r2']:.3f}, N_eff {h['n_eff_weak']:.0f}; Fig. 4b scatters 0.4–1.15 around α − 1"},
+        *[{"quantity": f"α_m, strong, {p['profile']} profile", "ours": p["alpha_strong"],
+           "paper": {"exponential": "1.01 ± 0.05", "power": "1.0 ± 0.1", "linear": "0.89 ± 0.05"}[p["profile"]],
+           "note": f"N_eff {p['n_eff']:.0f} = {p['n_eff'] / p['max_width']:.1f} × max m"} for p in h["profiles"]],
+        {"quantity": "overlap slope vs m (strong)", "ours": h["overlap_slope"], "paper": "−1 (overlap ≈ 1/m)", "note": ""},
+        {"quantity": "mean squared overlap at m = 10", "ours": h["overlap_strong"][0], "paper": "≈ 0.1 (Fig. 5d)",
+         "note": ""},
+        {"quantity": "φ_1/2 weak, m = 10…80", "ours": ", ".join(f"{v:.3f}" for v in h["phi_weak"]),
+         "paper": "≈ m/n = 0.01…0.08", "note": ""},
+        {"quantity": "final loss drift (last 20 %, largest width)", "ours": f"{h['final_loss_drift']:.2%}",
+         "paper": "—", "note": f"criterion < {M.CONV_TOL:.0%}"},
+    ], verdict=M.verdict(scal))
 st.markdown("From the command line: `python -m toymodels reproduce superposition --quick` (n = 500, m = 8…32, "
             "about 2 minutes on one core, trained to the same criterion); without `--quick` the run above.")
 with st.expander("What we tried (and what it taught us)"):
