@@ -1,4 +1,4 @@
-"""1000-layer RL (Wang et al., NeurIPS 2025): contrastive RL in a 2-D maze, and what depth does to it."""
+"""1000-layer RL (Wang et al., NeurIPS 2025): contrastive RL in 2-D mazes, and what depth does to it."""
 from dataclasses import replace
 
 import altair as alt
@@ -8,417 +8,437 @@ import streamlit as st
 
 import ui
 from toymodels import crl as M
-
-BUDGET = 90.0  # cost units (≈ seconds on an idle 2-core CPU) one live run or sweep may take
+from toymodels import crl_critic as C
+from toymodels import store, topic
+from toymodels.topic import InputError
 
 paper = ui.paper_header(M.TOPIC)
 ui.claim_box(paper)
+ui.result_strip(ui.shipped_verdict(M.TOPIC)[0])
 
-# --------------------------------------------------------------------------- the toy
-st.header("The toy: contrastive RL in a point-mass maze")
-left, right = st.columns([3, 2])
+
+
+def available(name: str) -> bool:
+    """Whether a declared view is stored (shipped and fresh, or cached): the page never starts the hour-long
+    offline experiments on load."""
+    fn, kwargs = topic.view_call(M, name)
+    return store.lookup(fn, **kwargs)[0]
+
+
+runs = {d: ui.view(M, f"train_d{d}") for d in M.DEFAULT_DEPTHS}
+MISSING = ("The offline critic experiment is not shipped in this build yet: run `python -m toymodels precompute "
+           "deep-crl --view critic --view critic_search --view summary` (about an hour of CPU).")
+if available("critic"):
+    head, critic = ui.view(M, "summary"), ui.view(M, "critic")
+    verdict = M.verdict(head)
+    cs, wide = critic["summary"], critic["wide"]
+    per_seed_c = critic["per_seed"]
+    deep_d = int(cs.depth.max())
+else:
+    _per_seed = pd.concat([r["final"] for r in runs.values()], ignore_index=True)
+    head = {"per_seed": _per_seed, "summary": M.summarise(_per_seed), "chance_accuracy": 1 / M.DEFAULT.batch_size}
+    critic = verdict = None
+
+
+@st.cache_resource
+def corridor_distances(maze: str):
+    grid = C.make_grid(maze)
+    return grid, C.geodesic(grid)
+
+
+def depth_axis(values):
+    return alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(values)), title="depth")
+
+
+def per_depth_chart(pts: pd.DataFrame, mean: pd.DataFrame, metric: str, title: str, domain=None) -> alt.Chart:
+    """Seeds as grey points, mean ± standard error as a line with bars."""
+    x = depth_axis(sorted(set(pts.depth)))
+    y_scale = alt.Scale(domain=domain) if domain else alt.Scale(zero=False)
+    m = mean.assign(lo=mean[f"{metric}_mean"] - mean[f"{metric}_sem"], hi=mean[f"{metric}_mean"] + mean[f"{metric}_sem"])
+    dots = alt.Chart(pts).mark_point(opacity=0.45, size=35, color="#999").encode(
+        x=x, y=alt.Y(f"{metric}:Q", title=title, scale=y_scale),
+        tooltip=["depth", "seed", alt.Tooltip(f"{metric}:Q", format=".3f")])
+    line = alt.Chart(m).mark_line(point=True).encode(
+        x=x, y=alt.Y(f"{metric}_mean:Q", title=title, scale=y_scale),
+        tooltip=["depth", alt.Tooltip(f"{metric}_mean:Q", format=".3f", title="mean"),
+                 alt.Tooltip(f"{metric}_sem:Q", format=".3f", title="s.e.m.")])
+    bars = alt.Chart(m).mark_errorbar(ticks=True).encode(x=x, y=alt.Y("lo:Q", title=title, scale=y_scale), y2="hi:Q")
+    return dots + bars + line
+
+
+# --------------------------------------------------------------------------- the one picture
+st.header("What depth does here")
+left, right = st.columns(2)
 with left:
-    st.markdown(
-        "A point mass moves in the U-maze of JaxGCRL, $s' = s + 0.75\\,a$ with $a\\in[-1,1]^2$ (cells are 2.5 units, "
-        "so the paper's success radius 0.5 is a fifth of a cell); a move into a wall is rejected. There is **no "
-        "reward**: the agent only learns which future states follow which state-action pairs.")
-    st.markdown("**Critic**: two encoders and a negative, unsquared $L_2$ energy, trained with forward InfoNCE over "
-                "the batch (the other rows' goals are the negatives) plus a logsumexp penalty:")
-    st.latex(r"f(s,a,g) = -\lVert \phi(s,a) - \psi(g) \rVert_2,\qquad L_{ij} = f(s_i,a_i,g_j)")
-    st.latex(r"\mathcal L_{\text{critic}} = -\frac1B\sum_i\Big[L_{ii} - \log\sum_j e^{L_{ij}}\Big]"
-             r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2")
-    st.markdown("**Actor**: tanh-Gaussian, $\\log\\sigma = -5 + 3.5(\\tanh(\\cdot)+1)$, automatic entropy tuning "
-                "towards $-0.5|A|$:")
-    st.latex(r"\begin{aligned}\mathcal L_{\text{actor}} &= \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big],\\ "
-             r"\log\pi(a) &= \log\mathcal N(u) - \textstyle\sum_k\log(1-\tanh^2 u_k)\end{aligned}")
-    st.markdown("**Hindsight relabeling**: the goal of $(s_t,a_t)$ is a strictly future state of the same episode,")
-    st.latex(r"g = s_{t+d},\qquad P(d) \propto \gamma^{\,d-1},\ d\in\{1,\dots,T-1-t\},\ \gamma=0.99")
-with right:
-    st.markdown("**Residual MLP** (actor, φ and ψ, same depth and width):")
-    st.latex(r"\begin{aligned}h_0 &= \text{Swish}(\text{LN}(W_0x)),\\ h_{k+1} &= h_k + "
-             r"\big[\text{Swish}\circ\text{LN}\circ\text{Dense}\big]^{\times 4}(h_k)\end{aligned}")
-    st.markdown("*Depth* counts only the Dense layers inside the blocks: depth 4 is one block (six Dense layers in "
-                "all), depth 64 is sixteen blocks. Ablations drop the skip, drop LayerNorm or use ReLU.")
-    with st.expander("Where the toy departs from the paper's code", icon=":material/info:"):
-        st.markdown(
-            "- **Scale:** 256 environments × 200-step episodes, 20 iterations × 200 SGD steps at batch 256 "
-            "(~1M environment steps, 4k SGD steps) instead of 100–400M steps and batch 512; width 64 instead of "
-            "256; depths 4–16 precomputed instead of 4–1024.\n"
-            "- **Three changes the paper notes' CPU runs needed to reach the far goal at all** (each is a switch in "
-            "`toymodels.crl.Config`; the *paper-exact* box below turns them off): half of the actor's goals come "
-            "from another row (as in the original contrastive-RL code); α starts at 0.1 with log-α learning rate "
-            "3e-3 (paper: 1.0 and 3e-4); walls stop each axis of a move separately, so the agent slides along them "
-            "(paper's Ant simply collides).\n"
-            "- **Metrics:** success = within 0.5 of the far goal at any of 200 steps; time at goal = steps within "
-            "0.5, out of 200 (the paper counts out of 1000); both averaged over 128 evaluation episodes and the "
-            "last 5 of 20 evaluations, deterministic actions $\\tanh(\\mu)$.")
-
-# --------------------------------------------------------------------------- precomputed comparison
-maze = ui.compute(M.maze_view, "u_maze", label="Maze…")
-views = M.shipped_views()
-runs = {d: ui.compute(M.train, replace(M.DEFAULT, depth=d), label=f"Training depth {d}…")
-        for d in M.DEFAULT_DEPTHS if f"train_d{d}" in views}
-if len(runs) < 2 or 4 not in runs:
-    st.error(f"The precomputed depth comparison is missing from this build: run `python -m toymodels precompute "
-             f"{M.TOPIC}`. You can still train your own agents below.")
-    runs = {}
-if runs:
-    per_seed = pd.concat([r["final"] for r in runs.values()], ignore_index=True)
-    summary = M.summarise(per_seed)
-    chance = 1.0 / M.DEFAULT.batch_size
-    st.header("What depth does here")
-    st.caption(f"Precomputed with `python -m toymodels precompute {M.TOPIC}`: depths {', '.join(map(str, runs))}, "
-               f"{M.DEFAULT.seeds} seeds each (seeds are instances of one batched model), "
-               f"{runs[4]['env_steps']:,} environment steps and {runs[4]['sgd_steps']:,} SGD steps per run, "
-               f"computed on {runs[4]['device']}.")
-
-
-    def depth_chart(metric: str, title: str, scale_max: float | None = None) -> alt.Chart:
-        pts = per_seed.assign(seed=per_seed.seed.astype(str))
-        mean = summary.assign(lo=summary[f"{metric}_mean"] - summary[f"{metric}_sem"],
-                              hi=summary[f"{metric}_mean"] + summary[f"{metric}_sem"])
-        x = alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(runs)), title="depth")
-        y_scale = alt.Scale(domain=[0, scale_max]) if scale_max else alt.Undefined
-        dots = alt.Chart(pts).mark_point(opacity=0.45, size=40).encode(
-            x=x, y=alt.Y(f"{metric}:Q", title=title, scale=y_scale), color=alt.value("#999"),
-            tooltip=["depth", "seed", alt.Tooltip(f"{metric}:Q", format=".3f")])
-        line = alt.Chart(mean).mark_line(point=True).encode(
-            x=x, y=alt.Y(f"{metric}_mean:Q", title=title), tooltip=["depth", alt.Tooltip(f"{metric}_mean:Q", format=".3f", title="mean"),
-                                                alt.Tooltip(f"{metric}_sem:Q", format=".3f", title="s.e.m."),
-                                                "n_seeds"])
-        bars = alt.Chart(mean).mark_errorbar(ticks=True).encode(x=x, y=alt.Y("lo:Q", title=title), y2="hi:Q")
-        return (dots + bars + line).properties(height=260)
-
-
-    c1, c2, c3 = st.columns(3)
-    c1.altair_chart(depth_chart("success", "success rate, far goal", 1.0), width="stretch")
-    c2.altair_chart(depth_chart("time_at_goal", "time at goal (steps of 200)", 200.0), width="stretch")
-    c3.altair_chart(depth_chart("critic_accuracy", f"critic accuracy (chance 1/{M.DEFAULT.batch_size})", None),
-                    width="stretch")
-    st.caption("Grey points: individual seeds; line: mean ± standard error over seeds. Critic accuracy is the share of "
-               f"the training batch whose own future state gets the highest logit (chance {chance:.4f}).")
-
-    s4, sD = summary.iloc[0], summary.iloc[-1]
-    reached = per_seed.assign(ok=per_seed.success >= 0.5).groupby("depth").ok.agg(["sum", "size"])
-    seeds_text = ("Seeds whose agent reaches the far goal in at least half of the episodes: " + ", ".join(
-        f"depth {d}: {int(r['sum'])} of {int(r['size'])}" for d, r in reached.iterrows()) + ". ")
-    gap = sD["success_mean"] - s4["success_mean"]
-    noise = 2 * max(s4["success_sem"], sD["success_sem"], 0.05)
-    if gap > noise:
-        verdict = (f"In this toy, depth {int(sD.depth)} reaches the far goal more often than depth 4 "
-                   f"({sD.success_mean:.2f} vs {s4.success_mean:.2f}), a gain larger than twice the seed error.")
-    elif gap < -noise:
-        verdict = (f"In this toy, depth does **not** help: depth {int(sD.depth)} reaches the far goal less often than "
-                   f"depth 4 ({sD.success_mean:.2f} vs {s4.success_mean:.2f}).")
+    if critic is None:
+        st.info(MISSING, icon=":material/hourglass_top:")
     else:
-        verdict = (f"In this toy there is **no depth gain** that stands out from the seed spread: success "
-                   f"{s4.success_mean:.2f} ± {s4.success_sem:.2f} at depth 4 vs {sD.success_mean:.2f} ± "
-                   f"{sD.success_sem:.2f} at depth {int(sD.depth)}.")
-    best = summary.loc[summary.success_mean.idxmax()]
-    if int(best.depth) not in (4, int(sD.depth)):
-        verdict += (f" The mean is not monotone in depth: it peaks at depth {int(best.depth)} "
-                    f"({best.success_mean:.2f} ± {best.success_sem:.2f}) and falls back at depth {int(sD.depth)}; "
-                    f"with a fixed budget of {runs[4]['sgd_steps']:,} SGD steps the deeper nets may also simply be "
-                    "under-trained.")
+        st.markdown(f"**Offline critic** ({C.GRID_LABELS[critic['config']['maze']]}): Spearman ρ of −Q with corridor "
+                    "distance, on held-out (state, goal) pairs")
+        wide_pt = pd.DataFrame([{"depth": 4, "rho": wide["spearman"], "what": f"depth 4, width {wide['width']} "
+                                 f"({wide['params']:,} parameters, as depth {deep_d})"}])
+        chart = per_depth_chart(per_seed_c, cs, "spearman_geodesic", "ρ(−Q, corridor distance)")
+        chart += alt.Chart(wide_pt).mark_point(shape="diamond", size=140, filled=True, color=ui.PALETTE[1]).encode(
+            x=depth_axis(cs.depth), y="rho:Q", tooltip=["what", alt.Tooltip("rho:Q", format=".3f")])
+        st.altair_chart(chart.properties(height=280), width="stretch")
+        st.caption(f"Grey: seeds; line: mean ± s.e.m. over {int(cs.n_seeds.iloc[0])} seeds; orange diamond: the wide "
+                   f"depth-4 control with the parameters of depth {deep_d}. A critic that ranked goals by straight-line "
+                   f"distance would score ρ = {critic['euclid_geodesic_spearman']:.2f} here.")
+with right:
+    s = head["summary"]
+    st.markdown("**Online agent** (U-maze, far goal behind the wall): success rate")
+    st.altair_chart(per_depth_chart(head["per_seed"], s, "success", "success rate", [0, 1]).properties(height=280),
+                    width="stretch")
+    st.caption(f"Grey: seeds; line: mean ± s.e.m. over {int(s.n_seeds.iloc[0])} seeds; "
+               f"{M.DEFAULT.iterations * M.DEFAULT.sgd_steps:,} SGD steps per run.")
+if verdict is not None:
+    st.markdown(verdict.summary)
+with st.expander("What it would take", icon=":material/lightbulb:"):
     st.markdown(
-        verdict + " " + seeds_text + (" With 3 seeds and all-or-nothing seeds this is suggestive, not settled; and it is a gain in a "
-                   "2-D point maze over a few thousand SGD steps, far from the paper's 100–400M-step regime. "
-                   if gap > noise else
-                   " The paper's own analysis says why a 2-D point mass is the hardest place to see its effect: the "
-                   "depth advantage grows with observation size (Humanoid, 268-d, gains most; arm tasks, 17-d, least) "
-                   "and needs online data collected by the deep agent itself, at 100–400M environment steps. Here the "
-                   "observation is 2-D, the budget ~1M steps, and the networks 64 wide. ") + (
-            f"What the toy *does* show: the critic learns at every depth (accuracy {summary.critic_accuracy_mean.min():.2f}"
-            f"–{summary.critic_accuracy_mean.max():.2f} against chance {chance:.4f})"
-            if summary.critic_accuracy_mean.min() > 10 * chance else
-            "Even the critic stays close to chance at some depth in this budget") +
-        ", and the outcome per seed is close to all-or-nothing, so a handful of seeds decides the average.")
+        "- **The paper's scale.** Its depth gains come at 100–400M environment steps, batch 512, width 256 and "
+        "depth up to 1024; here ~1M environment steps and a few thousand SGD steps, width 64, depth ≤ 64. On this "
+        "CPU a depth-64 step costs ~11× a depth-4 step, which is what bounds the runs below.\n"
+        "- **A task a shallow net cannot fit.** Where every (state, goal) pair is covered by the data, a depth-4 "
+        "critic already learns the walls (it ranks goals by corridor distance far better than straight-line "
+        "distance does), so depth has little left to add. The paper's biggest gains are on the largest observations (Humanoid, 268-d) and on "
+        "stitching; the search below tries both in miniature.\n"
+        "- **Online data from the deep agent itself.** The paper's collector experiment finds that depth pays off "
+        "only when the deep agent also collects the data; an offline critic on a random walk cannot show that.")
 
-    # --------------------------------------------------------------------------- rollouts and value maps
-    st.header("In the maze")
+# --------------------------------------------------------------------------- details, folded
+tab_critic, tab_search, tab_online, tab_paper, tab_train = st.tabs(
+    ["Offline critic", "Search: where does depth matter?", "Online agent", "Paper's numbers", "Train your own"])
+
+with tab_critic:
+    if critic is None:
+        st.info(MISSING, icon=":material/hourglass_top:")
+    else:
+        st.markdown(
+            "The critic alone, without exploration: a uniform random walk on the grid collects the data "
+            f"({critic['config']['episodes']:,} episodes × {critic['config']['episode_len']} steps); the paper's critic "
+            "(residual encoders, $f(s,a,g)=-\\lVert\\phi(s,a)-\\psi(g)\\rVert_2$, forward InfoNCE + 0.1·logsumexp², "
+            "γ = 0.99 relabeling) trains on it. Ground truth is computed without the network: corridor distance by "
+            "breadth-first search, and the exact occupancy of the walk under the relabeling law, "
+            r"$p(g\mid s,a)=\sum_d c_d\,[P_aP^{d-1}]_{sg}$. "
+            f"{int(critic['config']['heldout'] * 100)}% of (state, goal) pairs never appear as a training pair; "
+            f"the scores use those ({critic['n_scored_pairs']:,} pairs).")
+        table = cs.assign(**{"params": [int(per_seed_c[per_seed_c.depth == d].params.iloc[0]) for d in cs.depth]})[
+            ["depth", "params", "spearman_geodesic_mean", "spearman_geodesic_sem", "spearman_occupancy_mean",
+             "retrieval_mean", "retrieval_sem"]]
+        table = pd.concat([table, pd.DataFrame([{"depth": f"4 (wide {wide['width']})", "params": wide["params"],
+                                                 "spearman_geodesic_mean": wide["spearman"],
+                                                 "spearman_geodesic_sem": wide["spearman_sem"],
+                                                 "retrieval_mean": wide["retrieval"]}])], ignore_index=True)
+        table["depth"] = table["depth"].astype(str)
+        st.dataframe(table.rename(columns={
+            "spearman_geodesic_mean": "ρ corridor", "spearman_geodesic_sem": "± s.e.m.",
+            "spearman_occupancy_mean": "ρ occupancy", "retrieval_mean": "top-1 retrieval", "retrieval_sem": "± "}),
+            hide_index=True, width="stretch", column_config={
+                c: st.column_config.NumberColumn(format="%.3f") for c in
+                ("ρ corridor", "± s.e.m.", "ρ occupancy", "top-1 retrieval", "± ")})
+        st.caption(f"Top-1 retrieval: of 16 random candidate goals, does the highest Q pick the one nearest along the "
+                   f"corridors? Random picks score {critic['random_retrieval']:.3f}, straight-line distance "
+                   f"{critic['euclid_retrieval']:.3f}. ρ occupancy: Spearman of f(s, a, g) with the exact p(g | s, a).")
+
+        st.subheader("Against training steps")
+        curves = critic["curves"]
+        cm = curves[curves.width == critic["config"]["width"]].groupby(["depth", "step"], as_index=False)[
+            ["spearman_geodesic", "retrieval"]].mean()
+        c1, c2 = st.columns(2)
+        for col, metric, title in ((c1, "spearman_geodesic", "ρ(−Q, corridor distance)"),
+                                   (c2, "retrieval", "top-1 retrieval")):
+            col.altair_chart(alt.Chart(cm).mark_line(point=True).encode(
+                x=alt.X("step:Q", title="SGD step"), y=alt.Y(f"{metric}:Q", title=title, scale=alt.Scale(zero=False)),
+                color=alt.Color("depth:O", title="depth"),
+                tooltip=["depth", "step", alt.Tooltip(f"{metric}:Q", format=".3f")]).properties(height=240),
+                width="stretch")
+        st.caption("Mean over seeds. Deeper critics learn the walls sooner; whether the gap survives to the end of "
+                   "training is what the table above says.")
+
+        st.subheader("Q over the maze, for the goal at the centre")
+        free = np.asarray(critic["free"]).astype(bool)
+        goal = critic["goal_cell"]
+        rr, cc = np.nonzero(free)
+
+        def maze_chart(values: np.ndarray, title: str) -> alt.Chart:
+            df = pd.DataFrame({"r": rr, "c": cc, "v": values})
+            walls = pd.DataFrame(np.argwhere(~free), columns=["r", "c"])
+            xs = alt.Scale(domain=[-0.5, free.shape[1] - 0.5], nice=False)
+            ys = alt.Scale(domain=[free.shape[0] - 0.5, -0.5], nice=False)
+            enc = dict(x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2")
+            box = dict(x="datum.c - 0.5", x2="datum.c + 0.5", y="datum.r - 0.5", y2="datum.r + 0.5")
+            heat = alt.Chart(df).transform_calculate(**box).mark_rect().encode(
+                **enc, color=alt.Color("v:Q", scale=alt.Scale(scheme="viridis"), legend=None),
+                tooltip=["r", "c", alt.Tooltip("v:Q", format=".2f")])
+            wall = alt.Chart(walls).transform_calculate(**box).mark_rect(color="#8c6d4f").encode(**enc)
+            mark = alt.Chart(pd.DataFrame([{"r": goal[0], "c": goal[1]}])).mark_point(
+                shape="cross", size=120, color="#E45756", filled=True).encode(
+                x=alt.X("c:Q", scale=xs, axis=None), y=alt.Y("r:Q", scale=ys, axis=None))
+            return (wall + heat + mark).properties(height=260, title=title)
+
+        grid, geo = corridor_distances(critic["config"]["maze"])
+        g_id = int(grid.index[goal[0], goal[1]])
+        seed_q = st.selectbox("Seed", list(range(critic["config"]["seeds"])), key="crl_critic_seed", bind="query-params")
+        q1, q2, q3 = st.columns(3)
+        q1.altair_chart(maze_chart(-geo[:, g_id], "truth: −corridor distance"), width="stretch")
+        for col, name in ((q2, "4"), (q3, str(deep_d))):
+            q = np.asarray(critic["runs"][name]["qmap"])[int(seed_q)]
+            col.altair_chart(maze_chart(q[rr, cc], f"Q, depth {name}"), width="stretch")
+        st.caption("Yellow = high (near the goal, red cross). A critic that learned the walls is bright along the "
+                   "corridor leading in through the gaps, not in a disc around the goal.")
+
+with tab_search:
+    if not available("critic_search"):
+        st.info(MISSING, icon=":material/hourglass_top:")
+    else:
+        search = ui.view(M, "critic_search")
+        tab = search["table"]
+        d0, d1 = search["depths"][0], search["depths"][-1]
+        st.markdown(f"Each regime at depth {d0} and depth {d1}, {int(tab.seeds.iloc[0])} seeds, "
+                    f"{int(tab.steps.iloc[0]):,} SGD steps. *Depth helps* means the gain in ρ exceeds twice its "
+                    "standard error and 0.01.")
+        show = tab[["what", "euclid_geodesic_spearman", f"spearman_d{d0}", f"spearman_d{d1}", "gain_spearman",
+                    "gain_sem", f"retrieval_d{d0}", f"retrieval_d{d1}", "depth_helps", "cpu_s"]]
+        st.dataframe(show.rename(columns={
+            "what": "regime", "euclid_geodesic_spearman": "ρ(Euclid, corridor)", f"spearman_d{d0}": f"ρ depth {d0}",
+            f"spearman_d{d1}": f"ρ depth {d1}", "gain_spearman": "gain", "gain_sem": "± s.e.",
+            f"retrieval_d{d0}": f"retrieval {d0}", f"retrieval_d{d1}": f"retrieval {d1}", "depth_helps": "depth helps",
+            "cpu_s": "CPU s"}), hide_index=True, width="stretch",
+            column_config={"ρ(Euclid, corridor)": st.column_config.NumberColumn(format="%.2f"),
+                           **{c: st.column_config.NumberColumn(format="%.3f") for c in
+                              (f"ρ depth {d0}", f"ρ depth {d1}", "gain", "± s.e.", f"retrieval {d0}",
+                               f"retrieval {d1}")},
+                           "CPU s": st.column_config.NumberColumn(format="%.0f")})
+        helps = tab[tab.depth_helps]
+        st.markdown(("Depth helps beyond seed noise in: " + "; ".join(helps.what) + ".") if len(helps) else
+                    "No regime shows a depth gain beyond seed noise at this budget.")
+        st.caption("Also measured before (issue 20, 2 seeds, 2000 steps): U4-maze ρ 0.90 at depth 4 and 16; rings 15×15 "
+                   "ρ 0.955 (depth 4), 0.971 (depth 32), 0.963 (depth 4 at depth 32's parameters).")
+        ui.download_csv(tab, "crl_critic_search.csv", key="dl-search")
+
+with tab_online:
+    per_seed, summary = head["per_seed"], head["summary"]
+    chance = head["chance_accuracy"]
+    st.markdown(
+        "A point mass in the JaxGCRL U-maze, $s' = s + 0.75\\,a$, $a\\in[-1,1]^2$, cells 2.5 units; no reward. Actor, "
+        "φ and ψ are the paper's residual MLPs (Dense → LayerNorm → Swish, blocks of 4 with a skip), width 64; "
+        "tanh-Gaussian SAC-style actor; goals relabeled from the same episode with $P(d)\\propto\\gamma^{d-1}$. "
+        f"{M.DEFAULT.seeds} seeds per depth, {runs[4]['env_steps']:,} environment steps and "
+        f"{runs[4]['sgd_steps']:,} SGD steps per run.")
+    with st.expander("Equations and where the toy departs from the paper's code", icon=":material/info:"):
+        st.latex(r"\mathcal L_{\text{critic}} = -\frac1B\sum_i\Big[L_{ii} - \log\sum_j e^{L_{ij}}\Big]"
+                 r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2,\quad L_{ij}=f(s_i,a_i,g_j)")
+        st.latex(r"\mathcal L_{\text{actor}} = \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big]")
+        st.markdown(
+            "Three departures the notes' CPU runs needed to reach the far goal at all (switches in "
+            "`toymodels.crl.Config`; *paper-exact* in *Train your own* turns them off): half of the actor's goals "
+            "come from another row; α starts at 0.1 with log-α learning rate 3e-3; walls stop each axis of a move "
+            "separately. Success = within 0.5 of the far goal at any of 200 steps; time at goal = steps within "
+            "0.5, out of 200 (the paper counts out of 1000); last 5 of 20 evaluations, actions tanh(μ).")
+    o1, o2 = st.columns(2)
+    o1.altair_chart(per_depth_chart(per_seed, summary, "time_at_goal", "time at goal (of 200)", [0, 200]).properties(
+        height=240), width="stretch")
+    o2.altair_chart(per_depth_chart(per_seed, summary, "critic_accuracy", f"critic accuracy (chance {chance:.4f})")
+                    .properties(height=240), width="stretch")
+
+    maze = ui.view(M, "maze_u")
     cell, res = maze["cell"], maze["res"]
     walls = pd.DataFrame([{"x": (c - 0.5) * cell, "x2": (c + 0.5) * cell, "y": (r - 0.5) * cell, "y2": (r + 0.5) * cell}
-                          for r, c in zip(*np.nonzero(maze["free"] == 0))])
-    H, W = maze["free"].shape
+                          for r, c in zip(*np.nonzero(np.asarray(maze["free"]) == 0))])
+    H, W = np.asarray(maze["free"]).shape
     xs = alt.Scale(domain=[-0.5 * cell, (W - 0.5) * cell], nice=False)
     ys = alt.Scale(domain=[(H - 0.5) * cell, -0.5 * cell], nice=False)
-    side = 300
-
 
     def wall_layer():
         return alt.Chart(walls).mark_rect(color="#8c6d4f").encode(
             x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2")
 
-
-    view_cols = st.columns([1, 1, 2])
+    v1, v2 = st.columns(2)
     deep_options = [d for d in runs if d != 4]
-    view_depth = view_cols[0].selectbox("Deep agent shown", deep_options, index=len(deep_options) - 1,
-                                        key="crl_view_depth", bind="query-params")
-    best_seed = int(np.argmax(runs[deep_options[-1]]["final"].success.to_numpy()))
-    view_seed = view_cols[1].selectbox("Seed", list(range(M.DEFAULT.seeds)), index=best_seed, key="crl_view_seed",
-                                       bind="query-params")
-    if view_depth not in runs or not 0 <= int(view_seed) < M.DEFAULT.seeds:
-        st.warning("That depth or seed is not precomputed; showing the defaults.")
-        view_depth, view_seed = deep_options[-1], 0
-    view_seed = int(view_seed)
-
+    view_depth = v1.selectbox("Deep agent shown", deep_options, index=len(deep_options) - 1, key="crl_view_depth",
+                              bind="query-params")
+    view_seed = int(v2.selectbox("Seed", list(range(M.DEFAULT.seeds)), key="crl_view_seed", bind="query-params"))
     traj_rows = []
     for d in (4, view_depth):
-        tr, goals = runs[d]["trajectories"], runs[d]["traj_goals"]
+        tr = np.asarray(runs[d]["trajectories"])
         for j in range(min(2, tr.shape[1])):
-            for step, (px, py) in enumerate(tr[view_seed, j]):
-                traj_rows.append({"depth": f"depth {d}", "episode": j, "step": step, "row": float(px), "col": float(py)})
+            traj_rows += [{"depth": f"depth {d}", "episode": j, "step": k, "row": float(px), "col": float(py)}
+                          for k, (px, py) in enumerate(tr[view_seed, j])]
     traj = pd.DataFrame(traj_rows)
-    goal_xy = runs[4]["traj_goals"][view_seed, 0]
+    goal_xy = np.asarray(runs[4]["traj_goals"])[view_seed, 0]
     marks = pd.DataFrame([{"what": "start", "row": float(traj.row.iloc[0]), "col": float(traj.col.iloc[0])},
                           {"what": "goal", "row": float(goal_xy[0]), "col": float(goal_xy[1])}])
+    ring = alt.Chart(marks).mark_point(filled=False, size=500, strokeWidth=2).encode(
+        x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
+        color=alt.Color("what:N", scale=alt.Scale(domain=["start", "goal"], range=["#333", "#E45756"]), legend=None))
     paths = alt.Chart(traj).mark_line(opacity=0.85, strokeWidth=2.4).encode(
         x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
         color=alt.Color("depth:N", scale=alt.Scale(domain=[f"depth {d}" for d in (4, view_depth)],
                                                    range=[ui.PALETTE[0], ui.PALETTE[1]]), legend=None),
         detail="episode:N", order="step:Q", tooltip=["depth", "episode", "step"])
-    goal_ring = alt.Chart(marks).mark_point(filled=False, size=900, strokeWidth=2).encode(
-        x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
-        color=alt.Color("what:N", scale=alt.Scale(domain=["start", "goal"], range=["#333", "#E45756"]), legend=None),
-        tooltip=["what"])
-    m1, m2, m3 = st.columns(3)
-    m1.markdown(f"**Rollouts, seed {view_seed}**: :blue[depth 4], :orange[depth {view_depth}]")
-    m1.altair_chart((wall_layer() + paths + goal_ring).resolve_scale(color="independent").properties(
-        width=side, height=side * H / W), width="content")
-
 
     def qmap_chart(d: int) -> alt.Chart:
-        q = runs[d]["qmap"][view_seed]
-        pos = maze["grid_pos"]
+        q = np.asarray(runs[d]["qmap"])[view_seed]
+        pos = np.asarray(maze["grid_pos"])
         ok = np.isfinite(q)
         h = cell / res / 2
         df = pd.DataFrame({"row": pos[..., 0][ok], "col": pos[..., 1][ok], "f": q[ok]})
         df = df.assign(x=df.col - h, x2=df.col + h, y=df.row - h, y2=df.row + h)
-        fin = runs[d]["final"].iloc[view_seed]
         heat = alt.Chart(df).mark_rect().encode(
             x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2",
             color=alt.Color("f:Q", scale=alt.Scale(scheme="viridis"), legend=None),
             tooltip=[alt.Tooltip("f:Q", format=".2f")])
-        return (wall_layer() + heat + goal_ring).resolve_scale(color="independent").properties(
-            width=side, height=side * H / W), fin
+        return (wall_layer() + heat + ring).resolve_scale(color="independent").properties(height=220)
 
-
+    m1, m2, m3 = st.columns(3)
+    m1.markdown(f"**Rollouts**: :blue[depth 4], :orange[depth {view_depth}]")
+    m1.altair_chart((wall_layer() + paths + ring).resolve_scale(color="independent").properties(height=220),
+                    width="stretch")
     for col, d in ((m2, 4), (m3, view_depth)):
-        chart, fin = qmap_chart(d)
-        col.markdown(f"**Critic value f(s, π(s,g), g), depth {d}**")
-        col.altair_chart(chart, width="content")
-        col.caption(f"Spearman ρ of −f with straight-line distance {fin.spearman_euclid:.2f}, with corridor "
-                    f"distance {fin.spearman_corridor:.2f}")
-    rho = summary[["depth", "spearman_euclid_mean", "spearman_corridor_mean"]]
-    st.caption(
-        "Left: the two first evaluation episodes of each agent from the start cell (black ring) to the far goal (red "
-        "ring), which is 2 cells away in a straight line but 6 along the corridor. Middle and right: the critic's value "
-        "f(s, π(s,g), g) for that goal, over the maze (the paper's Fig. 9; yellow = high value, i.e. 'close'). ρ is the Spearman correlation of −f with "
-        "straight-line and with corridor distance; a critic that 'understands' the wall correlates better with the "
-        "corridor. Mean over seeds: " + "; ".join(
-            f"depth {int(r.depth)}: straight {r.spearman_euclid_mean:.2f}, corridor {r.spearman_corridor_mean:.2f}"
-            for r in rho.itertuples()) + ".")
+        fin = runs[d]["final"].iloc[view_seed]
+        col.markdown(f"**f(s, π(s,g), g), depth {d}**")
+        col.altair_chart(qmap_chart(d), width="stretch")
+        col.caption(f"ρ with straight line {fin.spearman_euclid:.2f}, with corridor {fin.spearman_corridor:.2f}")
+    st.caption("Left: two evaluation episodes per agent from the start (black ring) to the far goal (red ring), 2 "
+               "cells away in a straight line, 6 along the corridor. Middle, right: the critic's value for that goal "
+               "(the paper's Fig. 9; yellow = near).")
 
-    # --------------------------------------------------------------------------- training curves
     curves = pd.concat([r["curves"].assign(depth=d) for d, r in runs.items()], ignore_index=True)
-    mean_curves = curves.groupby(["depth", "iteration", "env_steps"], as_index=False)[
-        ["success", "critic_accuracy", "alpha", "entropy"]].mean()
-    long = mean_curves.rename(columns={"success": "success rate (far goal)", "critic_accuracy": "critic accuracy",
-                                       "alpha": "entropy coefficient α"}).melt(
-        id_vars=["depth", "iteration", "env_steps"], var_name="metric",
-        value_vars=["success rate (far goal)", "critic accuracy", "entropy coefficient α"])
-    curve_chart = alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X("env_steps:Q", title="environment steps"), y=alt.Y("value:Q", title=None),
-        color=alt.Color("depth:O", title="depth"),
-        tooltip=["depth", "iteration", "env_steps", alt.Tooltip("value:Q", format=".3f")],
-    ).properties(width=300, height=200).facet(column=alt.Column("metric:N", title=None, sort=[
-        "success rate (far goal)", "critic accuracy", "entropy coefficient α"])).resolve_scale(y="independent")
-    st.subheader("Training curves (mean over seeds)")
-    st.altair_chart(curve_chart, width="content")
+    mc = curves.groupby(["depth", "env_steps"], as_index=False)[["success", "critic_accuracy", "alpha"]].mean()
+    st.markdown("**Training curves** (mean over seeds)")
+    cols = st.columns(3)
+    for col, metric, title in zip(cols, ("success", "critic_accuracy", "alpha"),
+                                  ("success rate", "critic accuracy", "entropy coefficient α")):
+        col.altair_chart(alt.Chart(mc).mark_line(point=True).encode(
+            x=alt.X("env_steps:Q", title="environment steps", axis=alt.Axis(format="~s")),
+            y=alt.Y(f"{metric}:Q", title=title), color=alt.Color("depth:O", title="depth"),
+            tooltip=["depth", "env_steps", alt.Tooltip(f"{metric}:Q", format=".3f")]).properties(height=200),
+            width="stretch")
     ui.download_csv(curves, "crl_curves.csv", key="dl-curves")
 
-    # --------------------------------------------------------------------------- ablations
-    st.subheader(f"Architecture ablations (depth {M.ABLATION_DEPTH})")
-    ab_rows = []
-    SHORT = {"none": "full", "no_residual": "no residual", "no_layernorm": "no LayerNorm", "relu": "ReLU"}
-    for ab in M.ABLATIONS:
-        name = f"ablation_{ab}"
-        if ab == "none" and M.ABLATION_DEPTH in runs:
-            res = runs[M.ABLATION_DEPTH]
-        elif name in M.shipped_views():
-            fn, args, kwargs = M.shipped_views()[name]
-            res = ui.compute(fn, *args, label=f"Ablation {ab}…", **kwargs)
-        else:
-            continue
-        ab_rows.append(res["final"].assign(ablation=SHORT[ab]))
-    if len(ab_rows) > 1:
-        ab = pd.concat(ab_rows, ignore_index=True)
-        ab_sum = ab.groupby("ablation", as_index=False)[["success", "critic_accuracy", "time_at_goal"]].agg(["mean", "sem"])
-        ab_sum.columns = ["ablation"] + [f"{a}_{b}" for a, b in ab_sum.columns[1:]]
-        a1, a2 = st.columns(2)
-        for col, metric, title in ((a1, "success", "success rate"), (a2, "critic_accuracy", "critic accuracy")):
-            sem = ab_sum[f"{metric}_sem"].fillna(0)
-            base = alt.Chart(ab_sum.assign(lo=(ab_sum[f"{metric}_mean"] - sem).clip(lower=0),
-                                           hi=ab_sum[f"{metric}_mean"] + sem))
-            col.altair_chart((base.mark_bar().encode(
-                y=alt.Y("ablation:N", title=None, sort=list(SHORT.values())), x=alt.X(f"{metric}_mean:Q", title=title),
-                tooltip=["ablation", alt.Tooltip(f"{metric}_mean:Q", format=".3f")])
-                + base.mark_errorbar().encode(y=alt.Y("ablation:N", sort=list(SHORT.values())),
-                                              x=alt.X("lo:Q", title=title), x2="hi:Q")).properties(height=160),
-                width="stretch")
-        full = ab_sum.set_index("ablation").loc["full"]
-        words = []
-        for r in ab_sum.itertuples():
-            if r.ablation == "full":
-                continue
-            se = float(np.hypot(np.nan_to_num(r.success_sem), np.nan_to_num(full.success_sem)))
-            diff = r.success_mean - full.success_mean
-            how = ("clearly lower" if diff < -2 * max(se, 0.05) else "clearly higher" if diff > 2 * max(se, 0.05)
-                   else "not clearly different")
-            se_a = float(np.hypot(np.nan_to_num(r.critic_accuracy_sem), np.nan_to_num(full.critic_accuracy_sem)))
-            diff_a = r.critic_accuracy_mean - full.critic_accuracy_mean
-            how_a = ("clearly lower" if diff_a < -2 * se_a else "clearly higher" if diff_a > 2 * se_a
-                     else "not clearly different")
-            words.append(f"**{r.ablation}**: success {how} ({r.success_mean:.2f} vs {full.success_mean:.2f}), critic "
-                         f"accuracy {how_a} ({r.critic_accuracy_mean:.3f} vs {full.critic_accuracy_mean:.3f})")
-        others = ab_sum[ab_sum.ablation != "full"]
-        lower = int((others.success_mean < full.success_mean).sum())
-        st.markdown(f"In this toy at depth {M.ABLATION_DEPTH}, {M.DEFAULT.seeds} seeds each, against the full "
-                    "architecture: " + "; ".join(words) + f". {lower} of {len(others)} ablations have a lower mean "
-                    "success than the full architecture. The paper finds that each of the three changes hurts at "
-                    "large depth. 'Clearly' means by more than twice the combined standard error of the seeds.")
-    else:
-        st.info("The ablation runs are not precomputed in this build; use *Train your own* or *Sweep* below with an "
-                "ablation.")
-
-    # --------------------------------------------------------------------------- reproduce panel
-    st.header("Reproduce: ours beside the paper")
-    t4, tD = s4["time_at_goal_mean"], sD["time_at_goal_mean"]
-    ui.reproduce_panel([
-        {"quantity": "critic accuracy (share of batch, depth 4 / deepest)",
-         "ours": f"{s4.critic_accuracy_mean:.3f} / {sD.critic_accuracy_mean:.3f} (chance {chance:.4f})",
-         "paper": None, "note": "the paper reports no accuracy; the notes' CPU runs got 0.24–0.29"},
-        {"quantity": f"success, far goal, depth 4 → {int(sD.depth)}",
-         "ours": f"{s4.success_mean:.2f} → {sD.success_mean:.2f}", "paper": None,
-         "note": "the paper reports time at goal, not success"},
-        {"quantity": f"time at goal, depth 4 → {int(sD.depth)}",
-         "ours": f"{t4:.0f} → {tD:.0f} of 200 ({tD / t4:.1f}×)" if t4 > 0 else f"{t4:.0f} → {tD:.0f} of 200",
-         "paper": "Ant U4-Maze 11.4 → 286 of 1000 (25×, depth 4 → 64)", "note": "different body, maze, scale"},
-        {"quantity": "critic follows the corridor, not the straight line (Fig. 9)",
-         "ours": f"ρ corridor {sD.spearman_corridor_mean:.2f} vs straight {sD.spearman_euclid_mean:.2f} "
-                 f"(depth {int(sD.depth)})",
-         "paper": "depth 64 follows the corridor, depth 4 the straight line", "note": "Spearman ρ of −f vs distance"},
-    ], verdict=verdict.replace("**", "") + " " + seeds_text + (
-        " The direction matches the paper; the scale (a 2-D point mass, ~1M environment steps, depth ≤ 16) does not "
-        "allow a comparison of the size of the gain." if gap > noise else
-        " The paper's depth effect needs high-dimensional observations and 100M+ environment steps; this 2-D toy on a "
-        "CPU budget does not reproduce it."), reproduced=bool(gap > noise))
-    with st.expander("The paper's Table 1 and depth curves (references, time at goal out of 1000)", expanded=True):
-        p1, p2 = st.columns(2)
-        p1.dataframe(M.PAPER_TABLE1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True)
-        p2.altair_chart(alt.Chart(M.PAPER_CURVES).mark_line(point=True).encode(
-            x=alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(M.DEPTHS))),
-            y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"),
-            color=alt.Color("task:N", title=None, legend=alt.Legend(orient="right")),
-            tooltip=["task", "depth", "time_at_goal"]).properties(height=340),
+    st.markdown(f"**Architecture ablations** (depth {M.ABLATION_DEPTH}, {M.DEFAULT.seeds} seeds)")
+    short = {"none": "full", "no_residual": "no residual", "no_layernorm": "no LayerNorm", "relu": "ReLU"}
+    ab_runs = {"none": runs[M.ABLATION_DEPTH], **{ab: ui.view(M, f"ablation_{ab}") for ab in M.ABLATIONS[1:]}}
+    ab = pd.concat([r["final"].assign(ablation=short[k]) for k, r in ab_runs.items()], ignore_index=True)
+    g = ab.groupby("ablation")[["success", "critic_accuracy"]]
+    ab_sum = g.mean().add_suffix("_mean").join(g.sem(ddof=1).fillna(0).add_suffix("_sem")).reset_index()
+    a1, a2 = st.columns(2)
+    for col, metric, title in ((a1, "success", "success rate"), (a2, "critic_accuracy", "critic accuracy")):
+        base = alt.Chart(ab_sum.assign(lo=(ab_sum[f"{metric}_mean"] - ab_sum[f"{metric}_sem"]).clip(lower=0),
+                                       hi=ab_sum[f"{metric}_mean"] + ab_sum[f"{metric}_sem"]))
+        col.altair_chart((base.mark_bar().encode(
+            y=alt.Y("ablation:N", title=None, sort=list(short.values())), x=alt.X(f"{metric}_mean:Q", title=title),
+            tooltip=["ablation", alt.Tooltip(f"{metric}_mean:Q", format=".3f")])
+            + base.mark_errorbar().encode(y=alt.Y("ablation:N", sort=list(short.values())),
+                                          x=alt.X("lo:Q", title=title), x2="hi:Q")).properties(height=160),
             width="stretch")
+    st.caption("Mean ± s.e.m. over seeds. The paper finds that dropping the skips or LayerNorm, or ReLU instead "
+               "of Swish, hurts at large depth; with 3 all-or-nothing seeds at depth 8 these bars overlap.")
 
-# --------------------------------------------------------------------------- train your own
-st.header("Train your own")
-st.markdown("Settings take effect when you press **Train**. Runs are bounded to about a minute on 2 CPU cores; "
-            "finished runs are cached for every visitor. Two experiments worth running: **more seeds** at depths 4 and "
-            "16 (success is nearly all-or-nothing per seed, so 3 seeds cannot settle a depth effect), and the "
-            "**lifted observation** — (x, y) mapped through a fixed random network to 128 dimensions, "
-            r"$x \mapsto 2\tanh(\tanh(xW_1+b_1)W_2)$ — to probe the paper's point that depth pays off most "
-            "with large observations.")
-k = st.columns(4)
-maze_name = k[0].selectbox("Maze", list(M.MAZES), format_func=M.MAZE_LABELS.get, key="crl_maze",
-                           bind="query-params")
-depth = k[1].selectbox("Depth (Dense layers in blocks)", [4, 8, 16, 32, 64], key="crl_depth", bind="query-params")
-width = k[2].selectbox("Width", [32, 64, 128, 256], index=1, key="crl_width", bind="query-params")
-batch = k[3].selectbox("Batch size", [64, 128, 256, 512], index=2, key="crl_batch", bind="query-params")
-k = st.columns(4)
-iters = k[0].number_input("Iterations (×200 SGD steps)", 1, 60, M.DEFAULT.iterations, key="crl_iters",
-                          bind="query-params")
-seeds = k[1].number_input("Seeds (batched)", 1, 8, M.DEFAULT.seeds, key="crl_seeds", bind="query-params")
-seed = k[2].number_input("First seed", 0, 10_000, 0, key="crl_seed", bind="query-params")
-ablation = k[3].selectbox("Ablation", list(M.ABLATIONS), format_func=M.ABLATION_LABELS.get, key="crl_ablation",
-                          bind="query-params")
-k = st.columns(4)
-lift = k[0].selectbox("Observation", [0, 128], format_func=lambda v: "raw 2-D (x, y)" if v == 0 else
-                      f"lifted to {v}-d by a fixed random map", key="crl_lift", bind="query-params")
-exact = k[1].toggle("Paper-exact (no departures)", False, key="crl_exact", bind="query-params")
-go = k[3].button("Train", key="crl_train", type="primary", icon=":material/play_arrow:")
+with tab_paper:
+    p1, p2 = st.columns(2)
+    p1.dataframe(M.PAPER_TABLE1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True,
+                 width="stretch")
+    p2.altair_chart(alt.Chart(M.PAPER_CURVES).mark_line(point=True).encode(
+        x=depth_axis(M.DEPTHS), y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"),
+        color=alt.Color("task:N", title=None), tooltip=["task", "depth", "time_at_goal"]).properties(height=300),
+        width="stretch")
+    st.caption("The paper's numbers (Table 1 and Fig. 1 data), quoted as references: time at goal out of 1000.")
 
-try:
-    cfg = M.validate(replace(M.DEFAULT, maze=maze_name, depth=int(depth), width=int(width), batch_size=int(batch),
-                             iterations=int(iters), seeds=int(seeds), seed=int(seed), ablation=ablation,
-                             obs_lift=int(lift)))
-    if exact:
-        cfg = M.paper_exact(cfg)
-    cost = M.cost_units(cfg)
-except (ValueError, TypeError) as exc:
-    st.error(f"Invalid settings: {exc}")
-    cfg, cost = None, float("inf")
-shipped_cfgs = [args[0] for fn, args, _ in M.shipped_views().values() if fn is M.train]
-if cfg is not None and cfg in shipped_cfgs:
-    cost = 0.0  # precomputed: instant
-k[2].metric("Estimated CPU time", ("precomputed" if cost == 0 else f"~{cost:.0f} s") if np.isfinite(cost) else
-            "—", help="on an idle 2-core CPU; a shared server is slower")
-if go and cfg is not None:
-    if cost > BUDGET:
-        st.warning(f"This run would take about {cost:.0f} s on 2 cores (limit {BUDGET:.0f} s). Lower the depth, "
-                   "width, batch, iterations or seeds.")
-    else:
-        st.session_state["crl_last"] = cfg
-last = st.session_state.get("crl_last")
-if last is not None:
-    mine = ui.compute(M.train, last, label="Training…")
-    f = mine["final"]
-    st.markdown(f"**Your run** ({M.MAZE_LABELS[last.maze]}, depth {last.depth}, width {last.width}, batch "
-                f"{last.batch_size}, {last.iterations * last.sgd_steps:,} SGD steps, {last.seeds} seed(s), "
-                f"{mine['wall_s']:.0f} s): success {f.success.mean():.2f}, time at goal {f.time_at_goal.mean():.0f}"
-                f"/200, critic accuracy {f.critic_accuracy.mean():.3f} (chance {mine['chance_accuracy']:.4f}), "
-                f"held-out {f.critic_accuracy_fresh.mean():.3f}.")
-    cur = mine["curves"].assign(seed=mine["curves"].seed.astype(str))
-    st.altair_chart(alt.Chart(cur.melt(id_vars=["iteration", "seed"], value_vars=["success", "critic_accuracy"],
-                                       var_name="metric")).mark_line(point=True).encode(
-        x="iteration:Q", y=alt.Y("value:Q", title=None), color="seed:N", tooltip=["iteration", "seed", "value"]
-    ).properties(width=300, height=200).facet(column=alt.Column("metric:N", title=None)), width="content")
-    ui.download_csv(mine["curves"], "crl_my_run.csv", key="dl-mine")
+with tab_train:
+    st.markdown("Settings take effect when you press **Train**; runs are cached for every visitor. Worth trying: "
+                "more seeds at depths 4 and 16 (success is nearly all-or-nothing per seed), and the lifted "
+                "observation (x, y) ↦ 2·tanh(tanh(xW₁ + b₁)W₂) in 128-d.")
+    spec = M.CONFIG_BOUNDS.specs
+    k = st.columns(4)
+    maze_name = k[0].selectbox("Maze", list(M.MAZES), key="crl_maze", bind="query-params")
+    depth = k[1].selectbox("Depth", list(M.DEPTHS), key="crl_depth", bind="query-params")
+    width = k[2].selectbox("Width", M.SWEEP_VALUES["width"], index=1, key="crl_width", bind="query-params")
+    batch = k[3].selectbox("Batch", M.SWEEP_VALUES["batch_size"], index=2, key="crl_batch", bind="query-params")
+    k = st.columns(4)
+    iters = k[0].number_input("Iterations (×200 SGD steps)", int(spec["iterations"].lo), int(spec["iterations"].hi),
+                              M.DEFAULT.iterations, key="crl_iters", bind="query-params")
+    seeds = k[1].number_input("Seeds (batched)", int(spec["seeds"].lo), int(spec["seeds"].hi), M.DEFAULT.seeds,
+                              key="crl_seeds", bind="query-params")
+    seed = k[2].number_input("First seed", 0, 10_000, 0, key="crl_seed", bind="query-params")
+    ablation = k[3].selectbox("Ablation", list(M.ABLATIONS), key="crl_ablation", bind="query-params")
+    k = st.columns(4)
+    lift = k[0].selectbox("Observation dim (0 = raw x, y)", [0, M.LIFT_DIM], key="crl_lift", bind="query-params")
+    exact = k[1].toggle("Paper-exact (no departures)", False, key="crl_exact", bind="query-params")
+    cfg = replace(M.DEFAULT, maze=maze_name, depth=int(depth), width=int(width), batch_size=int(batch),
+                  iterations=int(iters), seeds=int(seeds), seed=int(seed), ablation=ablation, obs_lift=int(lift))
+    cfg = M.paper_exact(cfg) if exact else cfg
+    shipped = [v.arguments()["cfg"] for v in M.VIEWS.values() if v.fn is M.train]
+    cost = 0.0 if cfg in shipped else M.cost_units(cfg)
+    k[2].metric("Estimated CPU time", "precomputed" if cost == 0 else f"~{cost:.0f} s",
+                help=f"on an idle 2-core CPU; a shared server is slower; limit {M.BUDGET:.0f} s")
+    go = k[3].button("Train", key="crl_train", type="primary", icon=":material/play_arrow:")
+    if go:
+        try:
+            M.train.budget(cfg=cfg)
+            st.session_state["crl_last"] = cfg
+        except InputError as exc:
+            st.warning(str(exc))
+    last = st.session_state.get("crl_last")
+    if last is not None:
+        with ui.guard():
+            mine = ui.compute(M.train, last, label="Training…")
+        f = mine["final"]
+        st.markdown(f"**Your run** ({last.maze}, depth {last.depth}, width {last.width}, batch {last.batch_size}, "
+                    f"{last.iterations * last.sgd_steps:,} SGD steps, {last.seeds} seed(s)): success "
+                    f"{f.success.mean():.2f}, time at goal {f.time_at_goal.mean():.0f}/200, critic accuracy "
+                    f"{f.critic_accuracy.mean():.3f} (chance {mine['chance_accuracy']:.4f}), held-out "
+                    f"{f.critic_accuracy_fresh.mean():.3f}.")
+        cur = mine["curves"].assign(seed=mine["curves"].seed.astype(str))
+        r1, r2 = st.columns(2)
+        for col, metric in ((r1, "success"), (r2, "critic_accuracy")):
+            col.altair_chart(alt.Chart(cur).mark_line(point=True).encode(
+                x="iteration:Q", y=alt.Y(f"{metric}:Q"), color="seed:N",
+                tooltip=["iteration", "seed", metric]).properties(height=200), width="stretch")
+        ui.download_csv(mine["curves"], "crl_my_run.csv", key="dl-mine")
 
-# --------------------------------------------------------------------------- sweep
-st.header("Sweep")
-s = st.columns([1, 2, 1])
-param = s[0].selectbox("Parameter", ["depth", "width", "batch_size", "ablation"], key="crl_sweep_param",
-                       bind="query-params")
-choices = {"depth": [4, 8, 16, 32, 64], "width": [32, 64, 128, 256], "batch_size": [64, 128, 256, 512],
-           "ablation": list(M.ABLATIONS)}[param]
-values = s[1].multiselect("Values", choices, default=choices[:2], key=f"crl_sweep_values_{param}",
-                          bind="query-params")
-run_sweep = s[2].button("Run sweep", key="crl_sweep", icon=":material/play_arrow:")
-base = cfg if cfg is not None else M.DEFAULT
-if values:
-    sweep_cost = sum(M.cost_units(replace(base, **{param: v})) for v in values)
-    st.caption(f"Base settings from *Train your own*; estimated ~{sweep_cost:.0f} s on 2 idle cores "
-               f"(limit {BUDGET:.0f} s).")
-if run_sweep:
-    if not values:
-        st.warning("Pick at least one value.")
-    elif sweep_cost > BUDGET:
-        st.warning(f"This sweep would take about {sweep_cost:.0f} s (limit {BUDGET:.0f} s): fewer values, fewer "
-                   "iterations or seeds, or a smaller base depth.")
-    else:
-        st.session_state["crl_sweep_last"] = (base, param, list(values))
-if st.session_state.get("crl_sweep_last"):
-    b, p, vals = st.session_state["crl_sweep_last"]
-    sw = ui.compute(M.sweep, b, p, vals, label="Sweeping…")
-    tab = sw["summary"]
-    tab[p] = tab[p].astype(str)
-    st.altair_chart(alt.Chart(tab).mark_point(size=80).encode(
-        x=alt.X(f"{p}:N", sort=[str(v) for v in vals]), y=alt.Y("success:Q", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("critic_accuracy:Q", title="critic acc."),
-        tooltip=[p, "seed", "success", "time_at_goal", "critic_accuracy"]).properties(height=260), width="stretch")
-    ui.download_csv(tab, "crl_sweep.csv", key="dl-sweep")
+    st.subheader("Sweep")
+    s1, s2, s3 = st.columns([1, 2, 1])
+    param = s1.selectbox("Parameter", list(M.SWEEP_VALUES), key="crl_sweep_param", bind="query-params")
+    choices = M.SWEEP_VALUES[param]
+    values = s2.multiselect("Values (base settings above)", choices, default=choices[:2],
+                            key=f"crl_sweep_values_{param}", bind="query-params")
+    if s3.button("Run sweep", key="crl_sweep", icon=":material/play_arrow:"):
+        try:
+            M.sweep.budget(cfg=cfg, param=param, values=list(values))
+            st.session_state["crl_sweep_last"] = (cfg, param, list(values))
+        except InputError as exc:
+            st.warning(str(exc))
+    if st.session_state.get("crl_sweep_last"):
+        b, p, vals = st.session_state["crl_sweep_last"]
+        with ui.guard():
+            sw = ui.compute(M.sweep, b, p, vals, label="Sweeping…")
+        tab = sw["summary"].assign(**{p: sw["summary"][p].astype(str)})
+        st.altair_chart(alt.Chart(tab).mark_point(size=80).encode(
+            x=alt.X(f"{p}:N", sort=[str(v) for v in vals]), y=alt.Y("success:Q", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("critic_accuracy:Q", title="critic acc."),
+            tooltip=[p, "seed", "success", "time_at_goal", "critic_accuracy"]).properties(height=260),
+            width="stretch")
+        ui.download_csv(tab, "crl_sweep.csv", key="dl-sweep")
 
+# --------------------------------------------------------------------------- reproduce panel
+st.header("Reproduce: ours beside the paper")
+s4, sD = head["summary"].iloc[0], head["summary"].iloc[-1]
+rows = [
+    {"quantity": f"success, far goal, depth 4 → {int(sD.depth)} (online)",
+     "ours": f"{s4.success_mean:.2f} → {sD.success_mean:.2f}", "paper": None,
+     "note": "the paper reports time at goal, not success"},
+    {"quantity": f"time at goal, depth 4 → {int(sD.depth)}", "ours": f"{s4.time_at_goal_mean:.0f} → "
+     f"{sD.time_at_goal_mean:.0f} of 200", "paper": "Ant U4-Maze 11.4 → 286 of 1000 (depth 4 → 64)",
+     "note": "different body, maze and scale"},
+    {"quantity": "critic accuracy (share of batch)", "ours": f"{s4.critic_accuracy_mean:.3f} / "
+     f"{sD.critic_accuracy_mean:.3f} (chance {head['chance_accuracy']:.4f})", "paper": None,
+     "note": "the paper reports no accuracy"}]
+if critic is not None:
+    c4, cD = cs.iloc[0], cs.iloc[-1]
+    rows.append({"quantity": f"offline critic ρ with corridor distance, depth 4 → {deep_d}",
+     "ours": f"{c4.spearman_geodesic_mean:.3f} → {cD.spearman_geodesic_mean:.3f} (wide: {wide['spearman']:.3f})",
+     "paper": "depth 64 follows the corridor, depth 4 the straight line (Fig. 9)",
+     "note": f"straight line alone: ρ = {critic['euclid_geodesic_spearman']:.2f}"})
+ui.reproduce_panel(rows, verdict=verdict)
 ui.device_caption()

@@ -3,12 +3,15 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from scipy import stats
 
 from toymodels import crl as M
-from toymodels import store
+from toymodels import crl_critic as C
+from toymodels import store, topic
+from toymodels.topic import InputError
 from tests.apptest_helpers import open_page
 
 torch.set_num_threads(1)
@@ -222,6 +225,59 @@ def test_corridor_distance_is_longer_than_straight_line_behind_the_wall():
     assert np.isnan(dm["geodesic"][2 * res + 2, 1 * res + 2])         # wall cells have no value
 
 
+# --------------------------------------------------------------------------- hardening: float64 stays on the CPU
+
+
+def test_future_offsets_cpu_path_is_bit_identical_to_the_shipped_code():
+    """The device fix must not move a single CPU number (the shipped online views depend on them)."""
+    import hashlib
+
+    d = M.sample_future_offsets(torch.arange(0, 199, 9), 200, 0.99, torch.Generator().manual_seed(7))
+    assert d.tolist() == [28, 27, 128, 78, 136, 108, 26, 54, 80, 75, 5, 4, 11, 3, 7, 52, 1, 44, 4, 28, 18, 9, 1]
+    t = torch.randint(0, 199, (100000,), generator=torch.Generator().manual_seed(0))
+    d = M.sample_future_offsets(t, 200, 0.99, torch.Generator().manual_seed(1))
+    assert hashlib.sha256(d.numpy().tobytes()).hexdigest() == \
+        "93ba5232981c911c31e640b5fa036fe3ee45c3431c9cad7eb60df4729464b557"
+
+
+class _NoFloat64OffCPU(torch.overrides.TorchFunctionMode):
+    """Fails any op that leaves a float64 tensor on a non-CPU device, or hands a CPU generator to one."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        gen, dev = kwargs.get("generator"), kwargs.get("device")
+        if gen is not None and dev is not None and torch.device(dev).type != gen.device.type:
+            raise AssertionError(f"{func.__name__}: a {gen.device.type} generator on device {dev}")
+        out = func(*args, **kwargs)
+        for o in (out if isinstance(out, (tuple, list)) else (out,)):
+            if isinstance(o, torch.Tensor) and o.dtype == torch.float64 and o.device.type != "cpu":
+                raise AssertionError(f"{getattr(func, '__name__', func)}: float64 on {o.device}")
+        return out
+
+
+def test_future_offsets_keep_float64_off_the_device():
+    """'meta' stands in for an accelerator (shapes and dtypes, no data): before the fix the offsets were drawn
+    in float64 on the tensor's device."""
+    t = torch.zeros(64, dtype=torch.long, device="meta")
+    with _NoFloat64OffCPU():
+        d = M.sample_future_offsets(t, 200, 0.99, None)
+    assert d.device.type == "meta" and d.dtype == torch.long
+    with pytest.raises(AssertionError), _NoFloat64OffCPU():       # the checker does catch float64 on a device
+        torch.zeros(3, dtype=torch.float64, device="meta")
+
+
+def test_the_float32_device_formula_follows_the_same_law():
+    """The device path's inverse CDF in float32, run on the CPU, against the exact truncated geometric law."""
+    n, t, T, gamma = 200_000, 10, 200, 0.99
+    u = torch.rand(n, generator=torch.Generator().manual_seed(5))
+    nn_ = torch.full((n,), float(T - 1 - t))
+    d = torch.minimum(torch.ceil(torch.log1p(-u * (1 - torch.exp(nn_ * math.log(gamma)))) / math.log(gamma))
+                      .clamp(min=1), nn_).long().numpy()
+    pmf = M.future_offset_pmf(t, T, gamma)
+    counts = np.bincount(d - 1, minlength=len(pmf))
+    assert stats.chisquare(counts, n * pmf).pvalue > 1e-3
+
+
 # --------------------------------------------------------------------------- config, training, store
 
 
@@ -229,8 +285,22 @@ def test_corridor_distance_is_longer_than_straight_line_behind_the_wall():
                                  dict(ablation="dropout"), dict(seeds=99), dict(width=10_000),
                                  dict(iterations=2.5), dict(wall_mode="teleport")])
 def test_bad_settings_are_rejected_with_a_message(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         M.validate(replace(M.Config(), **bad))
+    with pytest.raises(InputError):
+        M.train(replace(M.Config(), **bad))
+
+
+def test_budget_refuses_long_runs_and_bad_sweeps_before_any_work():
+    with pytest.raises(InputError, match="limit"):
+        M.train(replace(M.DEFAULT, depth=64, iterations=60))
+    with pytest.raises(InputError, match="depth values"):
+        M.sweep(M.DEFAULT, "depth", [4, 6])
+    with pytest.raises(InputError, match="limit"):
+        M.sweep(M.DEFAULT, "depth", [16, 32])
+    for v in M.VIEWS.values():              # every shipped view fits the budget it declares
+        if v.fn is M.train:
+            M.train.budget(**v.arguments())
 
 
 TINY = M.Config(depth=4, width=16, repr_dim=8, batch_size=32, iterations=2, sgd_steps=5, n_envs=16,
@@ -260,26 +330,160 @@ def test_ablations_and_lift_run():
 
 
 def test_shipped_maze_view_is_fresh():
-    fn, args, kwargs = M.default_views()["maze_u"]
-    store.verify_shipped(M.TOPIC, "maze_u", fn, *args, **kwargs)
+    fn, kwargs = topic.view_call(M, "maze_u")
+    store.verify_shipped(M.TOPIC, "maze_u", fn, **kwargs)
 
 
-def test_every_default_view_is_shipped_with_its_call_key():
-    assert {"maze_u", "train_d4", "train_d8"} <= set(M.shipped_views())      # the page needs depth 4 and a deeper one
-    for name, (fn, args, kwargs) in M.shipped_views().items():
-        folder = store.shipped_path(M.TOPIC, name)
-        assert (folder / "meta.json").exists(), f"run python -m toymodels precompute {M.TOPIC}"
-        _, meta = store.read_bundle(folder)
-        assert meta["key"] == store.call_key(fn, args, kwargs), name
+def test_every_declared_view_is_shipped_and_fresh():
+    assert topic.stale_views(M) == {}, "run python -m toymodels precompute deep-crl"
+
+
+def _head(success, sem, rho, rho_sem, wide_rho):
+    per_seed = pd.DataFrame([{"depth": d, "seed": k, "success": s + (k - 1) * e, "time_at_goal": 0.0,
+                              "critic_accuracy": 0.3, "critic_accuracy_fresh": 0.3, "spearman_euclid": 0.5,
+                              "spearman_corridor": 0.5} for d, s, e in zip((4, 8, 16), success, sem)
+                             for k in range(3)])
+    summary = pd.DataFrame({"depth": [4, 8, 16, 32, 64], "spearman_geodesic_mean": rho,
+                            "spearman_geodesic_sem": rho_sem, "retrieval_mean": [0.9] * 5})
+    return M.headline({str(d): per_seed[per_seed.depth == d] for d in (4, 8, 16)}, {
+        "depths": [4, 8, 16, 32, 64], "summary": summary, "config": {"maze": "rings19"},
+        "wide": {"params": 10, "width": 254, "spearman": wide_rho, "spearman_sem": 0.001, "retrieval": 0.9},
+        "euclid_geodesic_spearman": 0.24, "euclid_retrieval": 0.5, "random_retrieval": 0.07})
+
+
+def test_verdict_decides_from_seed_noise():
+    flat = [0.9, 0.9, 0.9, 0.9, 0.9]
+    no = M.verdict(_head([0.1, 0.5, 0.15], [0.1, 0.3, 0.1], flat, [0.01] * 5, 0.9))
+    assert no.reproduced is False and "No depth gain" in no.summary
+    for key in ("depths", "success", "critic_accuracy", "chance_accuracy", "critic_depths", "critic_spearman_geodesic",
+                "critic_spearman_sem", "critic_retrieval_acc", "euclid_geodesic_spearman", "wide_control_params",
+                "wide_control_spearman"):
+        assert key in no.metrics, key
+    yes = M.verdict(_head([0.1, 0.5, 0.9], [0.02, 0.02, 0.02], flat, [0.01] * 5, 0.9))
+    assert yes.reproduced is True
+    # an offline gain beyond noise that a wide net does not match: partly
+    part = M.verdict(_head([0.1, 0.1, 0.1], [0.02] * 3, [0.80, 0.85, 0.9, 0.92, 0.95], [0.005] * 5, 0.82))
+    assert part.reproduced is None and part.metrics["critic_deep_beats_wide"]
+    matched = M.verdict(_head([0.1, 0.1, 0.1], [0.02] * 3, [0.80, 0.85, 0.9, 0.92, 0.95], [0.005] * 5, 0.95))
+    assert matched.reproduced is False and matched.metrics["critic_deeper_is_better"]
+
+
+def test_shipped_verdict_has_the_issue_keys():
+    v, fresh = topic.shipped_verdict(M)
+    assert fresh and v.reproduced in (True, False, None)
+    assert len(v.metrics["critic_depths"].split(",")) >= 5
 
 
 @pytest.mark.slow
 def test_quick_reproduction_learns_a_critic_and_reaches_the_far_goal():
     out = M.reproduce(quick=True)
-    for key in ("depths", "success", "time_at_goal", "critic_accuracy", "batch_size", "chance_accuracy"):
+    for key in ("depths", "success", "time_at_goal", "critic_accuracy", "batch_size", "chance_accuracy",
+                "critic_depths", "critic_spearman_geodesic", "critic_spearman_sem", "critic_retrieval_acc",
+                "euclid_geodesic_spearman", "wide_control"):
         assert key in out
     assert all(acc > 10 * out["chance_accuracy"] for acc in out["critic_accuracy"])
-    assert out["reaches_far_goal"]
+    assert all(r > out["euclid_geodesic_spearman"] + 0.3 for r in out["critic_spearman_geodesic"])
+
+
+# --------------------------------------------------------------------------- offline critic (issue 20)
+
+
+@pytest.mark.parametrize("name", list(C.GRIDS))
+def test_mazes_separate_straight_line_from_corridor_distance(name):
+    grid = C.make_grid(name)
+    geo, euc = C.geodesic(grid), C.euclid(grid)
+    assert np.isfinite(geo).all()                                       # one connected maze
+    off = ~np.eye(len(geo), dtype=bool)
+    assert C.spearman(euc[off], geo[off]) <= 0.6                        # the issue's bar
+    assert (geo >= np.abs(grid.cells[:, None] - grid.cells[None]).sum(-1) - 1e-9).all()   # ≥ Manhattan
+
+
+def test_corridor_distance_matches_scipy_shortest_paths():
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    grid = C.make_grid("rings15")
+    n = len(grid.cells)
+    r, c = [], []
+    for i, (a, b) in enumerate(grid.cells):
+        for j, (x, y) in enumerate(grid.cells):
+            if abs(a - x) + abs(b - y) == 1:
+                r.append(i), c.append(j)
+    ref = shortest_path(coo_matrix((np.ones(len(r)), (r, c)), shape=(n, n)).tocsr(), unweighted=True)
+    assert np.array_equal(C.geodesic(grid), ref)
+
+
+def test_occupancy_matches_monte_carlo_of_the_actual_sampler():
+    """The exact p(g | s, a) against the empirical law of goals drawn by crl.relabel_indices from random walks."""
+    cfg = C.CriticConfig(maze="rings15", episode_len=30, gamma=0.9)
+    grid = C.make_grid(cfg.maze)
+    occ = C.relabel_occupancy(grid, cfg.episode_len, cfg.gamma)
+    assert np.allclose(occ.sum(-1), 1)
+    cells, acts = C.random_walks(grid, 4000, cfg.episode_len, np.random.default_rng(0))
+    gen = torch.Generator().manual_seed(0)
+    ep, t, d = (x[0].numpy() for x in M.relabel_indices(1, 4000, cfg.episode_len, 400_000, cfg.gamma, gen))
+    s, a, g = cells[ep, t], acts[ep, t], cells[ep, t + d]
+    s0 = int(np.bincount(s).argmax())                                    # the most visited state, action 0
+    keep = (s == s0) & (a == 0)
+    emp = np.bincount(g[keep], minlength=len(grid.cells)) / keep.sum()
+    assert keep.sum() > 500
+    assert np.abs(emp - occ[s0, 0]).sum() < 0.12                        # total variation, ~sampling noise
+    assert np.abs(emp - occ[s0, 1]).sum() > np.abs(emp - occ[s0, 0]).sum()   # and the action matters
+
+
+def test_scores_of_a_perfect_and_a_straight_line_critic():
+    cfg = C.CriticConfig(maze="rings15", n_queries=500)
+    truth = C.Truth(cfg)
+    perfect = C._scores(-truth.geo, np.log(truth.occ + 1e-300), truth)
+    assert perfect["spearman_geodesic"] == pytest.approx(1.0) and perfect["retrieval"] == 1.0
+    assert perfect["spearman_occupancy"] > 0.99
+    straight = C._scores(-truth.euc, truth.occ, truth)
+    assert straight["retrieval"] == pytest.approx(truth.euclid_retrieval)
+    assert straight["spearman_geodesic"] < 0.6
+    assert 0.03 < truth.random_retrieval < 0.12
+
+
+def test_no_cell_is_observed_at_the_origin():
+    for name in C.GRIDS:
+        grid = C.make_grid(name)
+        assert (np.abs(C.observe(grid, grid.cells)).min(1) > 0).all()
+
+
+def test_layernorm_at_an_all_zero_input_overflows_at_depth_32_and_the_critic_avoids_it(monkeypatch):
+    """Issue 20: an input of exactly (0, 0) gives NaN gradients at depth 32 (zero variance in every LayerNorm);
+    the critic's observation keeps coordinates off zero, so training the centre cell of rings15 stays finite."""
+    net = M.ResMLP(2, 8, depth=32, width=16, gens=gens(1))
+    net(torch.zeros(1, 1, 2)).sum().backward()
+    assert not all(torch.isfinite(p.grad).all() for p in net.parameters())
+    cfg = C.CriticConfig(maze="rings15", depth=32, width=16, repr_dim=8, batch_size=32, steps=3, episodes=50,
+                         episode_len=20, seeds=1, eval_every=3, n_queries=50)
+    assert np.isfinite(C.train_critic(cfg)["final"].loss).all()
+    monkeypatch.setattr(C, "observe", lambda grid, cells: (2 * cells / (max(grid.free.shape) - 1) - 1)
+                        .astype(np.float32))                             # the unshifted map: (7, 7) -> (0, 0)
+    with pytest.raises(RuntimeError, match="NaN"):
+        C.train_critic(cfg)
+
+
+def test_matched_width_gives_the_deep_critics_parameter_count():
+    cfg = C.CriticConfig()
+    deep = C.critic_params(replace(cfg, depth=64))
+    w = C.matched_width(cfg, 4, deep)
+    assert abs(C.critic_params(replace(cfg, depth=4, width=w)) - deep) / deep < 0.01
+    net = M.ResMLP(4, 64, depth=8, width=64, gens=gens(1))
+    assert C.n_params(4, 64, 8, 64) == sum(p.numel() for p in net.parameters())
+
+
+def test_critic_training_is_seeded_and_learns():
+    cfg = C.CriticConfig(maze="rings15", depth=4, batch_size=64, steps=300, episodes=300, seeds=2, eval_every=150,
+                         n_queries=300)
+    a, b = C.train_critic(cfg), C.train_critic(cfg)
+    assert a["curves"].equals(b["curves"])
+    fin = a["final"]
+    assert (fin.spearman_geodesic > 0.5).all() and (fin.retrieval > 3 * a["random_retrieval"]).all()
+    with pytest.raises(InputError):
+        C.train_critic(replace(cfg, depth=6))
+    with pytest.raises(InputError):
+        C.train_critic(replace(cfg, steps=20000, depth=64, seeds=8))
 
 
 # --------------------------------------------------------------------------- the page
@@ -294,19 +498,55 @@ def test_page_runs_with_defaults():
     assert not at.exception, at.exception
     assert at.title[0].value == "1000-layer RL"
     text = " ".join(m.value for m in at.markdown)
-    assert "In this toy" in text                                  # the honest verdict is always stated
+    assert "depth gain" in text                                   # the library's verdict is always stated
 
 
-def test_page_runs_after_changing_widgets():
+def test_page_refuses_an_over_budget_run_with_a_warning():
     at = _page()
-    at.selectbox(key="crl_view_depth").set_value(8).run()
-    assert not at.exception, at.exception
-    at.selectbox(key="crl_view_seed").set_value(2).run()
-    assert not at.exception, at.exception
-    at.selectbox(key="crl_depth").set_value(8).run()
-    assert not at.exception, at.exception
-    at.number_input(key="crl_iters").set_value(60).run()        # over budget: a warning, not a run
-    assert not at.exception, at.exception
+    at.selectbox(key="crl_depth").set_value(64).run()
+    at.number_input(key="crl_iters").set_value(60).run()
     at.button(key="crl_train").click().run()
     assert not at.exception, at.exception
-    assert at.warning, "an over-budget run must be refused with a warning"
+    assert any("limit" in w.value for w in at.warning), "an over-budget run must be refused with a warning"
+
+
+def _fuzz(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    at = _page()
+    assert not at.exception, at.exception
+    choices = {
+        ("selectbox", "crl_view_depth"): [8, 16], ("selectbox", "crl_view_seed"): [0, 1, 2],
+        ("selectbox", "crl_critic_seed"): [0, 1, 2, 3], ("selectbox", "crl_maze"): list(M.MAZES),
+        ("selectbox", "crl_depth"): list(M.DEPTHS), ("selectbox", "crl_width"): [32, 64, 128, 256],
+        ("selectbox", "crl_batch"): [64, 128, 256, 512], ("number_input", "crl_iters"): [1, 2, 20, 60],
+        ("number_input", "crl_seeds"): [1, 8], ("number_input", "crl_seed"): [0, 9999, 10_000],
+        ("selectbox", "crl_ablation"): list(M.ABLATIONS), ("selectbox", "crl_lift"): [0, 128],
+        ("toggle", "crl_exact"): [True, False], ("selectbox", "crl_sweep_param"): list(M.SWEEP_VALUES),
+    }
+    keys = list(choices)
+    for _ in range(n):
+        kind, key = keys[rng.integers(len(keys))]
+        value = choices[(kind, key)][rng.integers(len(choices[(kind, key)]))]
+        getattr(at, kind)(key=key).set_value(value).run()
+        assert not at.exception, (key, value, at.exception)
+        if rng.random() < 0.15:
+            at.button(key="crl_sweep").click().run()                    # over budget or not: never a traceback
+            assert not at.exception, at.exception
+    # a train press with the smallest settings actually trains
+    for kind, key, value in (("selectbox", "crl_maze", "u_maze"), ("selectbox", "crl_depth", 4),
+                             ("selectbox", "crl_width", 32), ("selectbox", "crl_batch", 64),
+                             ("number_input", "crl_iters", 1), ("number_input", "crl_seeds", 1),
+                             ("number_input", "crl_seed", int(rng.integers(10_000)))):
+        getattr(at, kind)(key=key).set_value(value).run()
+    at.button(key="crl_train").click().run()
+    assert not at.exception, at.exception
+    assert any("Your run" in m.value for m in at.markdown)
+
+
+def test_page_fuzz():
+    _fuzz(22, seed=0)
+
+
+@pytest.mark.slow
+def test_page_fuzz_long():
+    _fuzz(120, seed=1)

@@ -25,6 +25,7 @@ code), α starts at 0.1 with a log-α learning rate of 3e-3, and walls stop each
 """
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from dataclasses import asdict, dataclass, replace
@@ -36,9 +37,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from toymodels import Progress, report
-from toymodels.store import write_tables
 from toymodels.device import get_device
+from toymodels.store import write_tables
+from toymodels.topic import (Each, Fields, InputError, OneOf, Progress, Range, Verdict, View, as_progress, bounded,
+                             load_view, views)
 
 TOPIC = "deep-crl"
 
@@ -114,7 +116,7 @@ class Maze:
 
 def make_maze(name: str, cell: float = 2.5) -> Maze:
     if name not in MAZES:
-        raise ValueError(f"unknown maze {name!r}: choose one of {', '.join(MAZES)}")
+        raise InputError(f"unknown maze {name!r}: choose one of {', '.join(MAZES)}")
     grid = MAZES[name]
     free = np.array([[v != 1 for v in row] for row in grid])
     start = next((r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v == R)
@@ -167,27 +169,19 @@ LIMITS = {"depth": (4, 64), "width": (16, 256), "repr_dim": (4, 128), "batch_siz
           "n_eval": (8, 512), "seeds": (1, 8), "obs_lift": (0, 512)}
 
 
+CONFIG_BOUNDS = Fields(
+    maze=OneOf(*MAZES), ablation=OneOf(*ABLATIONS), wall_mode=OneOf("axis", "full"),
+    **{name: Range(lo, hi, integer=True) for name, (lo, hi) in LIMITS.items()},
+    gamma=Range(0.5, 0.999), actor_random_goals=Range(0.0, 1.0), seed=Range(0, 2**31 - 1, integer=True),
+    lr=Range(1e-5, 1e-2), alpha_init=Range(1e-4, 10.0), alpha_lr=Range(1e-5, 1e-1), buffer_episodes=Range(1, 60, integer=True))
+
+
 def validate(cfg: Config) -> Config:
-    """Raise ValueError with a plain message if a setting is out of range."""
-    if cfg.maze not in MAZES:
-        raise ValueError(f"unknown maze {cfg.maze!r}: choose one of {', '.join(MAZES)}")
-    if cfg.ablation not in ABLATIONS:
-        raise ValueError(f"unknown ablation {cfg.ablation!r}: choose one of {', '.join(ABLATIONS)}")
-    if cfg.wall_mode not in ("axis", "full"):
-        raise ValueError("wall_mode must be 'axis' or 'full'")
-    for name, (lo, hi) in LIMITS.items():
-        v = getattr(cfg, name)
-        if not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
-            raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+    """Raise InputError with a plain message if a setting is out of range (nothing is clamped)."""
+    CONFIG_BOUNDS.check("cfg", cfg)
     if cfg.depth % 4:
-        raise ValueError(f"depth counts Dense layers in residual blocks of 4, so it must be a multiple of 4 "
+        raise InputError(f"depth counts Dense layers in residual blocks of 4, so it must be a multiple of 4 "
                          f"(got {cfg.depth})")
-    if not 0 < cfg.gamma < 1:
-        raise ValueError("gamma must be in (0, 1)")
-    if not 0 <= cfg.actor_random_goals <= 1:
-        raise ValueError("actor_random_goals must be in [0, 1]")
-    if not 0 <= cfg.seed < 2**31:
-        raise ValueError("seed must be in [0, 2**31)")
     return cfg
 
 
@@ -269,9 +263,16 @@ def sample_future_offsets(t: torch.Tensor, episode_len: int, gamma: float, gen: 
 
     Inverse CDF of the truncated geometric law: P(d ≤ k) = (1 − γ^k)/(1 − γ^n), n = T−1−t.
     """
+    if t.device.type != "cpu":
+        # float64 stays on the CPU (Apple MPS has none, consumer CUDA cards are slow at it): on a device the
+        # same inverse CDF in float32 (its rounding moves P(d) by ~1e-7), no host round trip
+        n = (episode_len - 1 - t).to(torch.float32)
+        u = torch.rand(t.shape, generator=gen, device=t.device)
+        d = torch.ceil(torch.log1p(-u * (1 - torch.exp(n * math.log(gamma)))) / math.log(gamma))
+        return torch.minimum(d.clamp(min=1), n).long()
     n = (episode_len - 1 - t).to(torch.float64)
     if bool((n < 1).any()):
-        raise ValueError("every sampled time step needs at least one future state")
+        raise InputError("every sampled time step needs at least one future state")
     u = torch.rand(t.shape, generator=gen, device=t.device, dtype=torch.float64)
     lg = math.log(gamma)
     d = torch.ceil(torch.log1p(-u * (1 - torch.exp(n * lg))) / lg)
@@ -337,7 +338,7 @@ class ResMLP(nn.Module):
                  residual: bool = True, layernorm: bool = True, act: str = "swish"):
         super().__init__()
         if depth % 4 or depth < 4:
-            raise ValueError("depth must be a positive multiple of 4")
+            raise InputError("depth must be a positive multiple of 4")
         n = len(gens)
         self.residual = residual
         self.act = F.silu if act == "swish" else F.relu
@@ -490,6 +491,13 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 # --------------------------------------------------------------------------- training
 
 
+def _train_budget(cfg: Config, **_) -> None:
+    if cost_units(cfg) > BUDGET:
+        raise InputError(f"this run would take about {cost_units(cfg):.0f} s on an idle 2-core CPU (limit "
+                         f"{BUDGET:.0f} s): lower the depth, width, batch, iterations or seeds")
+
+
+@bounded(cfg=CONFIG_BOUNDS, _budget=_train_budget)
 def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dict:
     """Train ``cfg.seeds`` CRL agents (instances of one batched model) online and evaluate them on the far goal.
 
@@ -499,6 +507,7 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
     and Spearman correlations of −f with Euclidean and corridor distance.
     """
     cfg = validate(cfg)
+    prog = as_progress(progress)
     dev = get_device(device)
     maze = make_maze(cfg.maze, cfg.cell)
     env = PointMaze(maze, cfg.step_size, cfg.wall_mode, dev)
@@ -596,8 +605,8 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
                          "critic_loss": stats[0, k], "critic_accuracy": stats[1, k], "actor_loss": stats[2, k],
                          "entropy": stats[3, k], "alpha": float(agent.log_alpha[k].detach().exp()),
                          "success": float(succ[k].mean()), "time_at_goal": float(tag[k].mean())})
-        report(progress, (it + 1) / cfg.iterations,
-               f"depth {cfg.depth}: iteration {it + 1}/{cfg.iterations}, success {succ.mean():.2f}")
+        prog((it + 1) / cfg.iterations,
+             f"depth {cfg.depth}: iteration {it + 1}/{cfg.iterations}, success {succ.mean():.2f}")
 
     curves = pd.DataFrame(rows)
     last = curves[curves.iteration > cfg.iterations - 5].groupby("seed", as_index=False)[
@@ -634,18 +643,17 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
             "qmap": qmap}
 
 
+@bounded(cfg=CONFIG_BOUNDS, depths=Each(OneOf(*DEPTHS), max_len=6))
 def depth_sweep(cfg: Config = Config(), depths: list[int] = (4, 8, 16, 32), device=None,
                 progress: Progress = None) -> dict:
     """Train at every depth (seeds batched inside each run). Returns per-depth bundles and a summary table."""
+    p = as_progress(progress)
     depths = [int(d) for d in depths]
-    if not depths or len(depths) > 6:
-        raise ValueError("give between 1 and 6 depths")
     runs, summary = {}, []
     weights = np.array([d + 2 for d in depths], float)
     done = np.concatenate([[0], np.cumsum(weights)]) / weights.sum()
     for i, d in enumerate(depths):
-        sub = (lambda f, m="", i=i: report(progress, done[i] + f * (done[i + 1] - done[i]), m))
-        res = train(replace(cfg, depth=d), device=device, progress=sub)
+        res = train(replace(cfg, depth=d), device=device, progress=p.sub(done[i], done[i + 1]))
         runs[str(d)] = res
         summary.append(res["final"])
     return {"depths": depths, "runs": runs, "summary": pd.concat(summary, ignore_index=True)}
@@ -662,16 +670,30 @@ def summarise(summary: pd.DataFrame, by: str = "depth") -> pd.DataFrame:
     return out.reset_index()
 
 
+SWEEP_VALUES = {"depth": list(DEPTHS), "width": [32, 64, 128, 256], "batch_size": [64, 128, 256, 512],
+                "ablation": list(ABLATIONS)}
+
+
+def _sweep_budget(cfg: Config, param: str, values: list, **_) -> None:
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or not 1 <= len(values) <= 6:
+        raise InputError("give between 1 and 6 values to sweep")
+    allowed = SWEEP_VALUES[param]
+    bad = [v for v in values if v not in allowed]
+    if bad:
+        raise InputError(f"{param} values must be among {', '.join(map(str, allowed))}; got {bad}")
+    total = sum(cost_units(replace(cfg, **{param: v})) for v in values)
+    if total > BUDGET:
+        raise InputError(f"this sweep would take about {total:.0f} s on an idle 2-core CPU (limit {BUDGET:.0f} s): "
+                         "fewer values, fewer iterations or seeds, or a smaller base depth")
+
+
+@bounded(cfg=CONFIG_BOUNDS, param=OneOf(*SWEEP_VALUES), _budget=_sweep_budget)
 def sweep(cfg: Config, param: str, values: list, device=None, progress: Progress = None) -> dict:
-    """Train once per value of ``param`` (depth, width, batch_size, repr_dim or ablation)."""
-    if param not in ("depth", "width", "batch_size", "repr_dim", "ablation", "obs_lift"):
-        raise ValueError(f"cannot sweep {param!r}")
-    if not values or len(values) > 6:
-        raise ValueError("give between 1 and 6 values")
+    """Train once per value of ``param`` (depth, width, batch_size or ablation)."""
+    p = as_progress(progress)
     tables, runs = [], {}
     for i, v in enumerate(values):
-        sub = (lambda f, m="", i=i: report(progress, (i + f) / len(values), f"{param}={v}: {m}"))
-        res = train(replace(cfg, **{param: v}), device=device, progress=sub)
+        res = train(replace(cfg, **{param: v}), device=device, progress=p.part(i, len(values), f"{param}={v}: "))
         fin = res["final"].copy()
         fin[param] = v
         tables.append(fin)
@@ -679,43 +701,109 @@ def sweep(cfg: Config, param: str, values: list, device=None, progress: Progress
     return {"param": param, "values": list(values), "summary": pd.concat(tables, ignore_index=True), "runs": runs}
 
 
-# --------------------------------------------------------------------------- page defaults and CLI
+# --------------------------------------------------------------------------- views, verdict, CLI
 
-# The page's precomputed views (page and precompute() make exactly these calls).
+BUDGET = 400.0          # cost units (≈ seconds on an idle 2-core CPU) one run or sweep may take
 DEFAULT = Config()
 DEFAULT_DEPTHS = [4, 8, 16]
 ABLATION_DEPTH = 8
 LIFT_DIM = 128
 
-
-def default_views() -> dict:
-    """name → (fn, args, kwargs) for every shipped view."""
-    views = {"maze_u": (maze_view, ("u_maze",), {})}
-    for d in DEFAULT_DEPTHS:
-        views[f"train_d{d}"] = (train, (replace(DEFAULT, depth=d),), {})
-    for ab in ABLATIONS[1:]:
-        views[f"ablation_{ab}"] = (train, (replace(DEFAULT, depth=ABLATION_DEPTH, ablation=ab),), {})
-    return views
+# The offline critic experiment lives in toymodels.crl_critic (it imports this module). It is loaded by name,
+# not by an import statement, so that the source hash of the online-agent views (an hour of CPU) covers only
+# the code they run: an edit of the critic experiment does not make them stale.
+_critic = importlib.import_module("toymodels.crl_critic")
 
 
-def shipped_views() -> dict:
-    """The default views present in this build (the page never trains a missing default view on load)."""
-    from toymodels import store
+def _headline_arguments() -> dict:
+    critic = load_view(TOPIC, "critic")
+    return dict(finals={str(d): load_view(TOPIC, f"train_d{d}")["final"] for d in DEFAULT_DEPTHS},
+                critic={k: critic[k] for k in ("depths", "summary", "wide", "euclid_geodesic_spearman",
+                                                "euclid_retrieval", "random_retrieval", "config")})
 
-    return {k: v for k, v in default_views().items() if (store.shipped_path(TOPIC, k) / "meta.json").exists()}
+
+def headline(finals: dict, critic: dict) -> dict:
+    """The verdict's inputs in one bundle: the online agents' per-seed results per depth and the offline
+    critic's summary (cheap: it only gathers the other views)."""
+    per_seed = pd.concat([finals[k] for k in sorted(finals, key=int)], ignore_index=True)
+    return {"per_seed": per_seed, "summary": summarise(per_seed), "chance_accuracy": 1.0 / DEFAULT.batch_size,
+            "critic": critic}
 
 
-def precompute(progress: Progress = None, names: list[str] | None = None) -> None:
-    """Ship the page's default views (about an hour on a loaded 2-core CPU in all; ``names`` restricts them,
-    so independent views can be computed by parallel processes)."""
-    from toymodels import store
+VIEWS = views(
+    View("maze_u", maze_view, dict(maze="u_maze"), label="Maze…", seconds=1),
+    *(View(f"train_d{d}", train, dict(cfg=replace(DEFAULT, depth=d)), label=f"Training depth {d}…",
+           seconds=cost_units(replace(DEFAULT, depth=d))) for d in DEFAULT_DEPTHS),
+    *(View(f"ablation_{ab}", train, dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH, ablation=ab)),
+           label=f"Ablation {ab}…", seconds=cost_units(replace(DEFAULT, depth=ABLATION_DEPTH)))
+      for ab in ABLATIONS[1:]),
+    View("critic", _critic.critic_experiment, dict(cfg=_critic.MAIN, depths=_critic.MAIN_DEPTHS, wide=True),
+         label="Offline critic, depths 4–64…", seconds=900),
+    View("critic_search", _critic.critic_search, dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
+         label="Searching for a regime where depth matters…", seconds=500),
+    View("summary", headline, _headline_arguments, label="Gathering the verdict…", seconds=1),
+)
+HEADLINE = "summary"
 
-    views = default_views()
-    names = names or list(views)
-    for i, name in enumerate(names):
-        fn, args, kwargs = views[name]
-        sub = (lambda f, m="", i=i, name=name: report(progress, (i + f) / len(names), f"{name}: {m}"))
-        store.ship(TOPIC, name, fn, *args, progress=sub, **kwargs)
+
+def depth_gain(mean_shallow: float, sem_shallow: float, mean_deep: float, sem_deep: float,
+               floor: float = 0.0) -> tuple[float, float, bool]:
+    """(gain, its standard error, beyond seed noise): a gain counts when it exceeds twice the combined
+    standard error of the two means and ``floor``."""
+    gain, se = mean_deep - mean_shallow, math.hypot(sem_shallow, sem_deep)
+    return gain, se, bool(gain > max(2 * se, floor))
+
+
+def _csv(values, fmt="{:.3f}") -> str:
+    return ",".join(fmt.format(v) for v in values)
+
+
+def verdict(result: dict) -> Verdict:
+    """Does depth unlock goal reaching here? Online: success at the deepest vs depth 4 (a gain must exceed twice
+    the combined seed error and 0.05). Offline: the critic's Spearman ρ with corridor distance at the deepest vs
+    depth 4 (twice the seed error and 0.01), and against a wide depth-4 critic with as many parameters."""
+    s = result["summary"]
+    s4, sD = s.iloc[0], s.iloc[-1]
+    gain, se, online = depth_gain(s4.success_mean, s4.success_sem, sD.success_mean, sD.success_sem, 0.05)
+    c = result["critic"]
+    cs = c["summary"]
+    c4, cD = cs.iloc[0], cs.iloc[-1]
+    cgain, cse, offline = depth_gain(c4.spearman_geodesic_mean, c4.spearman_geodesic_sem,
+                                     cD.spearman_geodesic_mean, cD.spearman_geodesic_sem, 0.01)
+    wide = c["wide"]
+    wgain, wse, beats_wide = depth_gain(wide["spearman"], wide["spearman_sem"], cD.spearman_geodesic_mean,
+                                        cD.spearman_geodesic_sem, 0.01)
+    dD, cdD = int(sD.depth), int(cD.depth)
+    if online:
+        reproduced = True
+        summary = (f"Depth {dD} reaches the far goal more often than depth 4 ({sD.success_mean:.2f} vs "
+                   f"{s4.success_mean:.2f}, beyond twice the seed error), in a 2-D toy far from the paper's scale.")
+    else:
+        reproduced = None if (offline and beats_wide) else False
+        summary = (f"No depth gain beyond seed noise: online success {s4.success_mean:.2f} (depth 4) vs "
+                   f"{sD.success_mean:.2f} (depth {dD}); the offline critic's ρ with corridor distance "
+                   f"{c4.spearman_geodesic_mean:.3f} (depth 4) vs {cD.spearman_geodesic_mean:.3f} (depth {cdD}), "
+                   + ("a gain beyond seed noise that a wide depth-4 critic does not match."
+                      if offline and beats_wide else
+                      f"{'a gain a wide depth-4 critic matches' if offline else 'within seed noise'} "
+                      f"(wide, same parameters: {wide['spearman']:.3f})."))
+    metrics = {
+        "depths": _csv(s.depth, "{:d}"), "success": _csv(s.success_mean, "{:.2f}"),
+        "success_sem": _csv(s.success_sem, "{:.2f}"), "time_at_goal": _csv(s.time_at_goal_mean, "{:.0f}"),
+        "critic_accuracy": _csv(s.critic_accuracy_mean), "chance_accuracy": result["chance_accuracy"],
+        "online_depth_gain": gain, "online_depth_gain_sem": se, "online_deeper_is_better": online,
+        "critic_depths": _csv(cs.depth, "{:d}"), "critic_spearman_geodesic": _csv(cs.spearman_geodesic_mean),
+        "critic_spearman_sem": _csv(cs.spearman_geodesic_sem), "critic_retrieval_acc": _csv(cs.retrieval_mean),
+        "critic_maze": c["config"]["maze"], "euclid_geodesic_spearman": c["euclid_geodesic_spearman"],
+        "euclid_retrieval": c["euclid_retrieval"], "random_retrieval": c["random_retrieval"],
+        "wide_control_params": wide["params"], "wide_control_width": wide["width"],
+        "wide_control_spearman": wide["spearman"], "critic_depth_gain": cgain, "critic_depth_gain_sem": cse,
+        "critic_deeper_is_better": offline, "critic_deep_beats_wide": beats_wide,
+        "paper_u4_time_at_goal_d4": 11.4, "paper_u4_time_at_goal_d64": 286.0,
+    }
+    return Verdict(reproduced, summary,
+                   ours=f"success {s4.success_mean:.2f} → {sD.success_mean:.2f}",
+                   paper="time at goal 11 → 286", metrics=metrics)
 
 
 def quick_config() -> Config:
@@ -727,40 +815,52 @@ QUICK_DEPTHS = [4, 8]
 
 def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None,
               progress: Progress = None) -> dict:
-    """Depth sweep on the U-maze: success and time at goal on the far goal, critic accuracy vs chance.
+    """Depth sweep on the U-maze (success and time at goal on the far goal, critic accuracy vs chance) and the
+    offline critic on the rings maze (Spearman ρ with corridor distance, retrieval, a wide control).
 
-    quick: depths 4 and 8, 2 seeds, 10 iterations (2k SGD steps) — about 2 minutes on an idle 2-core CPU.
-    full: depths 4, 8, 16 with 3 seeds and the default 20 iterations (~30 min on a loaded 2-core CPU).
+    quick: online depths 4 and 8, 2 seeds, 10 iterations; offline critic depths 4 and 16, 2 seeds, 600 steps
+    (about 3 minutes on one core). Full: the shipped views' settings (about an hour of CPU).
     """
+    p = as_progress(progress)
     if quick:
         cfg, depths = replace(quick_config(), seed=seed), QUICK_DEPTHS
+        ccfg, cdepths = replace(_critic.QUICK, seed=seed), _critic.QUICK_DEPTHS
     else:
         cfg, depths = replace(DEFAULT, seed=seed), DEFAULT_DEPTHS
-    res = depth_sweep(cfg, depths=depths, device=device, progress=progress)
-    summ = summarise(res["summary"])
+        ccfg, cdepths = replace(_critic.MAIN, seed=seed), _critic.MAIN_DEPTHS
+    res = depth_sweep(cfg, depths=depths, device=device, progress=p.sub(0, 0.6, "online: "))
+    critic = _critic.critic_experiment(ccfg, depths=cdepths, wide=True, device=device,
+                                       progress=p.sub(0.6, 1, "offline critic: "))
+    head = headline({k: r["final"] for k, r in res["runs"].items()},
+                    {k: critic[k] for k in ("depths", "summary", "wide", "euclid_geodesic_spearman",
+                                            "euclid_retrieval", "random_retrieval", "config")})
+    v = verdict(head)
+    summ, cs = head["summary"], critic["summary"]
     curves = pd.concat([r["curves"].assign(depth=int(d)) for d, r in res["runs"].items()], ignore_index=True)
     if out is not None:
-        write_tables(out, {"crl_per_seed": res["summary"], "crl_by_depth": summ, "crl_curves": curves})
-    succ = summ["success_mean"].tolist()
-    best = int(np.argmax(succ))
-    chance = 1.0 / cfg.batch_size
+        write_tables(out, {"crl_per_seed": res["summary"], "crl_by_depth": summ, "crl_curves": curves,
+                           "critic_per_seed": critic["per_seed"], "critic_by_depth": cs,
+                           "critic_curves": critic["curves"]})
     return {
         "maze": cfg.maze, "depths": depths, "seeds": cfg.seeds,
-        "success": succ, "success_sem": summ["success_sem"].tolist(),
+        "success": summ["success_mean"].tolist(), "success_sem": summ["success_sem"].tolist(),
         "time_at_goal": summ["time_at_goal_mean"].tolist(), "episode_len": cfg.episode_len,
         "critic_accuracy": summ["critic_accuracy_mean"].tolist(),
-        "batch_size": cfg.batch_size, "chance_accuracy": chance,
-        "critic_learns": bool(min(summ["critic_accuracy_mean"]) > 10 * chance),
-        "best_depth": depths[best], "best_success": succ[best],
+        "batch_size": cfg.batch_size, "chance_accuracy": 1.0 / cfg.batch_size,
+        "critic_learns": bool(min(summ["critic_accuracy_mean"]) > 10 / cfg.batch_size),
         "best_seed_success": float(res["summary"]["success"].max()),
         "reaches_far_goal": bool(res["summary"]["success"].max() >= 0.5),
-        "depth_gain_time_at_goal": (summ["time_at_goal_mean"].iloc[-1] / summ["time_at_goal_mean"].iloc[0]
-                                    if summ["time_at_goal_mean"].iloc[0] > 0 else None),
-        "deeper_is_better": bool(succ[-1] > succ[0] + 2 * max(summ["success_sem"].iloc[[0, -1]].max(), 0.05)),
-        "spearman_euclid": summ["spearman_euclid_mean"].tolist(),
-        "spearman_corridor": summ["spearman_corridor_mean"].tolist(),
-        "env_steps_per_run": res["runs"][str(depths[0])]["env_steps"],
-        "sgd_steps_per_run": res["runs"][str(depths[0])]["sgd_steps"],
+        "deeper_is_better": v.metrics["online_deeper_is_better"],
+        "critic_maze": ccfg.maze, "critic_seeds": ccfg.seeds, "critic_steps": ccfg.steps,
+        "critic_depths": cdepths, "critic_spearman_geodesic": cs["spearman_geodesic_mean"].tolist(),
+        "critic_spearman_sem": cs["spearman_geodesic_sem"].tolist(),
+        "critic_retrieval_acc": cs["retrieval_mean"].tolist(),
+        "euclid_geodesic_spearman": critic["euclid_geodesic_spearman"],
+        "euclid_retrieval": critic["euclid_retrieval"], "random_retrieval": critic["random_retrieval"],
+        "wide_control": {"params": critic["wide"]["params"], "width": critic["wide"]["width"],
+                         "spearman": critic["wide"]["spearman"]},
+        "critic_deeper_is_better": v.metrics["critic_deeper_is_better"],
+        "reproduced": v.reproduced, "verdict": v.summary,
         "paper_u4_time_at_goal_d4_d64": [11.4, 286.0],
     }
 
