@@ -298,3 +298,54 @@ def device_caption() -> None:
     from toymodels.device import describe
 
     st.caption(f"Computed by `toymodels` on {describe()}. Same seed, same numbers on the CPU.")
+
+
+# --------------------------------------------------------------------------- links with stable values
+
+
+def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, default: str | None = None,
+           **kwargs) -> str:
+    """A selectbox / radio / segmented control whose link stores a stable id, not its display label.
+
+    ``options`` maps ids (what the URL and the code see) to labels (what a visitor reads). Streamlit's own
+    ``bind="query-params"`` writes the *formatted* label into the URL, so a wording change breaks old links;
+    this writes the id. A link with an unknown id opens the default with a notice.
+    """
+    ids = list(options)
+    default = ids[0] if default is None else default
+    if key not in st.session_state:  # the first run of this widget in the session: honour the link
+        raw = st.query_params.get(key)
+        if raw is not None and raw not in options:
+            link_warning(key, raw, "is not one of the choices")
+            raw = None
+        st.session_state[key] = raw if raw is not None else default
+    value = widget(label, ids, format_func=lambda i: options.get(i, i), key=key, **kwargs)
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = value
+    return value
+
+
+def link_warning(key: str, value: str, why: str) -> None:
+    """Tell the visitor that a value in their link was not used (the default is shown instead)."""
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    st.warning(f"The link's setting `{key}={shown}` {why}; showing the default instead.", icon=":material/link_off:")
+
+
+def link_notice() -> None:
+    """Call at the end of a page: on a session's first run, name every link parameter that Streamlit dropped
+    (a value out of a bound widget's range, or not among its options) so the visitor knows the view is the
+    default, not what the link said."""
+    from urllib.parse import parse_qs, urlparse
+
+    if st.session_state.get("_link_checked"):
+        return
+    st.session_state["_link_checked"] = True
+    try:
+        raw = parse_qs(urlparse(st.context.url or "").query)
+    except Exception:  # noqa: BLE001 - no URL (AppTest): nothing to check
+        return
+    dropped = [k for k in raw if k not in st.query_params and not k.startswith("_")]
+    for k in dropped:
+        link_warning(k, raw[k][0], "is out of range or not valid here")

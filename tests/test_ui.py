@@ -136,3 +136,28 @@ def test_a_visitor_who_waits_for_a_slot_is_told_so():
         released.join()
     assert not at.exception, at.exception
     assert any("Waiting for a free compute slot" in s for s in seen), seen
+
+
+def _choice_app():
+    import streamlit as st
+
+    import ui
+
+    v = ui.choice(st.selectbox, "Variant", {"g1": "G1 elementwise (best)", "base": "Baseline"}, key="variant")
+    st.write(f"value={v}")
+
+
+def test_choice_links_store_ids_and_unknown_ids_open_the_default_with_a_notice():
+    at = AppTest.from_function(_choice_app, default_timeout=30)
+    at.query_params["variant"] = "base"
+    at.run()
+    assert not at.exception and "value=base" in at.markdown[0].value and not at.warning
+    at.selectbox(key="variant").set_value("g1").run()
+    assert "value=g1" in at.markdown[0].value and "variant" not in at.query_params  # the default leaves the URL
+    at.selectbox(key="variant").set_value("base").run()
+    assert at.query_params["variant"] == ["base"] or at.query_params["variant"] == "base"  # an id, not the label
+    bad = AppTest.from_function(_choice_app, default_timeout=30)
+    bad.query_params["variant"] = "G1+elementwise+(best)"
+    bad.run()
+    assert not bad.exception and "value=g1" in bad.markdown[0].value
+    assert "not one of the choices" in bad.warning[0].value
