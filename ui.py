@@ -282,7 +282,7 @@ _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
 def result_strip(verdict: Verdict, caption: str | None = None) -> None:
     """Our number beside the paper's, with the library's verdict: the first thing under the claim."""
     with st.container(border=True, key="result-strip"):
-        cols = st.columns([1.1, 1.1, 2.8], vertical_alignment="center")
+        cols = st.columns([1.4, 1.4, 2.2], vertical_alignment="center")  # room for the numbers at 800 px
         cols[0].metric("Our toy", verdict.ours)
         cols[1].metric("Paper", verdict.paper)
         text, color, icon = _BADGE[verdict.reproduced]
