@@ -14,6 +14,16 @@ self-contained so the benchmark does not move when a toy's code does:
 Prints milliseconds per step in wall time and in CPU time (all threads), and the wall-time ratio 2 threads / 1.
 On a busy machine, wall time with 2 threads suffers most: the second thread waits for a core that others hold. The
 one-minute load average is printed beside the table for that reason.
+
+Measured on the project's 2-core machine, shared (load average 25), best of 2 x 3 s, ms per step:
+
+    workload         1 thr wall ms   1 thr cpu ms   2 thr wall ms   2 thr cpu ms   wall 2/1
+    superposition           292.89          31.64         6775.23         213.13      23.13
+    denoiser                 39.99           5.22         1143.72         189.01      28.60
+    attention               303.16          41.83         5696.34        1035.32      18.79
+
+One thread is the fastest for all three (two threads: 19-29x the wall time and 5-36x the CPU time, spent waiting
+and spinning for the second core), which is why the command line defaults to ``--threads 1``.
 """
 from __future__ import annotations
 
