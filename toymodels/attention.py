@@ -267,6 +267,11 @@ MACT_SEARCH: list[dict] = [
      "val_loss_baseline": 2.391, "val_loss_g1": None, "bayes_ce": 2.381, "wall_seconds": None,
      "note": "baseline only (157 CPU-s); G1 stopped for lack of CPU. <s>: max |h| 2284 = 89x median at layer 2, "
              "2316 = 64x at layer 4"},
+    {"config": "B400", "what": SEARCH_CONFIGS["B400"][1], "ratio_baseline": 26.9,
+     "where_baseline": "delimiter (layer 2, pos 49)", "ratio_g1": 22.9, "first_max_baseline": 125.41,
+     "first_max_g1": 59.57, "fattn_baseline": 0.081, "fattn_g1": 0.066, "val_loss_baseline": 2.411,
+     "val_loss_g1": 2.41, "bayes_ce": 2.381, "wall_seconds": 2163,
+     "note": "the shipped view; about 35 CPU-s a model; head-shared G1 in the view"},
     *({"config": n, "what": SEARCH_CONFIGS[n][1], "note": "not run: out of CPU (load 20-30 on 2 cores)"}
       for n in ("A", "C", "D", "E", "F", "G", "H")),
 ]
