@@ -130,7 +130,7 @@ def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle:
 c1, c2 = st.columns([3, 2])
 c1.altair_chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
                       "First-token attention per layer (sink default, shipped)", "F-Attn (attention to <s>)",
-                      rule=floor, rule_text=f"uniform floor {floor:.3f}"), width="stretch")
+                      rule=floor, rule_text=f"uniform floor {floor:.3f}"), width="stretch", height=380)
 with c2:
     b, g = s_all.loc["baseline"], s_all.loc["g1_elementwise"]
     st.markdown(f"**Sink.** Baseline F-Attn **{b.fattn:.3f}** ({b.fattn / floor:.1f}× the uniform floor "
@@ -248,13 +248,14 @@ with t_maps:
             filled=False, color="#E45756", size=40).encode(x="key:O", y="query:O")
         f_l = float(layers.query("variant == @v and layer == @layer").fattn.iloc[0])
         col.altair_chart((heat + marks).properties(
-            title=[NAMES[v], f"layer {layer}, head {head_i} · F-Attn(layer) {f_l:.3f}"], height=300), width="stretch")
+            title=[NAMES[v], f"layer {layer}, head {head_i} · F-Attn(layer) {f_l:.3f}"], height=300), width="stretch",
+            height=420)
 with t_layers:
     c1, c2 = st.columns(2)
     c1.altair_chart(_bars(layers, pair, "fattn", "First-token attention", "F-Attn", rule=r_floor,
-                          rule_text=f"floor {r_floor:.3f}"), width="stretch")
-    c2.altair_chart(_bars(layers, pair, "mact_ratio", "Largest |h| / median |h| per layer", "max / median (log)",
-                          log=True, rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch")
+                          rule_text=f"floor {r_floor:.3f}"), width="stretch", height=380)
+    c2.altair_chart(_bars(layers, pair, "mact_ratio", "Largest |h| / median |h| per layer", "max / median",
+                          rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch", height=380)
     st.dataframe(layers[layers.variant.isin(pair)].drop(columns=["mact_dim"]), hide_index=True, width="stretch")
 with t_gate:
     hist = res["hist"]
@@ -265,7 +266,7 @@ with t_gate:
             x2="bin_hi:Q", y=alt.Y("share:Q", title="share of gate entries", stack=None),
             color=alt.Color("layer:N", title=None),
             tooltip=["layer", "bin_lo", "bin_hi", alt.Tooltip("share:Q", format=".3f")]).properties(
-            title=f"Gate-score histogram · {NAMES[pair[1]]}", height=260), width="stretch")
+            title=f"Gate-score histogram · {NAMES[pair[1]]}", height=260), width="stretch", height=360)
     else:
         st.info("This variant has no gate scores.")
 with t_curves:
@@ -276,7 +277,7 @@ with t_curves:
             x="step:Q", y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
             color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
             tooltip=["model", "step", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=240),
-            width="stretch")
+            width="stretch", height=340)
     st.caption(f"Val loss at 2× the training length (RoPE only): baseline {b.val_loss_2x:.3f}, gated "
                f"{g.val_loss_2x:.3f}." if cfg.pos == "rope" else
                "Learned absolute positions cannot be evaluated beyond the training length; pick RoPE for that.")
@@ -292,10 +293,10 @@ st.markdown(
     f"{M.MACT_RATIO_MIN:.0f} on `<s>` or a delimiter, and ≥ {M.MACT_CUT_MIN:.0f}× lower with G1.")
 c1, c2 = st.columns(2)
 c1.altair_chart(_bars(mact["layers"], M.MACT_VARIANTS, "mact_ratio",
-                      f"Largest |h| / median per layer (config {M.MACT_NAME})", "max / median (log)", log=True,
+                      f"Largest |h| / median per layer (config {M.MACT_NAME})", "max / median", log=True,
                       rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch")
 c2.altair_chart(_bars(mact["layers"], M.MACT_VARIANTS, "first_token_max",
-                      "First token's largest |h| per layer", "max |h| at <s>"), width="stretch")
+                      "First token's largest |h| per layer", "max |h| at <s>"), width="stretch", height=380)
 ms = mact["summary"].set_index("variant")
 st.markdown(
     f"Head-shared G1 control at {M.MACT_CFG.n_heads} heads (one gate vector for all heads; paper F-Attn 0.301, "
@@ -380,7 +381,8 @@ with st.expander("Adding the gate mid-training (paper App. A.7)"):
     st.altair_chart(alt.Chart(both).mark_line(point=True).encode(
         x="step:Q", y=alt.Y("fattn:Q", title="F-Attn (attention to <s>)"),
         color=alt.Color("run:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["run", "step", alt.Tooltip("fattn:Q", format=".3f")]).properties(height=260), width="stretch")
+        tooltip=["run", "step", alt.Tooltip("fattn:Q", format=".3f")]).properties(height=260), width="stretch",
+        height=360)
     fm, f0, fb = mid["summary"]["fattn"], s_all.loc["g1_elementwise", "fattn"], s_all.loc["baseline", "fattn"]
     st.markdown(f"Final F-Attn: baseline **{fb:.3f}**, gate from step 0 **{f0:.3f}**, gate added at step "
                 f"{mid['switch']} **{fm:.3f}** (late gate mean {mid['summary']['gate_mean']:.2f}). "
@@ -418,7 +420,7 @@ with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched mo
                 y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
                 color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
                 tooltip=["model", "lr", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=220),
-                width="stretch")
+                width="stretch", height=320)
         st.dataframe(sw.drop(columns=["label", "model"]).dropna(axis=1, how="all"), hide_index=True,
                      width="stretch")
         ui.download_csv(sw.drop(columns=["model"]), "gated_attention_lr_sweep.csv", key="dl-sweep")
