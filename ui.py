@@ -309,7 +309,9 @@ def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, de
 
     ``options`` maps ids (what the URL and the code see) to labels (what a visitor reads). Streamlit's own
     ``bind="query-params"`` writes the *formatted* label into the URL, so a wording change breaks old links;
-    this writes the id. A link with an unknown id opens the default with a notice.
+    this writes the id. A link with an unknown id opens the default with a notice. (For widgets bound with
+    ``bind="query-params"``, Streamlit's front end drops an out-of-range value before the server sees it:
+    the default opens, but no notice can be shown.)
     """
     ids = list(options)
     default = ids[0] if default is None else default
@@ -331,21 +333,3 @@ def link_warning(key: str, value: str, why: str) -> None:
     """Tell the visitor that a value in their link was not used (the default is shown instead)."""
     shown = value if len(value) <= 40 else value[:37] + "..."
     st.warning(f"The link's setting `{key}={shown}` {why}; showing the default instead.", icon=":material/link_off:")
-
-
-def link_notice() -> None:
-    """Call at the end of a page: on a session's first run, name every link parameter that Streamlit dropped
-    (a value out of a bound widget's range, or not among its options) so the visitor knows the view is the
-    default, not what the link said."""
-    from urllib.parse import parse_qs, urlparse
-
-    if st.session_state.get("_link_checked"):
-        return
-    st.session_state["_link_checked"] = True
-    try:
-        raw = parse_qs(urlparse(st.context.url or "").query)
-    except Exception:  # noqa: BLE001 - no URL (AppTest): nothing to check
-        return
-    dropped = [k for k in raw if k not in st.query_params and not k.startswith("_")]
-    for k in dropped:
-        link_warning(k, raw[k][0], "is out of range or not valid here")
