@@ -15,42 +15,17 @@ LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
 B = D.CONFIG_BOUNDS.specs  # the analysis knobs' bounds, declared once in the module
 SWEEP = D.sample_size_sweep.bounds
 
-
-def _url_notice() -> None:
-    """A shared link whose value no widget accepts opens the default view, and says so."""
-    q = st.query_params
-    bad = []
-    checks = {"hm_source": lambda v: v in SOURCES,
-              "hm_threshold": lambda v: B["threshold"].lo <= float(v) <= B["threshold"].hi,
-              "hm_k": lambda v: B["k_clusters"].lo <= float(v) <= B["k_clusters"].hi,
-              "hm_nn": lambda v: B["neighbours"].lo <= float(v) <= B["neighbours"].hi,
-              "hm_mattr": lambda v: B["mattr_window"].lo <= float(v) <= B["mattr_window"].hi}
-    for key, ok in checks.items():
-        if key in q:
-            try:
-                good = ok(q[key])
-            except (TypeError, ValueError):
-                good = False
-            if not good:
-                bad.append(key)
-    if bad:
-        st.warning(f"The link's value for {', '.join(bad)} is not one this page accepts: showing the default "
-                   "instead.", icon=":material/link_off:")
-
-
 paper = ui.paper_header(TOPIC)
 ui.claim_box(paper)
 strip_slot = st.container()
 chart_slot = st.container()
-_url_notice()
 
 # --------------------------------------------------------------------------- input
 st.subheader("Your responses")
 # keep pasted text alive while the text area is hidden (Streamlit drops the state of unrendered widgets)
 if "hm_paste" in st.session_state:
     st.session_state["hm_paste"] = st.session_state["hm_paste"]
-source = st.radio("Input", list(SOURCES), format_func=SOURCES.get, key="hm_source", bind="query-params",
-                  horizontal=True)
+source = ui.choice(st.radio, "Input", SOURCES, key="hm_source", horizontal=True)
 df, notes = None, []
 with ui.guard():
     if source == "example":
@@ -101,6 +76,7 @@ def _stop() -> None:
         ui.result_strip(ui.shipped_verdict(TOPIC)[0], caption="The shipped example set's verdict; load two or "
                         "more responses to see yours.")
     ui.device_caption()
+    ui.link_notice()
     st.stop()
 
 
@@ -462,3 +438,4 @@ with tabs[6]:
     st.caption(f"Per-pair: every pair of responses to the same prompt (at most {D.MAX_PAIR_ROWS:,}, a seeded "
                "sample beyond that).")
 ui.device_caption()
+ui.link_notice()
