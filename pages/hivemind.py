@@ -76,7 +76,6 @@ def _stop() -> None:
         ui.result_strip(ui.shipped_verdict(TOPIC)[0], caption="The shipped example set's verdict; load two or "
                         "more responses to see yours.")
     ui.device_caption()
-    ui.link_notice()
     st.stop()
 
 
@@ -438,4 +437,3 @@ with tabs[6]:
     st.caption(f"Per-pair: every pair of responses to the same prompt (at most {D.MAX_PAIR_ROWS:,}, a seeded "
                "sample beyond that).")
 ui.device_caption()
-ui.link_notice()
