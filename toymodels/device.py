@@ -111,7 +111,7 @@ _THREADS_SET: int | None = None
 
 
 def set_thread_policy(threads: int | None = None) -> int:
-    """Set torch's intra-op thread count once for this process, and return it.
+    """Set torch's intra-op thread count (and numpy's BLAS threads) once for this process, and return it.
 
     The one place that changes it: library functions never do (a per-call change races between the
     sessions of a server). ``threads``: an explicit count; else ``TOYMODELS_THREADS``; else 1, the fastest
@@ -130,5 +130,11 @@ def set_thread_policy(threads: int | None = None) -> int:
     threads = int(threads)
     if _THREADS_SET != threads:
         torch.set_num_threads(threads)
+        try:  # numpy's BLAS (OpenBLAS starts one thread per core) follows the same policy
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(threads)
+        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+            pass
         _THREADS_SET = threads
     return threads
