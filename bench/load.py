@@ -311,13 +311,11 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     form = button.locator("xpath=ancestor::*[@data-testid='stForm'][1]")
     scope = form if await form.count() else page.locator("[data-testid='stMain'], section.main").first
     changed = await _smallest_settings(page, scope, page_timeout)
-    # the button may have been redrawn by the reruns: find it again by its text
-    button = page.get_by_role("button", name=label.split()[-1]).filter(has_text=label.split()[-1]).first
-    with contextlib.suppress(Exception):
-        b = await _find_button(page)
-        button = b or button
+    # the button may have been redrawn by the reruns: wait for the page to settle, then find it again
+    await _script_done(page, page_timeout)
+    button = await _find_button(page) or button
     start = time.perf_counter()
-    await button.click(timeout=10_000)
+    await button.click(timeout=60_000)
     await asyncio.sleep(0.5)
     await _script_done(page, timeout)
     return {"button": label, "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
