@@ -77,7 +77,7 @@ with left:
                     "distance, on held-out (state, goal) pairs")
         wide_pt = pd.DataFrame([{"depth": 4, "rho": wide["spearman"], "what": f"depth 4, width {wide['width']} "
                                  f"({wide['params']:,} parameters, as depth {deep_d})"}])
-        chart = per_depth_chart(per_seed_c, cs, "spearman_geodesic", "ρ(−Q, corridor distance)")
+        chart = per_depth_chart(per_seed_c, cs, "spearman_geodesic", "ρ(−Q, corridor)")
         chart += alt.Chart(wide_pt).mark_point(shape="diamond", size=140, filled=True, color=ui.PALETTE[1]).encode(
             x=depth_axis(cs.depth), y="rho:Q", tooltip=["what", alt.Tooltip("rho:Q", format=".3f")])
         st.altair_chart(chart.properties(height=280), width="stretch")
