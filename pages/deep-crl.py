@@ -10,11 +10,10 @@ import ui
 from toymodels import crl as M
 from toymodels import crl_critic as C
 from toymodels import store, topic
-from toymodels.topic import InputError
+from toymodels.topic import InputError, Verdict
 
 paper = ui.paper_header(M.TOPIC)
 ui.claim_box(paper)
-ui.result_strip(ui.shipped_verdict(M.TOPIC)[0])
 
 
 
@@ -29,12 +28,14 @@ runs = {d: ui.view(M, f"train_d{d}") for d in M.DEFAULT_DEPTHS}
 MISSING = ("The offline critic experiment is not shipped in this build yet: run `python -m toymodels precompute "
            "deep-crl --view critic --view critic_search --view summary` (about an hour of CPU).")
 if available("critic"):
+    ui.result_strip(ui.shipped_verdict(M.TOPIC)[0])
     head, critic = ui.view(M, "summary"), ui.view(M, "critic")
     verdict = M.verdict(head)
     cs, wide = critic["summary"], critic["wide"]
     per_seed_c = critic["per_seed"]
     deep_d = int(cs.depth.max())
 else:
+    ui.result_strip(Verdict(None, MISSING, "n/a", "time at goal 11 → 286"))
     _per_seed = pd.concat([r["final"] for r in runs.values()], ignore_index=True)
     head = {"per_seed": _per_seed, "summary": M.summarise(_per_seed), "chance_accuracy": 1 / M.DEFAULT.batch_size}
     critic = verdict = None

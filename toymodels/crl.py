@@ -40,7 +40,7 @@ from torch import nn
 from toymodels.device import get_device
 from toymodels.store import write_tables
 from toymodels.topic import (Each, Fields, InputError, OneOf, Progress, Range, Verdict, View, as_progress, bounded,
-                             load_view, views)
+                             views)
 
 TOPIC = "deep-crl"
 
@@ -715,9 +715,22 @@ LIFT_DIM = 128
 _critic = importlib.import_module("toymodels.crl_critic")
 
 
+def _stored(name: str):
+    """A view's result if it is stored (shipped or cached), never computed here: checking the headline's
+    freshness must not start the hour-long critic experiment."""
+    from toymodels import store
+
+    v = VIEWS[name]
+    hit, value = store.lookup(v.fn, **v.arguments())
+    if not hit:
+        raise InputError(f"the view {name!r} is not computed yet: run `python -m toymodels precompute {TOPIC} "
+                         f"--view {name}`")
+    return value
+
+
 def _headline_arguments() -> dict:
-    critic = load_view(TOPIC, "critic")
-    return dict(finals={str(d): load_view(TOPIC, f"train_d{d}")["final"] for d in DEFAULT_DEPTHS},
+    critic = _stored("critic")
+    return dict(finals={str(d): _stored(f"train_d{d}")["final"] for d in DEFAULT_DEPTHS},
                 critic={k: critic[k] for k in ("depths", "summary", "wide", "euclid_geodesic_spearman",
                                                 "euclid_retrieval", "random_retrieval", "config")})
 
