@@ -31,6 +31,7 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -266,8 +267,22 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _imports_of(name: str, path: Path) -> set[str]:
-    """The toymodels modules that the file ``path`` (module ``name``) imports explicitly."""
+_AST_LOCK = threading.Lock()
+_IMPORTS: dict[tuple, frozenset] = {}
+
+
+def _imports_of(name: str, path: Path) -> frozenset[str]:
+    """The toymodels modules that the file ``path`` (module ``name``) imports explicitly (memoised per file
+    version; parsed under a lock, since a server's sessions ask at once)."""
+    st = path.stat()
+    memo_key = (name, str(path), st.st_mtime_ns, st.st_size)
+    with _AST_LOCK:
+        if memo_key not in _IMPORTS:
+            _IMPORTS[memo_key] = frozenset(_parse_imports(name, path))
+        return _IMPORTS[memo_key]
+
+
+def _parse_imports(name: str, path: Path) -> set[str]:
     import ast
 
     tree = ast.parse(path.read_text())
