@@ -498,7 +498,7 @@ def test_page_runs_with_defaults():
     assert not at.exception, at.exception
     assert at.title[0].value == "1000-layer RL"
     text = " ".join(m.value for m in at.markdown)
-    assert "depth gain" in text                                   # the library's verdict is always stated
+    assert "depth gain" in text or any("not shipped" in i.value for i in at.info)   # verdict, or why not yet
 
 
 def test_page_refuses_an_over_budget_run_with_a_warning():
