@@ -281,6 +281,10 @@ _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
 
 def result_strip(verdict: Verdict, caption: str | None = None) -> None:
     """Our number beside the paper's, with the library's verdict: the first thing under the claim."""
+    # Metric values never truncate here: they wrap, a little smaller than Streamlit's default.
+    st.html("<style>.st-key-result-strip [data-testid='stMetricValue'] , .st-key-result-strip "
+            "[data-testid='stMetricValue'] * {white-space: normal !important; overflow: visible !important; "
+            "text-overflow: clip !important; font-size: 1.55rem; line-height: 1.25;}</style>")
     with st.container(border=True, key="result-strip"):
         cols = st.columns([1.4, 1.4, 2.2], vertical_alignment="center")  # room for the numbers at 800 px
         cols[0].metric("Our toy", verdict.ours)

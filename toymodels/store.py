@@ -329,6 +329,13 @@ def source_hash(fn: Callable) -> str:
     return _module_source_hash(_unwrap(fn).__module__)
 
 
+def module_hashes(module_name: str) -> dict[str, str]:
+    """name -> hash of each file in the source closure of ``module_name`` (recorded beside a shipped bundle,
+    so a stale bundle can name the module that changed)."""
+    return {name: hashlib.sha256(_module_file(name).read_bytes()).hexdigest()[:16]
+            for name in source_modules(module_name)}
+
+
 def _module_source_hash(module_name: str) -> str:
     h = hashlib.sha256()
     for name in source_modules(module_name):
@@ -488,7 +495,7 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     result = fn(*args, **kwargs)
     folder = write_bundle(shipped_path(topic, name), result,
                           meta={"key": key, "fn": _fn_name(fn), "source": source,
-                                "modules": source_modules(_unwrap(fn).__module__)})
+                                "modules": module_hashes(_unwrap(fn).__module__)})
     _INDEX = None
     return folder
 
@@ -505,7 +512,12 @@ def staleness(topic: str, name: str, fn: Callable, *args, **kwargs) -> str | Non
     if meta.get("key") != call_key(fn, args, kwargs):
         return "computed with other arguments"
     if meta.get("source") != source_hash(fn):
-        changed = ", ".join(meta.get("modules") or []) or _unwrap(fn).__module__
+        recorded = meta.get("modules")
+        if isinstance(recorded, dict):
+            now = module_hashes(_unwrap(fn).__module__)
+            changed = sorted(n for n in set(now) | set(recorded) if now.get(n) != recorded.get(n))
+            return f"source changed since it was computed: {', '.join(changed) or 'the module set'}"
+        changed = ", ".join(recorded or []) or _unwrap(fn).__module__
         return f"source changed since it was computed (one of: {changed})"
     return None
 

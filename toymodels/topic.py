@@ -476,7 +476,11 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
     if result is None:
         return Verdict(None, f"the headline view {module.HEADLINE!r} is not shipped: run "
                              f"`python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
-    return module.verdict(result), not stale
+    try:
+        return module.verdict(result), not stale
+    except Exception as exc:  # noqa: BLE001 - an old-format bundle must not break the page, Home or the CLI
+        return Verdict(None, f"the shipped headline view could not be judged ({type(exc).__name__}: {exc}); "
+                             f"re-ship it with `python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
 
 
 # --------------------------------------------------------------------------- the verdict index (for Home)
