@@ -29,7 +29,7 @@ _WAITING = 0  # computations waiting for a slot, server-wide
 def _thread_policy() -> None:
     """Threads per compute slot = cores / slots, set once for the server process (never by the library).
     Called before the first computation, so a page that only reads stored results never imports torch."""
-    from toymodels.device import set_thread_policy
+    from toymodels.threads import set_thread_policy
 
     set_thread_policy(max(1, (os.cpu_count() or 1) // SLOTS))
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]

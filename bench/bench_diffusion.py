@@ -15,7 +15,8 @@ import time
 
 import torch
 
-from toymodels.device import get_device, set_thread_policy
+from toymodels.device import get_device
+from toymodels.threads import set_thread_policy
 from toymodels.diffusion import core
 
 

@@ -129,7 +129,7 @@ def test_an_input_error_while_running_is_exit_2(monkeypatch, capsys):
 def test_threads_flag_sets_the_process_policy_once(monkeypatch):
     import torch
 
-    from toymodels import device
+    from toymodels import threads as device
 
     seen = []
     monkeypatch.setattr(device, "_THREADS_SET", None)

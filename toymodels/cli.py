@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "seed", 0) is not None and not 0 <= getattr(args, "seed", 0) < 2**32:
             print(f"error: --seed must be in [0, 2**32), got {args.seed}", file=sys.stderr)
             return 2
-        from toymodels.device import set_thread_policy
+        from toymodels.threads import set_thread_policy
 
         try:
             set_thread_policy(args.threads)

@@ -250,10 +250,10 @@ def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None) -> str:
 # --------------------------------------------------------------------------- freshness
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# Modules that cannot change a result's numbers (storage, contracts, metadata, command line). Leaving them
+# Modules that cannot change a result's numbers (storage, contracts, metadata, command line, thread policy). Leaving them
 # out of the source hash lets the store and the CLI evolve without invalidating every shipped bundle.
 INERT_MODULES = frozenset({"toymodels", "toymodels.store", "toymodels.topic", "toymodels.registry",
-                           "toymodels.cli", "toymodels.__main__"})
+                           "toymodels.cli", "toymodels.__main__", "toymodels.threads"})
 
 
 def _module_file(name: str) -> Path | None:
