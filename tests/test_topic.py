@@ -180,3 +180,26 @@ def test_imports_flow_pages_to_ui_to_toymodels_and_never_back():
         bad = imported(path) & {"streamlit", "ui", "pages", "Home"}
         assert not bad, f"{path.relative_to(root)} imports {bad}"
     assert not imported(root / "ui.py") & {"pages", "Home"}
+
+
+def test_a_freshness_check_never_computes_a_missing_view(monkeypatch, tmp_path):
+    """A view whose lazy arguments need another, unshipped view is reported stale; nothing is computed."""
+    import types as _types
+
+    calls = []
+
+    def base(n: int = 3):
+        calls.append(n)
+        return {"n": n}
+
+    def derived(x: dict):
+        return x
+
+    module = _types.SimpleNamespace(TOPIC="demo", HEADLINE="derived")
+    module.VIEWS = views(View("base", base, dict(n=3)),
+                         View("derived", derived, lambda: dict(x=topic.load_view(module, "base"))))
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(store, "_INDEX", None)
+    stale = topic.stale_views(module)
+    assert stale["base"] == "missing" and "not shipped" in stale["derived"] and calls == []
+    assert topic.load_view(module, "base") == {"n": 3} and calls == [3]  # outside a check it computes

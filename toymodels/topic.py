@@ -27,6 +27,7 @@ Long work takes ``progress``: call ``p = as_progress(progress)``, then ``p(fract
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -443,25 +444,48 @@ def view_call(module, name: str) -> tuple[Callable, dict]:
     return v.fn, v.arguments()
 
 
+class NotStored(LookupError):
+    """A view needed while only stored results may be read (a freshness check, a verdict) is not stored."""
+
+
+_STORED_ONLY = contextvars.ContextVar("toymodels_stored_only", default=False)
+
+
 def load_view(topic_or_module, name: str, progress=None) -> Any:
     """A declared view's result: from the shipped store when fresh, else the disk cache, else computed.
+    Inside a freshness check or a verdict (``stored_only``) it never computes: it raises ``NotStored``.
     (Read-write plain objects: for the library. Pages use ``ui.view``, which hands out frozen copies.)"""
     from toymodels import store
 
     module = module_for(topic_or_module) if isinstance(topic_or_module, str) else topic_or_module
     fn, kwargs = view_call(module, name)
+    if _STORED_ONLY.get():
+        hit, value = store.lookup(fn, **kwargs)
+        if not hit:
+            raise NotStored(f"{module.TOPIC}/{name} is not stored")
+        return value
     return store.cached(fn, **kwargs, progress=progress)
 
 
 def stale_views(module) -> dict[str, str]:
-    """name -> why, for every declared view of ``module`` whose shipped bundle is not fresh."""
+    """name -> why, for every declared view of ``module`` whose shipped bundle is not fresh. Reads stored
+    results only: a check never starts a computation (lazy arguments that need a missing view count as stale)."""
     from toymodels import store
 
     out = {}
-    for name, v in _views_of(module).items():
-        why = store.staleness(module.TOPIC, name, v.fn, **v.arguments())
-        if why:
-            out[name] = why
+    token = _STORED_ONLY.set(True)
+    try:
+        for name, v in _views_of(module).items():
+            try:
+                args = v.arguments()
+            except NotStored as exc:
+                out[name] = f"needs a view that is not shipped or stale ({exc})"
+                continue
+            why = store.staleness(module.TOPIC, name, v.fn, **args)
+            if why:
+                out[name] = why
+    finally:
+        _STORED_ONLY.reset(token)
     return out
 
 
