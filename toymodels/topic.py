@@ -481,6 +481,9 @@ def stale_views(module) -> dict[str, str]:
             except NotStored as exc:
                 out[name] = f"needs a view that is not shipped or stale ({exc})"
                 continue
+            except Exception as exc:  # noqa: BLE001 - e.g. a topic's own "not computed yet": stale, not a crash
+                out[name] = f"its arguments cannot be built from stored results ({exc})"
+                continue
             why = store.staleness(module.TOPIC, name, v.fn, **args)
             if why:
                 out[name] = why
