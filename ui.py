@@ -91,14 +91,14 @@ def paper_header(topic: str) -> Paper:
     label = "NeurIPS 2025 Best Paper" if paper.award == AWARD else "NeurIPS 2025 Runner-up"
     if paper.track != "Main track":
         label += f" · {paper.track}"
-    cols = st.columns([3.4, 1, 1, 2.6], vertical_alignment="center")
-    cols[0].badge(label, icon=":material/emoji_events:", color="orange" if paper.award == AWARD else "gray")
-    cols[1].link_button("arXiv", paper.arxiv_url, icon=":material/description:", width="stretch",
-                        help=f"arXiv {paper.arxiv}")
-    if paper.code_url:
-        cols[2].link_button("Code", paper.code_url, icon=":material/code:", width="stretch", help=paper.code)
-    else:
-        cols[2].caption("No official code released")
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # wraps on a narrow screen
+        st.badge(label, icon=":material/emoji_events:", color="orange" if paper.award == AWARD else "gray")
+        st.link_button("arXiv", paper.arxiv_url, icon=":material/description:", width="content",
+                       help=f"arXiv {paper.arxiv}")
+        if paper.code_url:
+            st.link_button("Code", paper.code_url, icon=":material/code:", width="content", help=paper.code)
+        else:
+            st.caption("No official code released")
     st.markdown(f"**TL;DR.** {paper.tldr}")
     return paper
 
@@ -286,7 +286,7 @@ def result_strip(verdict: Verdict, caption: str | None = None) -> None:
             "[data-testid='stMetricValue'] * {white-space: normal !important; overflow: visible !important; "
             "text-overflow: clip !important; font-size: 1.55rem; line-height: 1.25;}</style>")
     with st.container(border=True, key="result-strip"):
-        cols = st.columns([1.4, 1.4, 2.2], vertical_alignment="center")  # room for the numbers at 800 px
+        cols = st.columns([1.4, 1.4, 2.2], vertical_alignment="top")  # room for the numbers at 800 px
         cols[0].metric("Our toy", verdict.ours)
         cols[1].metric("Paper", verdict.paper)
         text, color, icon = _BADGE[verdict.reproduced]
