@@ -390,11 +390,12 @@ def shipped_meta(topic: str, name: str) -> dict | None:
 
 
 _INDEX: dict[str, Path] | None = None
+_INDEX_DIR: Path | None = None  # the results folder the index was built from
 
 
 def _shipped_index() -> dict[str, Path]:
-    global _INDEX
-    if _INDEX is None:
+    global _INDEX, _INDEX_DIR
+    if _INDEX is None or _INDEX_DIR != RESULTS_DIR:
         index = {}
         if RESULTS_DIR.exists():
             for meta in RESULTS_DIR.glob("*/*/meta.json"):
@@ -404,7 +405,7 @@ def _shipped_index() -> dict[str, Path]:
                         index[m["key"]] = meta.parent
                 except (OSError, ValueError, AttributeError):
                     continue
-        _INDEX = index
+        _INDEX, _INDEX_DIR = index, RESULTS_DIR
     return _INDEX
 
 
