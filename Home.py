@@ -8,8 +8,7 @@ import os
 
 import streamlit as st
 
-from toymodels.registry import AWARD, PAPERS, RUNNER_UP
-from toymodels.topic import read_verdicts
+from toymodels.registry import AWARD, PAPERS, RUNNER_UP, read_verdicts
 
 APP_TITLE = "NeurIPS 2025 Best Papers Explorer"
 _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),

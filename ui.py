@@ -299,9 +299,15 @@ def result_strip(verdict: Verdict, caption: str | None = None) -> None:
 
 def device_caption() -> None:
     """A small footer naming where the toy runs."""
-    from toymodels.device import describe
+    import sys
 
-    st.caption(f"Computed by `toymodels` on {describe()}. Same seed, same numbers on the CPU.")
+    if "torch" in sys.modules:  # a model ran (or was loaded) in this server: name its device
+        from toymodels.device import describe
+
+        where = describe()
+    else:  # nothing here needed torch: importing it just for this line would cost a cold page 2-4 s
+        where = "the CPU (numpy; no torch model ran for this view)"
+    st.caption(f"Computed by `toymodels` on {where}. Same seed, same numbers on the CPU.")
 
 
 # --------------------------------------------------------------------------- links with stable values

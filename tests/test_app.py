@@ -41,3 +41,33 @@ def test_home_cards_show_our_number_beside_the_papers_from_the_verdict_index(tmp
         values[m.label].append(m.value)
     assert "OURS-RLVR" in values["Our toy"] and "PAPER-RLVR" in values["Paper"] and "OURS-TR" in values["Our toy"]
     assert len(values["Our toy"]) == 2  # topics missing from the index show no invented number
+
+
+def _modules_after(script: str) -> set[str]:
+    """The heavy libraries a fresh interpreter holds after running ``script`` (a cold server's first page)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = script + "\nimport json, sys\nprint(json.dumps(sorted(m for m in ('torch', 'pandas', 'numpy', 'altair', " \
+                    "'scipy', 'sklearn') if m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_home_imports_no_numerical_library_on_a_cold_server():
+    # Home reads the verdict index only: numpy, pandas and torch would cost a cold first page 1-4 s.
+    assert _modules_after("import streamlit\nfrom toymodels.registry import AWARD, PAPERS, RUNNER_UP, read_verdicts\n"
+                          "assert read_verdicts()") == set()
+
+
+def test_a_numpy_only_page_does_not_import_torch():
+    # rlvr computes with numpy; its footer used to import torch just to name the device (2-4 s on a cold page).
+    script = ("from streamlit.testing.v1 import AppTest\n"
+              "at = AppTest.from_file('Home.py', default_timeout=120)\n"
+              "at.switch_page('pages/rlvr.py')\nat.run()\nassert not at.exception, at.exception\n"
+              "assert any('Computed by' in c.value for c in at.caption)\n")
+    assert "torch" not in _modules_after(script)

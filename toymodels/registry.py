@@ -206,3 +206,19 @@ def get_paper(topic: str) -> Paper:
         return _BY_TOPIC[topic]
     except KeyError:
         raise KeyError(f"unknown topic {topic!r}; topics are: {', '.join(TOPICS)}") from None
+
+
+def read_verdicts() -> dict:
+    """topic -> verdict record from ``results/verdicts.json``, as ``precompute`` last wrote it ({} when there is
+    none or it is damaged). Light on purpose: Home reads it on a cold server without importing numpy, pandas or
+    torch. The folder is ``store.RESULTS_DIR`` when the store is loaded (tests move it), else its default."""
+    import json
+    import sys
+
+    store = sys.modules.get("toymodels.store")
+    results = store.RESULTS_DIR if store is not None else Path(__file__).resolve().parent / "results"
+    try:
+        index = json.loads((results / "verdicts.json").read_text())
+        return index if isinstance(index, dict) else {}
+    except (OSError, ValueError):
+        return {}

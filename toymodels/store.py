@@ -319,6 +319,8 @@ def source_modules(module_name: str) -> list[str]:
         if path is None:
             continue
         seen.add(name)
+        if name in INERT_MODULES and name != module_name:
+            continue  # inert modules are not hashed, nor is what only they import (nothing, today): no parse
         todo.extend(_imports_of(name, path))
     return sorted(n for n in seen if n not in INERT_MODULES or n == module_name)
 

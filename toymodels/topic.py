@@ -545,13 +545,9 @@ def write_verdicts(modules: Iterable) -> None:
 
 def read_verdicts() -> dict:
     """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    import json
+    from toymodels.registry import read_verdicts as read
 
-    try:
-        index = json.loads(verdicts_path().read_text())
-        return index if isinstance(index, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read()
 
 
 def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
