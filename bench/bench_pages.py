@@ -46,7 +46,7 @@ def serve():
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true", "--server.port",
              str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=open("/tmp/srv.log","a"), stderr=subprocess.STDOUT)
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.time() + 60
