@@ -86,6 +86,36 @@ st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.tit
                    page_icon=":material/emoji_events:", layout="wide")
 
 
+def _warm_up() -> None:
+    """Import what the paper pages need (ui, numpy, pandas, altair, torch, the topic modules) in a background
+    thread, once per server process, after the first page has been drawn: a cold server then shows its first page
+    without those 2-5 s of imports, and the second page finds them loaded. A page that needs a module before the
+    thread has imported it waits for that import (Python's import lock), never imports twice. Off under AppTest
+    and with TOYMODELS_WARMUP=0."""
+    import importlib
+    import threading
+
+    from streamlit import config
+
+    if config.get_option("global.appTest") or os.environ.get("TOYMODELS_WARMUP", "1") == "0":
+        return
+
+    @st.cache_resource(show_spinner=False)
+    def start() -> threading.Thread:
+        def work() -> None:
+            for name in ["ui"] + [f"toymodels.{p.module}" for p in PAPERS if p.has_page]:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - the page that needs it will raise it where it can be seen
+                    logging.getLogger("toymodels.app").exception("warm-up import of %s failed", name)
+
+        thread = threading.Thread(target=work, name="toymodels-warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    start()
+
+
 def run_page() -> None:
     """Run the page; an unexpected error shows visitors a short message, never a traceback (Community Cloud
     forces tracebacks on for uncaught errors). The traceback goes to the server log. Developers opt in to see it
@@ -103,4 +133,7 @@ def run_page() -> None:
                  "settings, or reload the page.", icon=":material/error:")
 
 
-run_page()
+try:
+    run_page()
+finally:  # also after st.stop() or a rerun
+    _warm_up()
