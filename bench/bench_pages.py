@@ -5,8 +5,9 @@
 For each page: start a fresh server (a cold process, an empty disk cache), open the page in an already running
 browser and time from the request until the page's result is on screen (Home: the award cards; a paper page:
 its result strip) and the app has stopped running. That is the "first page of a cold server" figure, the
-browser's own work included. ``--widgets`` then moves the first slider or select box on each paper page that is
-not behind a button and times until the rerun has finished ("one knob, warm").
+browser's own work included. ``--widgets`` then moves every visible widget of each paper page once (sliders, select boxes,
+radios, segmented controls, toggles, number inputs; not buttons, not widgets inside forms) and times each rerun
+until the app has stopped running: what a visitor waits for one knob.
 
 Prints one line per measurement and, last, one JSON object. Run it on a quiet machine; the server gets the
 thread policy it has in production (cores / compute slots).
@@ -68,11 +69,10 @@ def serve():
 
 
 def wait_idle(page, timeout_ms: int = 120_000) -> None:
-    """Until the app is not running: Streamlit shows its status widget ("Running…") while a script runs."""
+    """Until the app has finished its script run (the app root's ``data-test-script-state``)."""
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=timeout_ms)
+        "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
+        " === 'notRunning'", timeout=timeout_ms)
 
 
 def open_page(page, url: str, marker: str) -> float:
@@ -87,21 +87,91 @@ def open_page(page, url: str, marker: str) -> float:
     return done
 
 
-def move_first_knob(page) -> tuple[str, float] | None:
-    """Press ArrowRight on the first slider of the main area (outside forms and buttons' results); time the rerun."""
-    sliders = page.locator("section.main [role=slider], [data-testid=stMain] [role=slider]")
-    if sliders.count() == 0:
-        return None
-    knob = sliders.first
-    label = knob.get_attribute("aria-label") or "slider"
-    knob.focus()
-    t = time.perf_counter()
-    knob.press("ArrowRight")
-    # the rerun starts shortly after the key press; wait for it to start (or not), then to finish
+_WATCH = """() => {
+  const el = document.querySelector('[data-test-script-state]');
+  if (!el || window.__toyRuns !== undefined) return;
+  window.__toyRuns = 0;
+  new MutationObserver(() => {
+    if (el.getAttribute('data-test-script-state') === 'notRunning') window.__toyRuns += 1;
+  }).observe(el, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+#: the widgets a visitor moves, outside forms (a form reruns only on its submit button); buttons are skipped
+KNOBS = {
+    "slider": "[data-testid=stMain] [data-testid=stSlider]",
+    "select": "[data-testid=stMain] [data-testid=stSelectbox]",
+    "radio": "[data-testid=stMain] [data-testid=stRadio]",
+    "segmented": "[data-testid=stMain] [data-testid=stButtonGroup]",
+    "toggle": "[data-testid=stMain] [data-testid=stCheckbox]",
+    "number": "[data-testid=stMain] [data-testid=stNumberInput]",
+}
+
+
+def _label(widget) -> str:
     with contextlib.suppress(Exception):
-        page.wait_for_selector("[data-testid=stStatusWidget]", state="visible", timeout=1500)
-    wait_idle(page)
-    return label, time.perf_counter() - t
+        text = widget.locator("xpath=ancestor-or-self::*[contains(@class,'stElementContainer')][1]"
+                              "//*[@data-testid='stWidgetLabel']").first.inner_text(timeout=500)
+        return " ".join(text.split())[:48]
+    return "?"
+
+
+def _act(kind: str, widget, page) -> None:
+    if kind == "slider":  # one step to the right (or left, at the top of its range); first thumb of a range
+        thumb = widget.locator("input[type=range]").first
+        at_max = thumb.input_value() == thumb.get_attribute("max")
+        thumb.focus()
+        thumb.press("ArrowLeft" if at_max else "ArrowRight")
+    elif kind == "select":  # the first option that is not the current one
+        widget.locator("button[aria-label=Open]").first.click()
+        page.locator("[role=option]:not([aria-selected=true])").first.click()
+    elif kind == "radio":
+        widget.locator("label").nth(1).click()
+    elif kind == "segmented":
+        widget.locator("button").nth(1).click()
+    elif kind == "toggle":
+        widget.locator("label").first.click()
+    elif kind == "number":
+        widget.locator("[data-testid=stNumberInputStepUp]").click()
+
+
+def walk_knobs(page, limit: int = 40, timeout_s: float = 60) -> list[dict]:
+    """Move every widget of the page once (expanders opened, every tab visited; not inside forms); time each
+    rerun from the action until the app has finished running. A widget that starts no rerun within 3 s (disabled,
+    or one that only changes the view in the browser) is reported with ``seconds: None``."""
+    page.evaluate(_WATCH)
+    for summary in page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary").all():
+        with contextlib.suppress(Exception):
+            summary.click()
+    tabs = page.locator("[data-testid=stMain] [data-testid=stTab]")
+    tab_labels = [None] + [tabs.nth(i).inner_text() for i in range(tabs.count())]
+    results, done = [], set()
+    for tab in tab_labels:
+        if tab is not None:
+            with contextlib.suppress(Exception):
+                page.locator("[data-testid=stMain] [data-testid=stTab]", has_text=tab).first.click()
+        for kind, selector in KNOBS.items():
+            widgets = page.locator(selector)
+            for i in range(min(widgets.count(), limit)):
+                widget = widgets.nth(i)
+                if not widget.is_visible() or widget.locator("xpath=ancestor::*[@data-testid='stForm']").count():
+                    continue
+                label = _label(widget)
+                if (kind, label) in done:
+                    continue
+                done.add((kind, label))
+                before = page.evaluate("window.__toyRuns || 0")
+                t = time.perf_counter()
+                try:
+                    _act(kind, widget, page)
+                    page.wait_for_function(f"(window.__toyRuns || 0) > {before}", timeout=3000)
+                except Exception:  # noqa: BLE001 - disabled, or no rerun: not a knob that computes
+                    results.append({"kind": kind, "label": label, "tab": tab, "seconds": None})
+                    continue
+                wait_idle(page, int(timeout_s * 1000))
+                results.append({"kind": kind, "label": label, "tab": tab,
+                                "seconds": round(time.perf_counter() - t, 2)})
+                page.evaluate(_WATCH)  # the app root may have been redrawn
+    return results
 
 
 def main() -> None:
@@ -134,13 +204,10 @@ def main() -> None:
                         time.sleep(a.after_home)
                     times.append(open_page(page, f"{url}/{path}", marker))
                     if a.widgets and name != "home" and len(times) == 1:
-                        moved = move_first_knob(page)
-                        if moved:
-                            moved2 = move_first_knob(page)   # the second move is the warm one
-                            knob[name] = {"knob": moved[0], "first_s": round(moved[1], 2),
-                                          "second_s": round(moved2[1], 2) if moved2 else None}
-                            print(f"{name:16s} knob {moved[0]!r}: {moved[1]:.2f} s, again {knob[name]['second_s']} s",
-                                  flush=True)
+                        knob[name] = walk_knobs(page)
+                        for k in knob[name]:
+                            took = "no rerun" if k["seconds"] is None else f"{k['seconds']:.2f} s"
+                            print(f"{name:16s}   {k['kind']:9s} {k['label']!r:52s} {took}", flush=True)
                     page.close()
             times.sort()
             cold[name] = round(times[len(times) // 2], 2)
