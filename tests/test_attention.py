@@ -339,10 +339,15 @@ def test_search_table_bands():
     rows.append({**rows[0], "config": "y", "ratio_g1": 40.0})                        # cut only 3.75x
     rows.append({**rows[0], "config": "z", "where_baseline": "other (layer 2, pos 7)"})  # not on <s>
     rows.append({**rows[0], "config": "w", "ratio_baseline": 90.0, "ratio_g1": 1.0})  # not massive
+    # the first token's own ratio: massive on <s> and cut 7.5x, though a larger ratio sits elsewhere
+    rows.append({**rows[2], "config": "v", "bos_ratio_baseline": 150.0, "bos_ratio_g1": 20.0})
+    rows.append({**rows[2], "config": "u", "bos_ratio_baseline": 150.0, "bos_ratio_g1": 40.0})   # cut 3.75x
+    rows.append({**rows[2], "config": "t", "bos_ratio_baseline": 90.0, "bos_ratio_g1": 1.0})     # not massive
+    rows.append({"config": "s", "what": "", "note": "not run"})                                 # not run
     old = M.MACT_SEARCH
     try:
         M.MACT_SEARCH = rows
-        assert M.search_table().meets_bands.tolist() == [True, False, False, False]
+        assert M.search_table().meets_bands.tolist() == [True, False, False, False, True, False, False, False]
     finally:
         M.MACT_SEARCH = old
 
@@ -365,6 +370,14 @@ def test_verdict_of_the_shipped_headline_has_the_issue_keys():
               "first_token_max_g1", "bayes_ce", "n_heads", "val_loss_baseline", "fattn_baseline", "fattn_g1"]:
         assert k in v.metrics, k
     assert v.metrics["n_heads"] >= 4
+    # the first token's ratio, recomputed from the per-layer table (largest |h| at <s> over the layer's median)
+    lay = result["mact"]["layers"]
+    for variant, key in (("baseline", "bos_ratio_baseline"), ("g1_elementwise", "bos_ratio_g1")):
+        lv = lay[lay.variant == variant]
+        assert v.metrics[key] == pytest.approx(float((lv.first_token_max / lv.mact_median).max()), rel=1e-6)
+    assert v.metrics["massive_found"] == M.meets_bands(
+        v.metrics["mact_ratio_baseline"], v.metrics["mact_where_baseline"].split(",")[0], v.metrics["mact_ratio_g1"],
+        v.metrics["bos_ratio_baseline"], v.metrics["bos_ratio_g1"])
     # the verdict follows its bands: recompute the sink decision by hand
     s = result["sink"]["summary"].set_index("variant")
     cut = s.loc["baseline", "fattn"] / s.loc["g1_elementwise", "fattn"]
