@@ -89,14 +89,44 @@ def test_width_sweep_passes_its_warmup_to_training():
 
 
 def test_sweep_batched_equals_the_one_by_one_loop():
-    """The benchmark's claim: one batched model per width, data shared, gives the numbers of training each alone."""
+    """The benchmark's claim: one batched model per width, data shared, sparse gradients, gives the numbers of
+    training each model alone in plain PyTorch (``train_alone``: dense x, autograd), stopping steps included."""
     regs = [dict(name="s", gamma=-1.0, alpha=1.0), dict(name="w", gamma=0.3, alpha=1.5),
             dict(name="e", gamma=-1.0, profile="exponential", tau=20.0)]
-    kw = dict(n=80, ms=[4, 8], regimes=regs, steps=60, batch=32, seeds=(0, 3))
+    kw = dict(n=80, ms=[4, 8], regimes=regs, steps=60, batch=32, seeds=(0, 3), max_steps=200, tol=0.006)
     fast, slow = C.sweep(**kw), C.sweep(**kw, one_by_one=True)
     assert len(fast) == 2 * 3 * 2
+    # models stop on their own: some at the scheduled 60 steps, some later, some at the cap, the same in both
+    assert fast["steps_run"].nunique() >= 3 and {60, 200} <= set(fast["steps_run"])
+    assert (fast["steps_run"] == slow["steps_run"]).all()
     assert np.allclose(fast["loss"], slow["loss"], rtol=1e-4)
     assert np.allclose(fast["overlap"], slow["overlap"], rtol=1e-3)
+    assert (fast["converged"] == slow["converged"]).all()
+
+
+def test_train_alone_is_plain_pytorch_on_the_same_streams():
+    """The honest loop by hand: the seed's init stream, its data stream, Eq. 2 and Adam written out for 2 steps."""
+    n, m, p, lr = 30, 3, M.feature_probs(30, 1.0), 1e-2
+    one = C.train_alone(n, m, -1.0, 5, p, steps=2, batch=8, lr=lr, warmup=0.0, eval_samples=64)
+    W0, b0 = C.init_params(n, m, 5)
+    data = torch.Generator().manual_seed(5 * 3 + 1)
+    params = [W0.clone(), b0.clone()]
+    mom = [torch.zeros_like(q) for q in params]
+    var = [torch.zeros_like(q) for q in params]
+    for t in (1, 2):
+        W, b = (q.clone().requires_grad_() for q in params)
+        x = M.sample_x(torch.rand(8, n, generator=data), torch.tensor(p, dtype=torch.float32))
+        ((torch.relu(x @ W @ W.T + b) - x) ** 2).mean().backward()
+        lr_t = C.lr_at(t - 1, 2, lr, 0.0)
+        with torch.no_grad():
+            params[0] = W * (1 + lr_t * (1 / (W.norm(dim=1, keepdim=True) + 1e-8) - 1))   # Eq. 2 with γ = −1
+            params[1] = b.detach().clone()
+            for k, grad in enumerate((W.grad, b.grad)):
+                mom[k] = 0.9 * mom[k] + 0.1 * grad
+                var[k] = 0.999 * var[k] + 0.001 * grad**2
+                params[k] = params[k] - lr_t * (mom[k] / (1 - 0.9**t)) / ((var[k] / (1 - 0.999**t)).sqrt() + 1e-8)
+    assert np.allclose(one["W"], params[0].numpy(), atol=1e-5) and np.allclose(one["b"], params[1].numpy(), atol=1e-5)
+    assert one["steps_run"] == 2 and not np.allclose(one["W"], W0.numpy(), atol=1e-3)
 
 
 # --------------------------------------------------------------------------- N_eff and convergence
@@ -130,13 +160,25 @@ def test_training_continues_until_the_rule_holds_or_the_cap():
     grp = [(6, [dict(gamma=-1.0, seed=0, data=0)])]
     kw = dict(n=60, probs=p, steps=100, batch=32, eval_samples=512)
     strict = C.train_groups(groups=[(6, [dict(g) for g in grp[0][1]])], max_steps=160, tol=1e-12, **kw)[0]
-    assert strict["steps_run"] == 160 and not strict["converged"][0]        # never holds: stops at the cap
+    assert strict["steps_run"][0] == 160 and not strict["converged"][0]     # never holds: stops at the cap
     loose = C.train_groups(groups=[(6, [dict(g) for g in grp[0][1]])], max_steps=160, tol=10.0, **kw)[0]
-    assert loose["steps_run"] == 100 and loose["converged"][0]              # holds at once: no extension
+    assert loose["steps_run"][0] == 100 and loose["converged"][0]           # holds at once: no extension
     plain = C.train_groups(groups=[(6, [dict(g) for g in grp[0][1]])], **kw)[0]
     assert np.allclose(plain["W"], loose["W"])
-    d = C.drift(strict["check_steps"], strict["check_loss"].T, 160)   # check_loss is (I, K)
+    d = C.drift(strict["check_steps"][0], strict["check_loss"][0][:, None], 160)   # per model: (K,)
     assert d[0] == pytest.approx(strict["drift"][0])
+    assert list(strict["check_steps"][0][:3]) == [5, 10, 15] and strict["check_steps"][0][-1] == 160
+
+
+def test_schedule_checkpoints_and_stopping_by_hand():
+    s = C.Schedule(1000, max_steps=1500, tol=0.02)
+    assert s.every == 50 and s.cap == 1500 and s.checkpoint(50) and not s.checkpoint(75) and s.checkpoint(1500)
+    steps = [200, 400, 600, 800, 1000]
+    L = np.array([[3.0, 2.0], [2.5, 1.5], [2.0, 1.2], [1.01, 1.1], [1.0, 1.0]])   # (K, I = 2)
+    assert list(s.stop(800, steps[:4], L[:4])) == [False, False]              # before the scheduled steps
+    assert list(s.stop(1000, steps, L)) == [True, False]                      # drift 1 % vs 10 % (from step 800)
+    assert list(s.stop(1500, steps + [1500], np.vstack([L, [1.0, 0.5]]))) == [True, True]  # the cap
+    assert list(C.Schedule(1000).stop(1000, steps, L)) == [True, True]        # no max_steps: stop at steps
 
 
 def _synthetic(strong=1.0, weak=0.5, profiles=(1.0, 1.0, 0.9), converged=True):
@@ -216,19 +258,37 @@ def test_sampler_matches_bernoulli_frequencies_E_and_uniform_values():
 # --------------------------------------------------------------------------- model, gradients, batching
 
 
-def test_hand_gradients_match_autograd_of_the_dense_model():
+@pytest.mark.parametrize("sparse_below", [0.0, 1.0])     # the dense output side and the sparse one
+def test_hand_gradients_match_autograd_of_the_dense_model(sparse_below):
     I, B, n, m = 3, 64, 30, 4
     torch.manual_seed(0)
-    W, b = torch.randn(I, n, m) / 2, torch.randn(I, n) * 0.3
+    W, b = torch.randn(I, n, m) / 2, torch.randn(I, n) * 0.3 - 0.4
     p = torch.tensor(np.stack([M.feature_probs(n, a, 1.5) for a in (0.0, 0.7, 1.2)]), dtype=torch.float32)[:, None]
     r = torch.rand(I, B, n)
-    gW, gb, loss = M.grads(W, b, r, p)
+    gW, gb, loss = M.grads(W, b, r, p, sparse_below=sparse_below)
     x = M.sample_x(r, p)
     Wa, ba = W.clone().requires_grad_(), b.clone().requires_grad_()
     y = torch.relu(torch.bmm(torch.bmm(x, Wa), Wa.transpose(1, 2)) + ba[:, None])
     ((y - x) ** 2).mean((1, 2)).sum().backward()
     assert torch.allclose(gW, Wa.grad, atol=1e-6) and torch.allclose(gb, ba.grad, atol=1e-6)
     assert torch.allclose(loss, ((y - x) ** 2).sum((1, 2)).detach() / B, rtol=1e-5)  # n × MSE
+    assert 0.05 < float((y > 0).float().mean()) < 0.6                 # both kinds of entry are present
+
+
+def test_sparse_output_side_is_used_once_the_bias_is_negative():
+    """After the first steps few pre-activations are positive, and the sparse path gives the dense numbers."""
+    I, B, n, m = 2, 128, 400, 16
+    g = torch.Generator().manual_seed(1)
+    W = torch.randn(I, n, m, generator=g) / math.sqrt(m)
+    b = torch.full((I, n), -1.5)                                          # a trained model's negative bias
+    p = torch.tensor(M.feature_probs(n, 1.0), dtype=torch.float32)[None, None]
+    r = torch.rand(I, B, n, generator=g)
+    x = M.sample_x(r, p)
+    z = torch.bmm(torch.bmm(x, W), W.transpose(1, 2)) + b[:, None]
+    assert float((z > 0).float().mean()) < C.SPARSE_BELOW                # the default takes the sparse path
+    sparse, dense = M.grads(W, b, r, p), M.grads(W, b, r, p, sparse_below=0.0)
+    for a, d in zip(sparse, dense):
+        assert torch.allclose(a, d, rtol=1e-5, atol=1e-9)
 
 
 def test_lr_recipes():
