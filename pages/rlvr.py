@@ -54,90 +54,98 @@ grid = ui.view(M, "rho_sweep")
 rhos, steps_opts = list(grid["rhos"]), list(grid["steps"])
 _url_notice("rl_rho", rhos)
 _url_notice("rl_len", steps_opts)
-c1, c2 = st.columns([3, 1])
-rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
-                       value=M.DEFAULT_RHO, key="rl_rho", bind="query-params")
-n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_len",
-                       bind="query-params")
-summ = grid["summary"].copy()  # plain tables: FrozenFrame breaks some pandas internals (dropna)
-row = summ[(summ.seed == grid["seeds"][0]) & (summ.steps == n_steps) & np.isclose(summ.rho, rho)].iloc[0]
-cross = None if pd.isna(row.crossover_k) else int(row.crossover_k)
-cols = st.columns(4)
-cols[0].metric("pass@1, RL", f"{row.pass1_rl:.3f}", f"×{row.pass1_gain:.2f} vs base {row.pass1_base:.3f}",
-               delta_arrow="off")
-cols[1].metric("pass@256, RL", f"{row.pass256_rl:.3f}", f"{-100 * row.pass256_drop:+.1f} pts vs base {row.pass256_base:.3f}")
-cols[2].metric("Crossover k", _fmt_k(cross), help="Smallest k at which base's estimated pass@k is at least RL's "
-               "(a tie counts only if base then leads); 'none' up to k = n = 1024.")
-cols[3].metric("Δ_SE, points", f"{100 * row.delta_se_256:.1f}",
-               help="The paper's sampling-efficiency gap at k = 256: pass@256(base) − pass@1(RL). Paper: 43.9 "
-                    "(GRPO).")
-
-cur = grid["curves"].copy()
-cur = cur[(cur.steps == n_steps) & np.isclose(cur.rho, rho)]
-tab = grid["curves"]
-tab = tab[(tab.steps == n_steps) & np.isclose(tab.rho, 1.0)]
-shared = grid["curves"]
-shared = shared[(shared.steps == n_steps) & np.isclose(shared.rho, 0.0)]
-lines = pd.concat([grid["base_curve"].assign(policy="base"), cur.assign(policy=f"RL, ρ = {rho:g}"),
-                   shared.assign(policy="RL, ρ = 0 (all shared)"), tab.assign(policy="RL, ρ = 1 (tabular)")])
-domain = ["base", f"RL, ρ = {rho:g}", "RL, ρ = 0 (all shared)", "RL, ρ = 1 (tabular)"]
-layers = [alt.Chart(lines).mark_line().encode(
-    x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)", scale=alt.Scale(domain=[0, 1])),
-    color=alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, "#F2B8B5", TAB_C]), title=None,
-                    legend=alt.Legend(orient="bottom", columns=2)),
-    strokeWidth=alt.condition(alt.FieldOneOfPredicate("policy", domain[:2]), alt.value(2.6), alt.value(1.3)),
-    tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])]
-if cross is not None:
-    rule = pd.DataFrame({"k": [cross], "y": [0.04], "label": [f"crossover k = {cross}"]})
-    layers += [alt.Chart(rule).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="k:Q"),
-               alt.Chart(rule).mark_text(align="left", dx=4, color="#444").encode(x="k:Q", y="y:Q", text="label:N")]
-left, right = st.columns([3, 2])
-left.altair_chart(alt.layer(*layers).properties(title=f"pass@k after {n_steps} GRPO steps, ρ = {rho:g}",
-                                                height=420), width="stretch")
-
 table = grid["table"].copy()
-t = table[table.steps == n_steps]
 
 
-def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
-    """One metric against ρ: the mean over seeds, its min-max band, the regime band (green), your ρ (dashed)."""
-    x = alt.X("rho:Q", title=None, scale=alt.Scale(domain=[0, 1]))
-    regime = pd.DataFrame({"lo": [band[0]], "hi": [band[1]]})
-    return alt.layer(
-        alt.Chart(regime).mark_rect(opacity=0.12, color=TAB_C).encode(y="lo:Q", y2="hi:Q"),
-        alt.Chart(df).mark_area(opacity=0.25, color=RL_C).encode(x=x, y=alt.Y("lo:Q", title=None), y2="hi:Q"),
-        alt.Chart(df).mark_line(color=RL_C, point=alt.OverlayMarkDef(size=16, color=RL_C)).encode(
-            x=x, y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-            tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of seeds"),
-                     alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
+@st.fragment
+def _rho_section() -> None:
+    """ρ and the step count redraw this section alone (a fragment), not the whole page."""
+    c1, c2 = st.columns([3, 1])
+    rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
+                           value=M.DEFAULT_RHO, key="rl_rho", bind="query-params")
+    n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_len",
+                           bind="query-params")
+    summ = grid["summary"].copy()  # plain tables: FrozenFrame breaks some pandas internals (dropna)
+    row = summ[(summ.seed == grid["seeds"][0]) & (summ.steps == n_steps) & np.isclose(summ.rho, rho)].iloc[0]
+    cross = None if pd.isna(row.crossover_k) else int(row.crossover_k)
+    cols = st.columns(4)
+    cols[0].metric("pass@1, RL", f"{row.pass1_rl:.3f}", f"×{row.pass1_gain:.2f} vs base {row.pass1_base:.3f}",
+                   delta_arrow="off")
+    cols[1].metric("pass@256, RL", f"{row.pass256_rl:.3f}", f"{-100 * row.pass256_drop:+.1f} pts vs base {row.pass256_base:.3f}")
+    cols[2].metric("Crossover k", _fmt_k(cross), help="Smallest k at which base's estimated pass@k is at least RL's "
+                   "(a tie counts only if base then leads); 'none' up to k = n = 1024.")
+    cols[3].metric("Δ_SE, points", f"{100 * row.delta_se_256:.1f}",
+                   help="The paper's sampling-efficiency gap at k = 256: pass@256(base) − pass@1(RL). Paper: 43.9 "
+                        "(GRPO).")
+
+    cur = grid["curves"].copy()
+    cur = cur[(cur.steps == n_steps) & np.isclose(cur.rho, rho)]
+    tab = grid["curves"]
+    tab = tab[(tab.steps == n_steps) & np.isclose(tab.rho, 1.0)]
+    shared = grid["curves"]
+    shared = shared[(shared.steps == n_steps) & np.isclose(shared.rho, 0.0)]
+    lines = pd.concat([grid["base_curve"].assign(policy="base"), cur.assign(policy=f"RL, ρ = {rho:g}"),
+                       shared.assign(policy="RL, ρ = 0 (all shared)"), tab.assign(policy="RL, ρ = 1 (tabular)")])
+    domain = ["base", f"RL, ρ = {rho:g}", "RL, ρ = 0 (all shared)", "RL, ρ = 1 (tabular)"]
+    layers = [alt.Chart(lines).mark_line().encode(
+        x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, "#F2B8B5", TAB_C]), title=None,
+                        legend=alt.Legend(orient="bottom", columns=2)),
+        strokeWidth=alt.condition(alt.FieldOneOfPredicate("policy", domain[:2]), alt.value(2.6), alt.value(1.3)),
+        tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])]
+    if cross is not None:
+        rule = pd.DataFrame({"k": [cross], "y": [0.04], "label": [f"crossover k = {cross}"]})
+        layers += [alt.Chart(rule).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="k:Q"),
+                   alt.Chart(rule).mark_text(align="left", dx=4, color="#444").encode(x="k:Q", y="y:Q", text="label:N")]
+    left, right = st.columns([3, 2])
+    left.altair_chart(alt.layer(*layers).properties(title=f"pass@k after {n_steps} GRPO steps, ρ = {rho:g}",
+                                                    height=420), width="stretch")
+
+    t = table[table.steps == n_steps]
+
+
+    def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
+        """One metric against ρ: the mean over seeds, its min-max band, the regime band (green), your ρ (dashed)."""
+        x = alt.X("rho:Q", title=None, scale=alt.Scale(domain=[0, 1]))
+        regime = pd.DataFrame({"lo": [band[0]], "hi": [band[1]]})
+        return alt.layer(
+            alt.Chart(regime).mark_rect(opacity=0.12, color=TAB_C).encode(y="lo:Q", y2="hi:Q"),
+            alt.Chart(df).mark_area(opacity=0.25, color=RL_C).encode(x=x, y=alt.Y("lo:Q", title=None), y2="hi:Q"),
+            alt.Chart(df).mark_line(color=RL_C, point=alt.OverlayMarkDef(size=16, color=RL_C)).encode(
+                x=x, y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
+                tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of seeds"),
+                         alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
+            alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
+        ).properties(title=title, height=165)
+
+
+    gain = pd.DataFrame({"rho": t.rho, "value": t.pass1_gain, "lo": t.pass1_gain_min, "hi": t.pass1_gain_max})
+    change = pd.DataFrame({"rho": t.rho, "value": -100 * t.pass256_drop, "lo": -100 * t.pass256_drop_max,
+                           "hi": -100 * t.pass256_drop_min})
+    right.altair_chart(_vs_rho(gain, "pass@1 gain, ×", (M.REGIME["min_pass1_gain"], float(gain["hi"].max()))),
+                       width="stretch")
+    right.altair_chart(_vs_rho(change, "pass@256 change, pts", (-100 * M.REGIME["max_pass256_drop"],
+                                                                    -100 * M.REGIME["min_pass256_drop"])), width="stretch")
+    xk = t.dropna(subset=["crossover_k_median"])
+    right.altair_chart(alt.layer(
+        alt.Chart(xk).mark_line(color="#444", point=alt.OverlayMarkDef(size=16, color="#444")).encode(
+            x=alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("crossover_k_median:Q", title=None, scale=alt.Scale(type="log", base=2)),
+            tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("crossover_k_median:Q", title="median crossover k"),
+                     alt.Tooltip("crossover_k_min:Q", title="min"), alt.Tooltip("crossover_k_max:Q", title="max")]),
         alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-    ).properties(title=title, height=165)
+    ).properties(title="crossover k (median of seeds; none at ρ = 1)", height=185), width="stretch")
+    st.caption(
+        f"Left: seed 0, estimated from n = 1024 sampled completions per problem, on the 512 training problems (like the "
+        f"paper's Omni-MATH train split). Faint red: ρ = 0 (every update shared: large coverage loss); green: ρ = 1 "
+        f"(tabular: RL only sharpens each problem on its own, no crossover). Right: mean of seeds "
+        f"{', '.join(map(str, grid['seeds']))} with their min–max band, the dashed line at your ρ. The regime in which "
+        f"the toy shows the paper's picture (pass@1 ≥ ×{M.REGIME['min_pass1_gain']:g}, a loss of 0 to "
+        f"{100 * M.REGIME['max_pass256_drop']:g} points at k = 256, a finite crossover) is the band where every seed is in "
+        "it; more steps move it.")
 
 
-gain = pd.DataFrame({"rho": t.rho, "value": t.pass1_gain, "lo": t.pass1_gain_min, "hi": t.pass1_gain_max})
-change = pd.DataFrame({"rho": t.rho, "value": -100 * t.pass256_drop, "lo": -100 * t.pass256_drop_max,
-                       "hi": -100 * t.pass256_drop_min})
-right.altair_chart(_vs_rho(gain, "pass@1 gain, ×", (M.REGIME["min_pass1_gain"], float(gain["hi"].max()))),
-                   width="stretch")
-right.altair_chart(_vs_rho(change, "pass@256 change, pts", (-100 * M.REGIME["max_pass256_drop"],
-                                                                -100 * M.REGIME["min_pass256_drop"])), width="stretch")
-xk = t.dropna(subset=["crossover_k_median"])
-right.altair_chart(alt.layer(
-    alt.Chart(xk).mark_line(color="#444", point=alt.OverlayMarkDef(size=16, color="#444")).encode(
-        x=alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("crossover_k_median:Q", title=None, scale=alt.Scale(type="log", base=2)),
-        tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("crossover_k_median:Q", title="median crossover k"),
-                 alt.Tooltip("crossover_k_min:Q", title="min"), alt.Tooltip("crossover_k_max:Q", title="max")]),
-    alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-).properties(title="crossover k (median of seeds; none at ρ = 1)", height=185), width="stretch")
-st.caption(
-    f"Left: seed 0, estimated from n = 1024 sampled completions per problem, on the 512 training problems (like the "
-    f"paper's Omni-MATH train split). Faint red: ρ = 0 (every update shared: large coverage loss); green: ρ = 1 "
-    f"(tabular: RL only sharpens each problem on its own, no crossover). Right: mean of seeds "
-    f"{', '.join(map(str, grid['seeds']))} with their min–max band, the dashed line at your ρ. The regime in which "
-    f"the toy shows the paper's picture (pass@1 ≥ ×{M.REGIME['min_pass1_gain']:g}, a loss of 0 to "
-    f"{100 * M.REGIME['max_pass256_drop']:g} points at k = 256, a finite crossover) is the band where every seed is in "
-    "it; more steps move it.")
+_rho_section()
 
 with st.expander(f"The toy, and how its default ρ = {M.DEFAULT_RHO:g} was chosen (the measured table)"):
     st.markdown(
@@ -402,7 +410,11 @@ with tab_toy:
                "ρ sweep, and prints these numbers as JSON.")
 
 # =========================================================================== your evaluations
-with tab_data:
+
+
+@st.fragment
+def _data_tab() -> None:
+    """Your evaluations: a widget here reruns this tab alone (a fragment)."""
     st.markdown(
         "Upload your models' samples: either **one row per (model, problem)** with columns `model,problem,n,c` "
         "(c correct out of n samples), or **one row per sample** with `model,problem,correct` (0/1). "
@@ -490,8 +502,17 @@ with tab_data:
             st.dataframe(cov, hide_index=True, width="stretch")
         ui.download_csv(cur_u, "rlvr_pass_at_k_curves.csv", label="Download the curves (CSV)", key="rl_dl_curves")
 
+
+with tab_data:
+    _data_tab()
+
+
 # =========================================================================== sweep
-with tab_sweep:
+
+
+@st.fragment
+def _sweep_tab(cfg: M.ToyConfig) -> None:
+    """The sweep: a widget here reruns this tab alone (a fragment); cfg comes from the first tab's form."""
     st.markdown("Sweep one knob of the toy (the others as last trained in the first tab); every setting trains as "
                 "one batched model with the same random draws. Steps are read from the checkpoints of one run.")
     _url_notice("rl_sweep_param", M.SWEEPABLE)
@@ -548,5 +569,9 @@ with tab_sweep:
                 str(v) for v in sweep.loc[sweep["crossover k"].isna(), param]) + ".")
         st.dataframe(sweep, hide_index=True, width="stretch")
         ui.download_csv(sweep, f"rlvr_sweep_{param}.csv", label="Download the sweep (CSV)", key="rl_dl_sweep")
+
+
+with tab_sweep:
+    _sweep_tab(cfg)
 
 ui.device_caption()
