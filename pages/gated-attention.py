@@ -119,6 +119,8 @@ def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle:
         color=alt.Color("model:N", title=None, sort=[NAMES[v] for v in variants],
                         legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
         tooltip=["model", "layer", alt.Tooltip(f"{y}:Q", format=".3f")])
+    if log:       # a bar on a log axis needs a base other than 0 (ratios here are >= 1)
+        chart = chart.encode(y2=alt.datum(1))
     if rule is not None:
         df = pd.DataFrame({"y": [rule], "t": [rule_text]})
         chart = chart + alt.Chart(df).mark_rule(strokeDash=[5, 4], color="black").encode(y="y:Q") + alt.Chart(
@@ -299,7 +301,7 @@ st.markdown(
 c1, c2 = st.columns(2)
 c1.altair_chart(_bars(mact["layers"], M.MACT_VARIANTS, "mact_ratio",
                       f"Largest |h| / median per layer (config {M.MACT_NAME})", "max / median", log=True,
-                      rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch")
+                      rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch", height=380)
 c2.altair_chart(_bars(mact["layers"], M.MACT_VARIANTS, "bos_ratio",
                       "First token's largest |h| / median per layer", "max |h| at <s> / median", log=True,
                       rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch", height=380)
