@@ -74,17 +74,22 @@ with left:
     if critic is None:
         st.info(MISSING, icon=":material/hourglass_top:")
     else:
-        st.markdown(f"**Offline critic** ({C.GRID_LABELS[critic['config']['maze']]}): Spearman ρ of −Q with corridor "
-                    "distance, on held-out (state, goal) pairs")
+        ccfg = critic["config"]
+        pairs = (f"far pairs (corridor distance ≥ 2/(1 − γ) = {2 / (1 - ccfg['gamma']):.0f} moves, a random walk "
+                 f"almost never covers in one {ccfg['episode_len']}-step episode)" if ccfg["far_only"] else
+                 "held-out (state, goal) pairs")
+        st.markdown(f"**Offline critic, end of training** ({C.GRID_LABELS[ccfg['maze']]}): Spearman ρ of −Q with "
+                    f"corridor distance, on {pairs}")
         wide_pt = pd.DataFrame([{"depth": 4, "rho": wide["spearman"], "what": f"depth 4, width {wide['width']} "
                                  f"({wide['params']:,} parameters, as depth {deep_d})"}])
         chart = per_depth_chart(per_seed_c, cs, "spearman_geodesic", "ρ(−Q, corridor)")
         chart += alt.Chart(wide_pt).mark_point(shape="diamond", size=140, filled=True, color=ui.PALETTE[1]).encode(
             x=depth_axis(cs.depth), y="rho:Q", tooltip=["what", alt.Tooltip("rho:Q", format=".3f")])
         st.altair_chart(chart.properties(height=280), width="stretch")
-        st.caption(f"Grey: seeds; line: mean ± s.e.m. over {int(cs.n_seeds.iloc[0])} seeds; orange diamond: the wide "
-                   f"depth-4 control with the parameters of depth {deep_d}. A critic that ranked goals by straight-line "
-                   f"distance would score ρ = {critic['euclid_geodesic_spearman']:.2f} here.")
+        st.caption(f"Grey: seeds; line: mean ± s.e.m. over {int(cs.n_seeds.iloc[0])} seeds, each the mean of the "
+                   f"evaluations in the last quarter of {ccfg['steps']:,} SGD steps; orange diamond: the wide depth-4 "
+                   f"control with the parameters of depth {deep_d}. Ranking by straight-line distance scores "
+                   f"ρ = {critic['euclid_scored_spearman']:.2f} on these pairs.")
 with right:
     s = head["summary"]
     st.markdown("**Online agent** (U-maze, far goal behind the wall): success rate")
@@ -92,6 +97,53 @@ with right:
                     width="stretch")
     st.caption(f"Grey: seeds; line: mean ± s.e.m. over {int(s.n_seeds.iloc[0])} seeds; "
                f"{M.DEFAULT.iterations * M.DEFAULT.sgd_steps:,} SGD steps per run.")
+if critic is not None:
+    # the learning-speed picture: critic quality against SGD steps, per depth (mean ± s.e.m. over seeds)
+    cur = critic["curves"].assign(net=lambda d: np.where(d.width == ccfg["width"], "depth " + d.depth.astype(str),
+                                                         "depth 4, width " + d.width.astype(str)))
+    band = cur.groupby(["net", "depth", "width", "step"], as_index=False).spearman_geodesic.agg(["mean", "sem"])
+    band = band.assign(lo=band["mean"] - band["sem"], hi=band["mean"] + band["sem"])
+    order = [f"depth {d}" for d in cs.depth] + [f"depth 4, width {wide['width']}"]
+    colour = alt.Color("net:N", title=None, sort=order, scale=alt.Scale(domain=order, range=ui.PALETTE[:len(order)]))
+    base = alt.Chart(band).encode(x=alt.X("step:Q", title="SGD step"), color=colour)
+    st.markdown("**The same critics against training steps**: ρ(−Q, corridor distance) on the same pairs")
+    st.altair_chart((base.mark_area(opacity=0.15).encode(y=alt.Y("lo:Q", title="ρ(−Q, corridor)",
+                                                                 scale=alt.Scale(zero=False)), y2="hi:Q")
+                     + base.mark_line().encode(
+                         y="mean:Q", strokeDash=alt.condition(alt.datum.width != ccfg["width"], alt.value([5, 3]),
+                                                              alt.value([1, 0])),
+                         tooltip=["net", "step", alt.Tooltip("mean:Q", format=".3f"),
+                                  alt.Tooltip("sem:Q", format=".3f", title="s.e.m.")])).properties(height=300),
+                    width="stretch")
+    deep = band[(band.depth == deep_d) & (band.width == ccfg["width"])].set_index("step")
+    shallow = band[(band.depth == 4) & (band.width == ccfg["width"])].set_index("step")
+    wide_c = band[band.width != ccfg["width"]].set_index("step")
+    lead = deep["mean"] - shallow["mean"]
+    early = int(lead.idxmax())
+    c4, cD = cs.iloc[0], cs.iloc[-1]
+    gain, se, beyond = M.depth_gain(c4.spearman_geodesic_mean, c4.spearman_geodesic_sem, cD.spearman_geodesic_mean,
+                                    cD.spearman_geodesic_sem, 0.01)
+    _, _, beats_wide = M.depth_gain(wide["spearman"], wide["spearman_sem"], cD.spearman_geodesic_mean,
+                                    cD.spearman_geodesic_sem, 0.01)
+    _, _, early_beats_wide = M.depth_gain(wide_c.loc[early, "mean"], wide_c.loc[early, "sem"],
+                                          deep.loc[early, "mean"], deep.loc[early, "sem"], 0.01)
+    faster = lead.loc[early] > 0.02
+    st.markdown(
+        (f"**Early in training depth {deep_d} leads**: at step {early:,}, ρ {deep.loc[early, 'mean']:.3f} against "
+         f"{shallow.loc[early, 'mean']:.3f} at depth 4 ({lead.loc[early]:+.3f}); the wide depth-4 critic with as "
+         f"many parameters has {wide_c.loc[early, 'mean']:.3f}"
+         + (", so there depth beats width beyond seed noise. " if early_beats_wide else
+            ", so the speed comes with the parameters, not with depth. ") if faster else
+         f"Depth {deep_d} never leads depth 4 by more than {lead.loc[early]:+.3f} in ρ during training. ")
+        + f"**At the end of training** depth {deep_d} leads depth 4 by {gain:+.3f} ± {se:.3f} (s.e.), "
+        + ("beyond twice the seed error" if beyond else "within twice the seed error")
+        + f"; the wide critic ends at {wide['spearman']:.3f}, and depth {deep_d} "
+        + f"{'beats' if beats_wide else 'does not beat'} it beyond seed noise. "
+        + ("So in this regime depth buys a better critic, and width does not." if beyond and beats_wide else
+           "The deeper critic ends higher, but a wide one with as many parameters matches it: the gain is the "
+           "parameter count's, not depth's." if beyond else
+           "So depth buys speed here, not a better end point." if faster else
+           "So depth buys neither speed nor a better end point here."))
 if verdict is not None:
     st.markdown(verdict.summary)
 with st.expander("What it would take", icon=":material/lightbulb:"):
@@ -99,12 +151,18 @@ with st.expander("What it would take", icon=":material/lightbulb:"):
         "- **The paper's scale.** Its depth gains come at 100–400M environment steps, batch 512, width 256 and "
         "depth up to 1024; here ~1M environment steps and a few thousand SGD steps, width 64, depth ≤ 64. On this "
         "CPU a depth-64 step costs ~11× a depth-4 step, which is what bounds the runs below.\n"
+        "- **A budget that ends before the small critic catches up.** Offline, the depth-4 critic is the last to "
+        "level off (the curves above), and a wide depth-4 critic with the deep one's parameters learns as fast and "
+        "ends as high as the deep ones: here parameters buy speed, and at a fixed step budget speed is an end-point "
+        "gain. Whether the paper's gains are of this kind is what training its depth-4 agents several times longer, "
+        "and a wide control, would show; this toy cannot tell.\n"
         "- **A task a shallow net cannot fit.** Where every (state, goal) pair is covered by the data, a depth-4 "
-        "critic already learns the walls (it ranks goals by corridor distance far better than straight-line "
-        "distance does), so depth has little left to add. The paper's biggest gains are on the largest observations (Humanoid, 268-d) and on "
-        "stitching; the search below tries both in miniature.\n"
+        "critic already learns the walls; in stitching the deeper critics end higher, but so does a wide one. The "
+        "paper's biggest gains are on the largest observations (Humanoid, 268-d): the search's random 64-d lift and "
+        "27×27 maze are small steps that way; a 268-d body is beyond a shared 2-core CPU.\n"
         "- **Online data from the deep agent itself.** The paper's collector experiment finds that depth pays off "
-        "only when the deep agent also collects the data; an offline critic on a random walk cannot show that.")
+        "only when the deep agent also collects the data; an offline critic on a random walk cannot show that, and "
+        "the online toy's success is all-or-nothing per seed (about 10 seeds per depth would be needed).")
 
 # --------------------------------------------------------------------------- details, folded
 tab_critic, tab_search, tab_online, tab_paper, tab_train = st.tabs(
@@ -116,13 +174,18 @@ with tab_critic:
     else:
         st.markdown(
             "The critic alone, without exploration: a uniform random walk on the grid collects the data "
-            f"({critic['config']['episodes']:,} episodes × {critic['config']['episode_len']} steps); the paper's critic "
+            f"({ccfg['episodes']:,} episodes × {ccfg['episode_len']} steps); the paper's critic "
             "(residual encoders, $f(s,a,g)=-\\lVert\\phi(s,a)-\\psi(g)\\rVert_2$, forward InfoNCE + 0.1·logsumexp², "
-            "γ = 0.99 relabeling) trains on it. Ground truth is computed without the network: corridor distance by "
-            "breadth-first search, and the exact occupancy of the walk under the relabeling law, "
+            f"goals relabeled with γ = {ccfg['gamma']}) trains on it. Ground truth is computed without the network: "
+            "corridor distance by breadth-first search, and the exact occupancy of the walk under the relabeling law, "
             r"$p(g\mid s,a)=\sum_d c_d\,[P_aP^{d-1}]_{sg}$. "
-            f"{int(critic['config']['heldout'] * 100)}% of (state, goal) pairs never appear as a training pair; "
-            f"the scores use those ({critic['n_scored_pairs']:,} pairs).")
+            f"{int(ccfg['heldout'] * 100)}% of (state, goal) pairs never appear as a training pair; the scores use "
+            + (f"those whose corridor distance is at least twice the discount horizon, 2/(1 − γ) = "
+               f"{2 / (1 - ccfg['gamma']):.0f} moves ({critic['n_scored_pairs']:,} pairs). A {ccfg['episode_len']}-step "
+               "random walk practically never holds both ends of such a pair (most are farther apart than its length), "
+               "so the critic can rank them only by composing short segments "
+               "(*stitching*, where the paper's deep agents reach goals the shallow ones do not)."
+               if ccfg["far_only"] else f"those ({critic['n_scored_pairs']:,} pairs)."))
         table = cs.assign(**{"params": [int(per_seed_c[per_seed_c.depth == d].params.iloc[0]) for d in cs.depth]})[
             ["depth", "params", "spearman_geodesic_mean", "spearman_geodesic_sem", "spearman_occupancy_mean",
              "retrieval_mean", "retrieval_sem"]]
@@ -139,7 +202,9 @@ with tab_critic:
                 ("ρ corridor", "± s.e.m.", "ρ occupancy", "top-1 retrieval", "± ")})
         st.caption(f"Top-1 retrieval: of 16 random candidate goals, does the highest Q pick the one nearest along the "
                    f"corridors? Random picks score {critic['random_retrieval']:.3f}, straight-line distance "
-                   f"{critic['euclid_retrieval']:.3f}. ρ occupancy: Spearman of f(s, a, g) with the exact p(g | s, a).")
+                   f"{critic['euclid_retrieval']:.3f}. ρ occupancy: Spearman of f(s, a, g) with the exact p(g | s, a)"
+                   + (" (on far pairs nearly all of it is exactly 0, so this column says little)." if ccfg["far_only"]
+                      else "."))
 
         st.subheader("Against training steps")
         curves = critic["curves"]
@@ -153,8 +218,8 @@ with tab_critic:
                 color=alt.Color("depth:O", title="depth"),
                 tooltip=["depth", "step", alt.Tooltip(f"{metric}:Q", format=".3f")]).properties(height=240),
                 width="stretch")
-        st.caption("Mean over seeds. Deeper critics learn the walls sooner; whether the gap survives to the end of "
-                   "training is what the table above says.")
+        st.caption("Mean over seeds (the ρ curves with their seed bands are at the top of the page). Whether an early "
+                   "gap survives to the end of training is what the table above says.")
 
         st.subheader("Q over the maze, for the goal at the centre")
         free = np.asarray(critic["free"]).astype(bool)
@@ -180,11 +245,14 @@ with tab_critic:
         grid, geo = corridor_distances(critic["config"]["maze"])
         g_id = int(grid.index[goal[0], goal[1]])
         seed_q = st.selectbox("Seed", list(range(critic["config"]["seeds"])), key="crl_critic_seed", bind="query-params")
-        q1, q2, q3 = st.columns(3)
+        q1, q2, q3, q4 = st.columns(4)
         q1.altair_chart(maze_chart(-geo[:, g_id], "truth: −corridor distance"), width="stretch")
-        for col, name in ((q2, "4"), (q3, str(deep_d))):
+        wide_name = f"4x{wide['width']}"
+        for col, name, title in ((q2, "4", "Q, depth 4"), (q3, str(deep_d), f"Q, depth {deep_d}"),
+                                 (q4, wide_name, f"Q, depth 4 × width {wide['width']}")):
             q = np.asarray(critic["runs"][name]["qmap"])[int(seed_q)]
-            col.altair_chart(maze_chart(q[rr, cc], f"Q, depth {name}"), width="stretch")
+            rho = C.spearman(-q[rr, cc], geo[:, g_id])
+            col.altair_chart(maze_chart(q[rr, cc], f"{title} (ρ {rho:.2f})"), width="stretch")
         st.caption("Yellow = high (near the goal, red cross). A critic that learned the walls is bright along the "
                    "corridor leading in through the gaps, not in a disc around the goal.")
 
@@ -195,26 +263,41 @@ with tab_search:
         search = ui.view(M, "critic_search")
         tab = search["table"]
         d0, d1 = search["depths"][0], search["depths"][-1]
-        st.markdown(f"Each regime at depth {d0} and depth {d1}, {int(tab.seeds.iloc[0])} seeds, "
-                    f"{int(tab.steps.iloc[0]):,} SGD steps. *Depth helps* means the gain in ρ exceeds twice its "
-                    "standard error and 0.01.")
-        show = tab[["what", "euclid_geodesic_spearman", f"spearman_d{d0}", f"spearman_d{d1}", "gain_spearman",
-                    "gain_sem", f"retrieval_d{d0}", f"retrieval_d{d1}", "depth_helps", "cpu_s"]]
+        st.markdown(f"Every regime tried, each at depth {d0} and depth {d1} (most rows {int(tab.seeds.min())} seeds and "
+                    f"{int(tab.steps.min()):,} SGD steps, a short budget; the columns say what each row ran). The end "
+                    "of training is the mean over the evaluations in its last quarter. *Depth helps* means the gain in "
+                    "ρ exceeds twice its standard error and 0.01. The main view above is the stitching regime run "
+                    "long, at five depths, with the wide control.")
+        show = tab[["what", "seeds", "steps", "batch_size", "euclid_scored_spearman", f"spearman_d{d0}",
+                    f"spearman_d{d1}", "gain_spearman", "gain_sem", f"retrieval_d{d0}", f"retrieval_d{d1}",
+                    "depth_helps", "cpu_s"]]
         st.dataframe(show.rename(columns={
-            "what": "regime", "euclid_geodesic_spearman": "ρ(Euclid, corridor)", f"spearman_d{d0}": f"ρ depth {d0}",
-            f"spearman_d{d1}": f"ρ depth {d1}", "gain_spearman": "gain", "gain_sem": "± s.e.",
-            f"retrieval_d{d0}": f"retrieval {d0}", f"retrieval_d{d1}": f"retrieval {d1}", "depth_helps": "depth helps",
-            "cpu_s": "CPU s"}), hide_index=True, width="stretch",
-            column_config={"ρ(Euclid, corridor)": st.column_config.NumberColumn(format="%.2f"),
+            "what": "regime", "batch_size": "batch", "euclid_scored_spearman": "ρ straight line",
+            f"spearman_d{d0}": f"ρ depth {d0}", f"spearman_d{d1}": f"ρ depth {d1}", "gain_spearman": "gain",
+            "gain_sem": "± s.e.", f"retrieval_d{d0}": f"retrieval {d0}", f"retrieval_d{d1}": f"retrieval {d1}",
+            "depth_helps": "depth helps", "cpu_s": "CPU s"}), hide_index=True, width="stretch",
+            column_config={"ρ straight line": st.column_config.NumberColumn(format="%.2f"),
                            **{c: st.column_config.NumberColumn(format="%.3f") for c in
                               (f"ρ depth {d0}", f"ρ depth {d1}", "gain", "± s.e.", f"retrieval {d0}",
                                f"retrieval {d1}")},
                            "CPU s": st.column_config.NumberColumn(format="%.0f")})
         helps = tab[tab.depth_helps]
-        st.markdown(("Depth helps beyond seed noise in: " + "; ".join(helps.what) + ".") if len(helps) else
-                    "No regime shows a depth gain beyond seed noise at this budget.")
-        st.caption("Also measured before (issue 20, 2 seeds, 2000 steps): U4-maze ρ 0.90 at depth 4 and 16; rings 15×15 "
-                   "ρ 0.955 (depth 4), 0.971 (depth 32), 0.963 (depth 4 at depth 32's parameters).")
+        st.markdown(("At this short budget depth helps beyond seed noise in: " + "; ".join(helps.what) + ". The "
+                     "curves below show how much of that is speed: the gap closes as training goes on.")
+                    if len(helps) else "No regime shows a depth gain beyond seed noise at this budget.")
+        st.caption("ρ straight line: Spearman of straight-line with corridor distance on the pairs each row scores, "
+                   "what a critic that ignored the walls would get. Also measured before (issue 20, 2 seeds, 2000 "
+                   "steps): U4-maze ρ 0.90 at depth 4 and 16; rings 15×15 ρ 0.955 (depth 4), 0.971 (depth 32), 0.963 "
+                   "(depth 4 at depth 32's parameters).")
+        sc = search["curves"].groupby(["regime", "depth", "step"], as_index=False).spearman_geodesic.mean()
+        sc = sc.assign(depth=sc.depth.astype(str))
+        st.altair_chart(alt.Chart(sc).mark_line().encode(
+            x=alt.X("step:Q", title="SGD step"), y=alt.Y("spearman_geodesic:Q", title="ρ", scale=alt.Scale(zero=False)),
+            color=alt.Color("depth:N", title="depth", sort=[str(d0), str(d1)]),
+            tooltip=["regime", "depth", "step", alt.Tooltip("spearman_geodesic:Q", format=".3f")]).properties(
+                width=190, height=130).facet(facet=alt.Facet("regime:N", title=None, sort=list(tab.regime)), columns=5)
+            .resolve_scale(y="independent"))
+        st.caption("ρ(−Q, corridor distance) against SGD steps, mean over seeds, one panel per regime.")
         ui.download_csv(tab, "crl_critic_search.csv", key="dl-search")
 
 with tab_online:
@@ -437,9 +520,10 @@ rows = [
      "note": "the paper reports no accuracy"}]
 if critic is not None:
     c4, cD = cs.iloc[0], cs.iloc[-1]
-    rows.append({"quantity": f"offline critic ρ with corridor distance, depth 4 → {deep_d}",
+    rows.append({"quantity": f"offline critic ρ with corridor distance, depth 4 → {deep_d}"
+                 + (" (far pairs, stitching)" if critic["config"]["far_only"] else ""),
      "ours": f"{c4.spearman_geodesic_mean:.3f} → {cD.spearman_geodesic_mean:.3f} (wide: {wide['spearman']:.3f})",
      "paper": "depth 64 follows the corridor, depth 4 the straight line (Fig. 9)",
-     "note": f"straight line alone: ρ = {critic['euclid_geodesic_spearman']:.2f}"})
+     "note": f"straight line alone: ρ = {critic['euclid_scored_spearman']:.2f}"})
 ui.reproduce_panel(rows, verdict=verdict)
 ui.device_caption()

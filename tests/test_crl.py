@@ -508,7 +508,9 @@ def test_critic_training_is_seeded_and_learns():
         assert len(tail) == 2
         assert fin.spearman_geodesic.iloc[k] == pytest.approx(tail.spearman_geodesic.mean())
         assert fin.retrieval.iloc[k] == pytest.approx(tail.retrieval.mean())
-    assert (fin.spearman_geodesic > 0.5).all() and (fin.retrieval > 3 * a["random_retrieval"]).all()
+    # after 300 steps the critic ranks goals better than straight-line distance does (0.32 on rings15)
+    assert (fin.spearman_geodesic > a["euclid_geodesic_spearman"] + 0.1).all()
+    assert (fin.retrieval > 3 * a["random_retrieval"]).all()
     with pytest.raises(InputError):
         C.train_critic(replace(cfg, depth=6))
     with pytest.raises(InputError):
