@@ -144,7 +144,7 @@ def _act(kind: str, widget, page) -> None:
         widget.locator("[data-testid=stNumberInputStepUp]").click()
 
 
-def walk_knobs(page, limit: int = 40, timeout_s: float = 60) -> list[dict]:
+def walk_knobs(page, limit: int = 40, timeout_s: float = 60, skip: tuple = ()) -> list[dict]:
     """Move every widget of the page once (expanders opened, every tab visited; not inside forms); time each
     rerun from the action until the app has finished running. A widget that starts no rerun within 3 s (disabled,
     or one that only changes the view in the browser) is reported with ``seconds: None``."""
@@ -166,7 +166,7 @@ def walk_knobs(page, limit: int = 40, timeout_s: float = 60) -> list[dict]:
                 if not widget.is_visible() or widget.locator("xpath=ancestor::*[@data-testid='stForm']").count():
                     continue
                 label = _label(widget)
-                if (kind, label) in done:
+                if (kind, label) in done or any(word in label for word in skip):
                     continue
                 done.add((kind, label))
                 before = page.evaluate("window.__toyRuns || 0")
@@ -196,6 +196,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", nargs="*", default=None, help="home and/or topic names (default: all)")
     ap.add_argument("--widgets", action="store_true", help="also time one knob per paper page, warm")
+    ap.add_argument("--skip", nargs="*", default=[], help="leave out knobs whose label contains one of these "
+                    "(a knob that switches the page to another mode hides the rest)")
     ap.add_argument("--repeat", type=int, default=1, help="cold starts per page (the median is reported)")
     ap.add_argument("--after-home", type=float, default=None, metavar="SECONDS",
                     help="open Home first, wait this long (a visitor reading it), then time the page: the usual "
@@ -218,7 +220,7 @@ def main() -> None:
                         time.sleep(a.after_home)
                     times.append(open_page(page, f"{url}/{path}", marker))
                     if a.widgets and name != "home" and len(times) == 1:
-                        knob[name] = walk_knobs(page)
+                        knob[name] = walk_knobs(page, skip=tuple(a.skip))
                         for k in knob[name]:
                             took = f"no rerun ({k['why']})" if k["seconds"] is None else f"{k['seconds']:.2f} s"
                             print(f"{name:16s}   {k['kind']:9s} {k['label']!r:52s} {took}", flush=True)

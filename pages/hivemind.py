@@ -214,7 +214,10 @@ with tabs[0]:
         st.caption("Lower distinct-n and TTR, higher Self-BLEU and gzip ratio = more lexical repetition. MATTR "
                    "falls back to TTR for responses shorter than its window.")
 
-with tabs[1]:
+
+@st.fragment
+def _figures_tab() -> None:
+    """The paper's figures: the prompt select reruns this tab alone (a fragment)."""
     left, right = st.columns(2)
     with left:
         st.markdown("**Similarity of one prompt's responses**")
@@ -305,6 +308,11 @@ with tabs[1]:
     st.dataframe(res["clusters"], hide_index=True, width="stretch", column_config={
         "representative": st.column_config.TextColumn("Representative response", width="large")})
 
+
+with tabs[1]:
+    _figures_tab()
+
+
 with tabs[2]:
     st.caption("For each level, the pair of responses to the same prompt whose similarity is closest to it, from "
                "the loaded data. The paper's calibration examples (App. Tables 13–15): a 30-word essay pair at "
@@ -338,7 +346,10 @@ with tabs[3]:
     st.caption("CLI: `python -m toymodels reproduce hivemind --quick --out results/` prints these as JSON and "
                "writes the per-pool, per-prompt, inter-model and per-pair tables as CSV.")
 
-with tabs[4]:
+
+@st.fragment
+def _sweeps_tab() -> None:
+    """Sweeps: a knob here reruns this tab alone (a fragment)."""
     st.markdown("**Responses per pool n.** Each (model, prompt) pool is subsampled to *n* responses (seeded, "
                 "several draws) and the metrics averaged: which numbers can be compared between studies that drew "
                 "different numbers of samples? The paper draws n = 50.")
@@ -389,6 +400,11 @@ with tabs[4]:
                             legend=alt.Legend(orient="bottom")), tooltip=["label"]), width="stretch")
     st.caption("Diamonds: the paper's points (its embedder, real models). The curve: this data.")
     ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
+
+
+with tabs[4]:
+    _sweeps_tab()
+
 
 with tabs[5]:
     c1, c2 = st.columns(2)
