@@ -301,6 +301,53 @@ def test_realised_bayes_ce_against_a_hand_loop():
     assert data.bayes_ce(big) == pytest.approx(data.expected_entropy(big), abs=0.02)
 
 
+def test_induction_copy_rule_and_its_bayes_ce():
+    """copy_rule='induction': after its first occurrence a trigger is always followed by the same token (what
+    followed it first), the realised Bayes CE matches a token-by-token hand loop, and log_prob is the sampler's
+    law: over short sequences its probabilities sum to one and match Monte Carlo frequencies."""
+    for q in (0.0, 0.15):
+        data = M.BigramBackcopy(vocab=12, n_triggers=2, dirichlet=0.3, seed=5, delimiter=q, copy_rule="induction")
+        x = data.sample(30, 25, np.random.default_rng(4))
+        n_non, total, copies = len(data.non_triggers), 0.0, 0
+        for row in x:
+            total += math.log(n_non)
+            first = {}
+            for t in range(2, len(row)):
+                prev, cur = row[t - 1], row[t]
+                if q and prev == data.delim:
+                    total += math.log(n_non)
+                elif data.is_trigger[prev]:
+                    if prev in first:
+                        assert cur == first[prev]
+                        copies += 1
+                    else:
+                        assert cur != data.delim
+                        first[prev] = cur
+                        total -= math.log(data.P[prev, cur])
+                elif q and cur == data.delim:
+                    total -= math.log(q)
+                else:
+                    total -= math.log((1 - q) * data.P[prev, cur])
+        assert copies > 50
+        assert data.bayes_ce(x) == pytest.approx(total / (x.shape[0] * (x.shape[1] - 1)), rel=1e-12)
+    data = M.BigramBackcopy(vocab=6, n_triggers=2, dirichlet=0.5, seed=1, delimiter=0.2, copy_rule="induction")
+    n = 100_000
+    x = data.sample(n, 6, np.random.default_rng(0))
+    seqs, counts = np.unique(x, axis=0, return_counts=True)
+    p = np.exp(data.log_prob(seqs).sum(1))
+    assert 0.99 < p.sum() <= 1 + 1e-9                     # almost all the mass is seen, none is invented
+    big = p > 1e-3
+    z = (counts[big] / n - p[big]) / np.sqrt(p[big] * (1 - p[big]) / n)
+    assert np.abs(z).max() < 5
+    # the default rule draws the same sequences as before the option existed
+    back = M.BigramBackcopy(vocab=12, n_triggers=2, seed=5, delimiter=0.15)
+    y = back.sample(20, 30, np.random.default_rng(1))
+    trig = np.isin(y[:, 1:-1], back.triggers)
+    np.testing.assert_array_equal(y[:, 2:][trig], y[:, :-2][trig])
+    with pytest.raises(M.InputError, match="copy_rule"):
+        M.validate(M.Config(copy_rule="nope"))
+
+
 def test_delimiter_data_frequencies():
     """Monte Carlo: a delimiter follows a non-trigger with probability q, and the token after it is uniform over
     the non-triggers (never a trigger, never a copy)."""

@@ -27,7 +27,7 @@ import torch
 
 from toymodels import store
 from toymodels.attention_core import (  # noqa: F401  (re-exported: the page and the tests use them)
-    HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS, BigramBackcopy, Config, ConfigError,
+    COPY_RULES, HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS, BigramBackcopy, Config, ConfigError,
     GatedLM, _adamw_step, _add_gate, _apply_rope, _lr_factor, _rope, _uniform_floor, _work, check_budget,
     explicit_attention, first_token_attention, make_data, massive_activation, massive_stats, measure, sink_rate,
     train, validate)
@@ -46,7 +46,8 @@ CFG_BOUNDS = Fields(
     seq_len=Range(*LIMITS["seq_len"], integer=True), steps=Range(100, 2000, integer=True),
     batch_size=Range(*LIMITS["batch_size"], integer=True), lr=Range(*LIMITS["lr"]),
     weight_decay=Range(*LIMITS["weight_decay"]), seed=Range(0, 9999, integer=True), pos=OneOf("rope", "learned"),
-    qk_norm=OneOf(True, False), delimiter=Range(*LIMITS["delimiter"]), decay_embeddings=OneOf(True, False))
+    qk_norm=OneOf(True, False), delimiter=Range(*LIMITS["delimiter"]), decay_embeddings=OneOf(True, False),
+    copy_rule=OneOf(*COPY_RULES))
 
 #: expected CPU seconds of one training step per unit of ``_work / steps`` (measured: 4 layers, d 64, T 64,
 #: batch 32 takes about 75 ms a step on one thread of this 2-core machine)
@@ -255,6 +256,12 @@ SEARCH_CONFIGS = {
     "F": (dict(delimiter=0.1, seq_len=128, batch_size=16), "B at T = 128 (sinks grow with context)"),
     "G": (dict(delimiter=0.1, decay_embeddings=True), "B with weight decay on the embedding too"),
     "H": (dict(delimiter=0.1, seed=1), "B, second seed"),
+    "I": (dict(delimiter=0.1, lr=3e-2, copy_rule="induction"),
+          "C with an induction copy (a trigger repeats what followed its first occurrence): the copy needs a "
+          "head in layer 2 or later, so the sink must form after layer 1"),
+    "W": (dict(delimiter=0.1, lr=3e-2, d_model=128), "C at width 128 (one dimension can dominate more easily)"),
+    "L": (dict(delimiter=0.1, lr=3e-2, steps=3000), "C at 3000 steps"),
+    "C2": (dict(delimiter=0.1, lr=3e-2, seed=2), "C, seed 2"),
     "B400": (dict(delimiter=0.1, steps=400, warmup=50, eval_every=50),
              "B at 400 steps (what fitted an earlier session's CPU budget)"),
 }

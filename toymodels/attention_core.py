@@ -87,6 +87,7 @@ PAPER_TABLE4: dict[str, dict] = {
     "g1_ns_sigmoid": {"gate_mean": 0.653, "mact": 892, "fattn": 0.451, "ppl": 5.900},
 }
 
+COPY_RULES = ("back", "induction")   # what follows a trigger (see BigramBackcopy)
 SINK_EPS = 0.3          # Gu et al.'s threshold ε
 HIST_BINS = 20          # gate-score histogram bins on [0, 1]
 
@@ -129,6 +130,7 @@ class Config:
     eval_batch: int = 32
     delimiter: float = 0.0   # probability of a delimiter token after a non-trigger (0 = plain Bigram-Backcopy)
     decay_embeddings: bool = True   # weight decay also on the token embedding (False: on the other matrices only)
+    copy_rule: str = "back"  # after a trigger: "back" copies x_{t-2}; "induction" repeats what followed it before
 
     @property
     def head_dim(self) -> int:
@@ -151,6 +153,8 @@ def validate(cfg: Config) -> Config:
             raise ConfigError(f"{name} = {v} is outside the allowed range [{lo}, {hi}]")
     if cfg.variant not in VARIANTS:
         raise ConfigError(f"unknown variant {cfg.variant!r}; choose one of {', '.join(VARIANTS)}")
+    if cfg.copy_rule not in COPY_RULES:
+        raise ConfigError(f"copy_rule must be one of {', '.join(COPY_RULES)}, got {cfg.copy_rule!r}")
     if cfg.pos not in ("rope", "learned"):
         raise ConfigError(f"pos must be 'rope' or 'learned', got {cfg.pos!r}")
     if cfg.d_model % cfg.n_heads:
@@ -188,10 +192,19 @@ class BigramBackcopy:
     With ``delimiter`` = q > 0, a delimiter token (id ``vocab + 1``, like "." or "\\n" in text) follows a
     non-trigger with probability q instead of the bigram draw, and the token after a delimiter is drawn
     uniformly from the non-triggers (a new "sentence"): x_t = <d> with probability q, else ~ (1 - q) P.
+
+    With ``copy_rule="induction"`` the copy needs two steps (an induction head, so a head with nothing to do on
+    most tokens can only form after layer 1): the token after a trigger k is the token that followed k's first
+    occurrence in the sequence (and after that first occurrence, a bigram draw from P[k, ·], never a delimiter).
+    Finding it takes a previous-token head (layer 1 writes "my previous token is k" into the position after each
+    k) and a head in a later layer whose query "I am k" matches that key and copies its token.
     """
 
     def __init__(self, vocab: int = 64, n_triggers: int = 3, dirichlet: float = 0.1, seed: int = 0,
-                 delimiter: float = 0.0):
+                 delimiter: float = 0.0, copy_rule: str = "back"):
+        if copy_rule not in COPY_RULES:
+            raise ConfigError(f"copy_rule must be one of {', '.join(COPY_RULES)}, got {copy_rule!r}")
+        self.copy_rule = copy_rule
         g = np.random.default_rng(seed)
         self.vocab, self.bos = vocab, vocab
         self.q = float(delimiter)
@@ -221,6 +234,8 @@ class BigramBackcopy:
         if self.q > 0:
             ud = rng.random((n, length))                      # delimiter coin
             restart = rng.choice(self.non_triggers, size=(n, length))
+        bound = np.full((n, self.vocab), -1, np.int64)         # induction: what followed each trigger first
+        rows = np.arange(n)
         for t in range(2, length):
             prev = x[:, t - 1]
             if self.q > 0:
@@ -230,10 +245,17 @@ class BigramBackcopy:
                 prev_tok = prev
             nxt = np.minimum((u[:, t, None] > self._cdf[prev_tok]).sum(1), self.vocab - 1)  # inverse-CDF draw
             trig = self.is_trigger[prev_tok]
+            bigram = nxt
             if self.q > 0:
                 trig = trig & ~after_delim
                 nxt = np.where(after_delim, restart[:, t], np.where(ud[:, t] < self.q, self.delim, nxt))
-            x[:, t] = np.where(trig, x[:, t - 2], nxt)
+            if self.copy_rule == "induction":
+                seen = bound[rows, prev_tok]
+                x[:, t] = np.where(trig, np.where(seen >= 0, seen, bigram), nxt)
+                first = trig & (seen < 0)
+                bound[rows[first], prev_tok[first]] = x[first, t]
+            else:
+                x[:, t] = np.where(trig, x[:, t - 2], nxt)
         return x
 
     def log_prob(self, x: np.ndarray) -> np.ndarray:
@@ -252,6 +274,19 @@ class BigramBackcopy:
         else:
             rest = np.log(self.P[prev, cur])
             trig = self.is_trigger[prev]
+        if self.copy_rule == "induction":
+            # a trigger's first occurrence is followed by a bigram draw (no delimiter); later ones by a certain copy
+            pv = np.where(prev >= self.vocab, 0, prev)
+            cv = np.where(cur >= self.vocab, 0, cur)
+            bound = np.zeros((x.shape[0], self.vocab), bool)
+            rows = np.arange(x.shape[0])
+            draw = np.log(self.P[pv, cv])
+            for j in range(prev.shape[1]):
+                tj = trig[:, j]
+                seen = bound[rows, pv[:, j]]
+                rest[:, j] = np.where(tj, np.where(seen, 0.0, draw[:, j]), rest[:, j])
+                bound[rows[tj], pv[tj, j]] = True
+            trig = np.zeros_like(trig)
         lp[:, 1:] = np.where(trig, 0.0, rest)
         return lp
 
@@ -277,7 +312,7 @@ class BigramBackcopy:
 
 def make_data(cfg: Config) -> BigramBackcopy:
     """The task of a config (its chain is set by ``data_seed``)."""
-    return BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed, cfg.delimiter)
+    return BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed, cfg.delimiter, cfg.copy_rule)
 
 
 # =========================================================================== the model
