@@ -169,7 +169,10 @@ with st.expander("What it would take", icon=":material/lightbulb:"):
 tab_critic, tab_search, tab_online, tab_paper, tab_train = st.tabs(
     ["Offline critic", "Search: where does depth matter?", "Online agent", "Paper's numbers", "Train your own"])
 
-with tab_critic:
+
+@st.fragment
+def _critic_tab() -> None:
+    """The offline critic: a knob here reruns this tab alone (a fragment)."""
     if critic is None:
         st.info(MISSING, icon=":material/hourglass_top:")
     else:
@@ -260,7 +263,14 @@ with tab_critic:
         st.caption("Yellow = high (near the goal, red cross). A critic that learned the walls is bright along the "
                    "corridor leading in through the gaps, not in a disc around the goal.")
 
-with tab_search:
+
+with tab_critic:
+    _critic_tab()
+
+
+@st.fragment
+def _search_tab() -> None:
+    """The search: a knob here reruns this tab alone (a fragment)."""
     if not available("critic_search"):
         st.info(MISSING, icon=":material/hourglass_top:")
     else:
@@ -307,7 +317,14 @@ with tab_search:
         st.caption("ρ(−Q, corridor distance) against SGD steps, mean over seeds, one panel per regime.")
         ui.download_csv(tab, "crl_critic_search.csv", key="dl-search")
 
-with tab_online:
+
+with tab_search:
+    _search_tab()
+
+
+@st.fragment
+def _online_tab() -> None:
+    """The online agent: a knob here reruns this tab alone (a fragment)."""
     per_seed, summary = head["per_seed"], head["summary"]
     chance = head["chance_accuracy"]
     st.markdown(
@@ -426,6 +443,11 @@ with tab_online:
     st.caption("Mean ± s.e.m. over seeds. The paper finds that dropping the skips or LayerNorm, or ReLU instead "
                "of Swish, hurts at large depth; with 3 all-or-nothing seeds at depth 8 these bars overlap.")
 
+
+with tab_online:
+    _online_tab()
+
+
 with tab_paper:
     p1, p2 = st.columns(2)
     p1.dataframe(M.PAPER_TABLE1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True,
@@ -436,7 +458,10 @@ with tab_paper:
         width="stretch")
     st.caption("The paper's numbers (Table 1 and Fig. 1 data), quoted as references: time at goal out of 1000.")
 
-with tab_train:
+
+@st.fragment
+def _train_tab() -> None:
+    """Train your own: a knob here reruns this tab alone (a fragment)."""
     st.markdown("Settings take effect when you press **Train**; runs are cached for every visitor. Worth trying: "
                 "more seeds at depths 4 and 16 (success is nearly all-or-nothing per seed), and the lifted "
                 "observation (x, y) ↦ 2·tanh(tanh(xW₁ + b₁)W₂) in 128-d.")
@@ -511,6 +536,11 @@ with tab_train:
             tooltip=[p, "seed", "success", "time_at_goal", "critic_accuracy"]).properties(height=260),
             width="stretch")
         ui.download_csv(tab, "crl_sweep.csv", key="dl-sweep")
+
+
+with tab_train:
+    _train_tab()
+
 
 # --------------------------------------------------------------------------- reproduce panel
 st.header("Reproduce: ours beside the paper")
