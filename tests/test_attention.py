@@ -301,12 +301,15 @@ def test_realised_bayes_ce_against_a_hand_loop():
     assert data.bayes_ce(big) == pytest.approx(data.expected_entropy(big), abs=0.02)
 
 
-def test_induction_copy_rule_and_its_bayes_ce():
+@pytest.mark.parametrize("copy_rule, after", [("induction", "restart"), ("back", "bigram"), ("induction", "bigram")])
+def test_copy_and_delimiter_rules_and_their_bayes_ce(copy_rule, after):
     """copy_rule='induction': after its first occurrence a trigger is always followed by the same token (what
-    followed it first), the realised Bayes CE matches a token-by-token hand loop, and log_prob is the sampler's
-    law: over short sequences its probabilities sum to one and match Monte Carlo frequencies."""
+    followed it first); after_delimiter='bigram': the token after a delimiter is a bigram draw from the token
+    before it. The realised Bayes CE matches a token-by-token hand loop, and log_prob is the sampler's law: over
+    short sequences its probabilities sum to one and match Monte Carlo frequencies."""
     for q in (0.0, 0.15):
-        data = M.BigramBackcopy(vocab=12, n_triggers=2, dirichlet=0.3, seed=5, delimiter=q, copy_rule="induction")
+        data = M.BigramBackcopy(vocab=12, n_triggers=2, dirichlet=0.3, seed=5, delimiter=q, copy_rule=copy_rule,
+                                after_delimiter=after)
         x = data.sample(30, 25, np.random.default_rng(4))
         n_non, total, copies = len(data.non_triggers), 0.0, 0
         for row in x:
@@ -315,7 +318,11 @@ def test_induction_copy_rule_and_its_bayes_ce():
             for t in range(2, len(row)):
                 prev, cur = row[t - 1], row[t]
                 if q and prev == data.delim:
-                    total += math.log(n_non)
+                    assert cur != data.delim
+                    total -= math.log(data.P[row[t - 2], cur]) if after == "bigram" else -math.log(n_non)
+                elif data.is_trigger[prev] and copy_rule == "back":
+                    assert cur == row[t - 2]
+                    copies += 1
                 elif data.is_trigger[prev]:
                     if prev in first:
                         assert cur == first[prev]
@@ -330,7 +337,8 @@ def test_induction_copy_rule_and_its_bayes_ce():
                     total -= math.log((1 - q) * data.P[prev, cur])
         assert copies > 50
         assert data.bayes_ce(x) == pytest.approx(total / (x.shape[0] * (x.shape[1] - 1)), rel=1e-12)
-    data = M.BigramBackcopy(vocab=6, n_triggers=2, dirichlet=0.5, seed=1, delimiter=0.2, copy_rule="induction")
+    data = M.BigramBackcopy(vocab=6, n_triggers=2, dirichlet=0.5, seed=1, delimiter=0.2, copy_rule=copy_rule,
+                            after_delimiter=after)
     n = 100_000
     x = data.sample(n, 6, np.random.default_rng(0))
     seqs, counts = np.unique(x, axis=0, return_counts=True)
@@ -339,13 +347,10 @@ def test_induction_copy_rule_and_its_bayes_ce():
     big = p > 1e-3
     z = (counts[big] / n - p[big]) / np.sqrt(p[big] * (1 - p[big]) / n)
     assert np.abs(z).max() < 5
-    # the default rule draws the same sequences as before the option existed
-    back = M.BigramBackcopy(vocab=12, n_triggers=2, seed=5, delimiter=0.15)
-    y = back.sample(20, 30, np.random.default_rng(1))
-    trig = np.isin(y[:, 1:-1], back.triggers)
-    np.testing.assert_array_equal(y[:, 2:][trig], y[:, :-2][trig])
     with pytest.raises(M.InputError, match="copy_rule"):
         M.validate(M.Config(copy_rule="nope"))
+    with pytest.raises(M.InputError, match="after_delimiter"):
+        M.validate(M.Config(after_delimiter="nope"))
 
 
 def test_delimiter_data_frequencies():

@@ -27,7 +27,7 @@ import torch
 
 from toymodels import store
 from toymodels.attention_core import (  # noqa: F401  (re-exported: the page and the tests use them)
-    COPY_RULES, HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS, BigramBackcopy, Config, ConfigError,
+    AFTER_DELIMITER, COPY_RULES, HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS, BigramBackcopy, Config, ConfigError,
     GatedLM, _adamw_step, _add_gate, _apply_rope, _lr_factor, _rope, _uniform_floor, _work, check_budget,
     explicit_attention, first_token_attention, make_data, massive_activation, massive_stats, measure, sink_rate,
     train, validate)
@@ -47,7 +47,7 @@ CFG_BOUNDS = Fields(
     batch_size=Range(*LIMITS["batch_size"], integer=True), lr=Range(*LIMITS["lr"]),
     weight_decay=Range(*LIMITS["weight_decay"]), seed=Range(0, 9999, integer=True), pos=OneOf("rope", "learned"),
     qk_norm=OneOf(True, False), delimiter=Range(*LIMITS["delimiter"]), decay_embeddings=OneOf(True, False),
-    copy_rule=OneOf(*COPY_RULES))
+    copy_rule=OneOf(*COPY_RULES), after_delimiter=OneOf(*AFTER_DELIMITER))
 
 #: expected CPU seconds of one training step per unit of ``_work / steps`` (measured: 4 layers, d 64, T 64,
 #: batch 32 takes about 75 ms a step on one thread of this 2-core machine)
@@ -262,6 +262,9 @@ SEARCH_CONFIGS = {
     "W": (dict(delimiter=0.1, lr=3e-2, d_model=128), "C at width 128 (one dimension can dominate more easily)"),
     "L": (dict(delimiter=0.1, lr=3e-2, steps=3000), "C at 3000 steps"),
     "C2": (dict(delimiter=0.1, lr=3e-2, seed=2), "C, seed 2"),
+    "T": (dict(delimiter=0.1, lr=3e-2, after_delimiter="bigram"),
+          "C with transparent delimiters (the token after one is a bigram draw from the token before it), so no "
+          "token but <s> has a fixed next-token law: no output-side reason for a large fixed value"),
     "B400": (dict(delimiter=0.1, steps=400, warmup=50, eval_every=50),
              "B at 400 steps (what fitted an earlier session's CPU budget)"),
 }

@@ -88,6 +88,7 @@ PAPER_TABLE4: dict[str, dict] = {
 }
 
 COPY_RULES = ("back", "induction")   # what follows a trigger (see BigramBackcopy)
+AFTER_DELIMITER = ("restart", "bigram")   # what follows a delimiter (see BigramBackcopy)
 SINK_EPS = 0.3          # Gu et al.'s threshold ε
 HIST_BINS = 20          # gate-score histogram bins on [0, 1]
 
@@ -131,6 +132,7 @@ class Config:
     delimiter: float = 0.0   # probability of a delimiter token after a non-trigger (0 = plain Bigram-Backcopy)
     decay_embeddings: bool = True   # weight decay also on the token embedding (False: on the other matrices only)
     copy_rule: str = "back"  # after a trigger: "back" copies x_{t-2}; "induction" repeats what followed it before
+    after_delimiter: str = "restart"   # the token after a delimiter: "restart" (uniform) or "bigram" (of x_{t-2})
 
     @property
     def head_dim(self) -> int:
@@ -155,6 +157,8 @@ def validate(cfg: Config) -> Config:
         raise ConfigError(f"unknown variant {cfg.variant!r}; choose one of {', '.join(VARIANTS)}")
     if cfg.copy_rule not in COPY_RULES:
         raise ConfigError(f"copy_rule must be one of {', '.join(COPY_RULES)}, got {cfg.copy_rule!r}")
+    if cfg.after_delimiter not in AFTER_DELIMITER:
+        raise ConfigError(f"after_delimiter must be one of {', '.join(AFTER_DELIMITER)}, got {cfg.after_delimiter!r}")
     if cfg.pos not in ("rope", "learned"):
         raise ConfigError(f"pos must be 'rope' or 'learned', got {cfg.pos!r}")
     if cfg.d_model % cfg.n_heads:
@@ -198,13 +202,20 @@ class BigramBackcopy:
     occurrence in the sequence (and after that first occurrence, a bigram draw from P[k, ·], never a delimiter).
     Finding it takes a previous-token head (layer 1 writes "my previous token is k" into the position after each
     k) and a head in a later layer whose query "I am k" matches that key and copies its token.
+
+    With ``after_delimiter="bigram"`` the token after a delimiter is a bigram draw from the token before it
+    (P[x_{t-2}, ·], the delimiter is transparent), instead of a uniform restart: no position but <s> then has a
+    next-token law that is the same in every context, so no token has an output-side reason for a large fixed
+    value in the residual stream.
     """
 
     def __init__(self, vocab: int = 64, n_triggers: int = 3, dirichlet: float = 0.1, seed: int = 0,
-                 delimiter: float = 0.0, copy_rule: str = "back"):
+                 delimiter: float = 0.0, copy_rule: str = "back", after_delimiter: str = "restart"):
         if copy_rule not in COPY_RULES:
             raise ConfigError(f"copy_rule must be one of {', '.join(COPY_RULES)}, got {copy_rule!r}")
-        self.copy_rule = copy_rule
+        if after_delimiter not in AFTER_DELIMITER:
+            raise ConfigError(f"after_delimiter must be one of {', '.join(AFTER_DELIMITER)}, got {after_delimiter!r}")
+        self.copy_rule, self.after_delimiter = copy_rule, after_delimiter
         g = np.random.default_rng(seed)
         self.vocab, self.bos = vocab, vocab
         self.q = float(delimiter)
@@ -240,7 +251,7 @@ class BigramBackcopy:
             prev = x[:, t - 1]
             if self.q > 0:
                 after_delim = prev == self.delim
-                prev_tok = np.where(after_delim, 0, prev)
+                prev_tok = np.where(after_delim, x[:, t - 2] if self.after_delimiter == "bigram" else 0, prev)
             else:
                 prev_tok = prev
             nxt = np.minimum((u[:, t, None] > self._cdf[prev_tok]).sum(1), self.vocab - 1)  # inverse-CDF draw
@@ -248,7 +259,8 @@ class BigramBackcopy:
             bigram = nxt
             if self.q > 0:
                 trig = trig & ~after_delim
-                nxt = np.where(after_delim, restart[:, t], np.where(ud[:, t] < self.q, self.delim, nxt))
+                nxt = np.where(after_delim, bigram if self.after_delimiter == "bigram" else restart[:, t],
+                               np.where(ud[:, t] < self.q, self.delim, nxt))
             if self.copy_rule == "induction":
                 seen = bound[rows, prev_tok]
                 x[:, t] = np.where(trig, np.where(seen >= 0, seen, bigram), nxt)
@@ -269,7 +281,11 @@ class BigramBackcopy:
             pv, cv = np.where(prev_d, 0, prev), np.where(is_d | (cur == self.bos), 0, cur)
             bigram = np.log((1 - self.q) * self.P[pv, cv])
             rest = np.where(is_d, math.log(self.q), bigram)
-            rest = np.where(prev_d, -math.log(n_non), rest)
+            if self.after_delimiter == "bigram":     # a bigram draw from the token before the delimiter
+                p2 = np.minimum(x[:, :-2], self.vocab - 1)
+                rest = np.where(prev_d, np.log(self.P[p2, cv]), rest)
+            else:
+                rest = np.where(prev_d, -math.log(n_non), rest)
             trig = self.is_trigger[pv] & ~prev_d
         else:
             rest = np.log(self.P[prev, cur])
@@ -312,7 +328,8 @@ class BigramBackcopy:
 
 def make_data(cfg: Config) -> BigramBackcopy:
     """The task of a config (its chain is set by ``data_seed``)."""
-    return BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed, cfg.delimiter, cfg.copy_rule)
+    return BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed, cfg.delimiter, cfg.copy_rule,
+                          cfg.after_delimiter)
 
 
 # =========================================================================== the model
