@@ -93,7 +93,7 @@ test: setup browser
 check: setup
 	$(PY) -m toymodels precompute --check
 
-bench: setup  # the slow, full reproductions (pytest -m slow), then each timing benchmark (bench/bench_*.py)
+bench: setup browser  # the slow, full reproductions (pytest -m slow), then each timing benchmark (bench/bench_*.py)
 	$(PY) -m pytest -m slow -s
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
