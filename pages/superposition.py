@@ -38,7 +38,7 @@ def loss_chart(df: pd.DataFrame, fits: pd.DataFrame, color: str, title: str, hei
 
 # ============================================================================ the headline result
 def heavy_view(name: str):
-    """A converged sweep (tens of minutes of CPU): the shipped bundle, or a notice and an explicit button."""
+    """A converged sweep (minutes of CPU): the shipped bundle, or a notice and an explicit button."""
     from toymodels import store
 
     v = M.VIEWS[name]
@@ -71,8 +71,8 @@ def show_headline(scal):
         f"(R² {h['alpha_strong_r2']:.3f}); the paper: ≈ 1. **Weak** (γ = 0.1, α = 1.5) gives "
         f"**{h['alpha_weak']:.2f}** against its prediction α − 1 = 0.5.\n\n"
         f"**Converged?** {'Yes' if h['converged'] else 'No'}: the rule is that the loss (on a fixed evaluation sample) "
-        f"changes by less than {M.CONV_TOL:.0%} over the last {M.CONV_WINDOW:.0%} of training; runs go on at the "
-        f"floor learning rate until it holds or {cfg['max_steps']:,} steps. Worst drift here: "
+        f"changes by less than {M.CONV_TOL:.0%} over the last {M.CONV_WINDOW:.0%} of training; each run goes on "
+        f"at the floor learning rate until its own loss meets it or {cfg['max_steps']:,} steps. Worst drift here: "
         f"**{h['max_drift']:.2%}** (at the largest width {h['final_loss_drift']:.2%}), longest run "
         f"{h['steps_run_max']:,} steps.\n\n"
         f"n = {cfg['n']}, batch {cfg['batch']}, {cfg['steps']:,} scheduled steps, the paper's large-model rates "
