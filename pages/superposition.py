@@ -266,7 +266,7 @@ if h is not None:
          "paper": "—", "note": f"criterion < {M.CONV_TOL:.0%}"},
     ], verdict=M.verdict(scal))
 st.markdown("From the command line: `python -m toymodels reproduce superposition --quick` (n = 500, m = 8…32, "
-            "about 2 minutes on one core, trained to the same criterion); without `--quick` the run above.")
+            "under a minute of CPU on one core, trained to the same criterion); without `--quick` the run above.")
 with st.expander("What we tried (and what it taught us)"):
     st.dataframe(M.TRIED, hide_index=True, width="stretch")
 
