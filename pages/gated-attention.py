@@ -20,7 +20,9 @@ GATED = [v for v in M.VARIANTS if v != "baseline"]
 PRESETS = {  # id -> (label, config overrides of the sink default)
     "default": ("Sink default: 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", {}),
     "massive": (f"Massive-activation configuration ({M.MACT_NAME}): {M.MACT_CFG.n_layers} layers × "
-                f"{M.MACT_CFG.n_heads} heads, RoPE, delimiters, T = {M.MACT_CFG.seq_len}, {M.MACT_CFG.steps} steps "
+                f"{M.MACT_CFG.n_heads} heads, RoPE, "
+                f"{'transparent ' if M.MACT_CFG.after_delimiter == 'bigram' else ''}delimiters, "
+                f"T = {M.MACT_CFG.seq_len}, {M.MACT_CFG.steps} steps "
                 "(shipped)", {}),
     "no_qknorm": ("Without QK-norm, lr 1e-2", {"qk_norm": False, "lr": 1e-2}),
     "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", {"pos": "rope", "lr": 3e-3, "qk_norm": False}),
@@ -379,8 +381,12 @@ with st.expander("The toy: the gated layer, the data and the seven variants"):
         "bigram chain (64 tokens, Dirichlet(0.1) rows), except after the 3 most frequent *trigger* tokens, where "
         "the next token copies the token before the trigger. A head must copy on triggers and do nothing "
         "elsewhere: the classic way to do nothing is to dump attention on `<s>`, the **attention sink**. The "
-        "massive-activation search adds a delimiter token (after which a new 'sentence' starts). Model: pre-norm "
-        "RMSNorm decoder, SwiGLU MLP, AdamW (0.9, 0.95).")
+        "massive-activation search adds a delimiter token (like '.' or a newline) after 10% of non-triggers. "
+        "After it, either a new 'sentence' starts (a uniform draw: search rows B, C, I) or the bigram goes on from "
+        "the token before it (a *transparent* delimiter: rows T, T1). With the uniform restart, `<s>` and the "
+        "delimiters predict the same fixed distribution, which gives both an output-side reason to carry a huge "
+        "fixed value; with the transparent one only `<s>` has a fixed next-token law. Model: pre-norm RMSNorm "
+        "decoder, SwiGLU MLP, AdamW (0.9, 0.95).")
     demo = ui.view(M, "layer_demo")
     st.dataframe(demo.drop(columns=["variant"]).rename(columns={
         "label": "variant", "gate_mean_init": "gate mean at init", "loss_init": "loss at init"}),

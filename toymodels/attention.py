@@ -27,8 +27,8 @@ import torch
 
 from toymodels import store
 from toymodels.attention_core import (  # noqa: F401  (re-exported: the page and the tests use them)
-    AFTER_DELIMITER, COPY_RULES, HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS, BigramBackcopy, Config, ConfigError,
-    GatedLM, _adamw_step, _add_gate, _apply_rope, _lr_factor, _rope, _uniform_floor, _work, check_budget,
+    AFTER_DELIMITER, COPY_RULES, HIST_BINS, LIMITS, MAX_WORK, PAPER_TABLE4, SINK_EPS, TOPIC, VARIANTS,
+    BigramBackcopy, Config, ConfigError, GatedLM, _adamw_step, _add_gate, _apply_rope, _lr_factor, _rope, _uniform_floor, _work, check_budget,
     explicit_attention, first_token_attention, make_data, massive_activation, massive_stats, measure, sink_rate,
     train, validate)
 from toymodels.device import get_device
@@ -265,6 +265,7 @@ SEARCH_CONFIGS = {
     "T": (dict(delimiter=0.1, lr=3e-2, after_delimiter="bigram"),
           "C with transparent delimiters (the token after one is a bigram draw from the token before it), so no "
           "token but <s> has a fixed next-token law: no output-side reason for a large fixed value"),
+    "T1": (dict(delimiter=0.1, lr=3e-2, after_delimiter="bigram", seed=1), "T, seed 1"),
     "B400": (dict(delimiter=0.1, steps=400, warmup=50, eval_every=50),
              "B at 400 steps (what fitted an earlier session's CPU budget)"),
 }
@@ -302,12 +303,47 @@ MACT_SEARCH: list[dict] = [
              "on (242x the median; 160x and 156x at layers 3-4, where the sink is, F-Attn 0.29 and 0.22); G1 "
              "takes <s> to 8x and 3x at layers 2-3 but writes 7561 (164x) on <s> and delimiters at layer 4. "
              "A 2866 (244x) value on ordinary tokens at layer 1 is the largest ratio in both. Paper's M-Act "
-             "(largest |h| averaged over layers): 15840 -> 2668"},
+             "(largest |h| averaged over layers): 15840 -> 2668. Where G1's layer-4 value comes from: the layer-4 "
+             "MLP writes it (-7492 of -7561 on <s>, -6788 of -6811 on delimiters; under 232 on other tokens in "
+             "that dimension), and zeroing it there raises the loss at <s> and delimiters from 4.113 (log 61: the "
+             "uniform restart that both predict) to 4.731, other tokens unchanged: an output role, read by no "
+             "attention. Layers 1-3 alone: <s> 242x -> 14x"},
     {"config": "H", "what": SEARCH_CONFIGS["H"][1], "seed": 1,
      "ratio_baseline": 204.9, "where_baseline": "other (layer 1, pos 20)", "ratio_g1": None, "where_g1": None,
      "bos_ratio_baseline": 33.3, "bos_ratio_g1": None, "first_max_baseline": 950.5, "first_max_g1": None,
      "fattn_baseline": 0.133, "fattn_g1": None, "val_loss_baseline": 2.391, "val_loss_g1": None, "bayes_ce": 2.381,
      "cpu_seconds": 160, "note": "seed 1: the <s> / delimiter value appears only at layer 4 (33x); G1 not run"},
+    {"config": "I", "what": SEARCH_CONFIGS["I"][1], "seed": 0,
+     "ratio_baseline": 567.8, "where_baseline": "<s> (layer 2, pos 0)", "ratio_g1": 228.3,
+     "where_g1": "delimiter (layer 2, pos 6)", "bos_ratio_baseline": 567.8, "bos_ratio_g1": 216.6,
+     "first_max_baseline": 17251.0, "first_max_g1": 10892.8, "fattn_baseline": 0.059, "fattn_g1": 0.048,
+     "val_loss_baseline": 2.560, "val_loss_g1": 2.579, "bayes_ce": 2.510, "cpu_seconds": 147 + 146,
+     "note": "Both models: the layer-2 MLP writes one dimension on <s> and delimiters (baseline 16881 and 13319, "
+             "568x the median; G1 10864 and 11028, 217x), kept to the output. No first-token sink in either "
+             "(F-Attn 0.059 and 0.048, uniform floor 0.059). Zeroing that dimension at the last layer on <s> and "
+             "delimiters raises their loss from 4.11 (log 61, the uniform restart) to 4.73 (baseline) and 26.0 "
+             "(G1): an output role of the two tokens that predict the same restart, which G1 does not touch. "
+             "The induction copy is learned only in part (excess loss 0.05 and 0.07)"},
+    {"config": "W", "what": SEARCH_CONFIGS["W"][1], "seed": 0,
+     "ratio_baseline": 438.6, "where_baseline": "delimiter (layer 3, pos 3)", "ratio_g1": 246.9,
+     "where_g1": "<s> (layer 4, pos 0)", "bos_ratio_baseline": 394.4, "bos_ratio_g1": 246.9,
+     "first_max_baseline": 239113.0, "first_max_g1": 60946.3, "fattn_baseline": 0.074, "fattn_g1": 0.092,
+     "val_loss_baseline": 2.391, "val_loss_g1": 2.393, "bayes_ce": 2.381, "cpu_seconds": 343 + 361,
+     "note": "Baseline: the layer-3 MLP writes 235662 in one dimension on <s> and 258233 on delimiters (394x and "
+             "439x the median), kept at layer 4; zeroing it at the last layer leaves their loss unchanged (4.113 "
+             "-> 4.116), and layers 3-4 put less than the uniform floor on <s> (F-Attn 0.029, 0.035). G1: <s> "
+             "19x, 9x, 8x at layers 1-3, then the layer-4 MLP writes 59945 on <s> and 55877 on delimiters (247x), "
+             "the same last-layer value as in C (zeroing it: loss 4.111 -> 4.118)"},
+    {"config": "T", "what": SEARCH_CONFIGS["T"][1], "seed": 0,
+     "ratio_baseline": 220.2, "where_baseline": "<s> (layer 1, pos 0)", "ratio_g1": 65.2,
+     "where_g1": "other (layer 2, pos 57)", "bos_ratio_baseline": 220.2, "bos_ratio_g1": 15.6,
+     "first_max_baseline": 1680.8, "first_max_g1": 383.3, "fattn_baseline": 0.288, "fattn_g1": 0.088,
+     "val_loss_baseline": 2.198, "val_loss_g1": 2.197, "bayes_ce": 2.179, "cpu_seconds": 139 + 143,
+     "note": "shipped. Baseline: the layer-1 MLP writes 1681 in one dimension on <s> only (delimiters 9): 220x "
+             "the median at layer 1, kept through layers 2-3 (113x, 98x) and diluted at layer 4 (18x) as the "
+             "median grows (Sun et al.'s pattern), with the sink (F-Attn 0.79 at layer 1, 0.25 at layer 3). G1: "
+             "<s> at most 1.5x the median at layers 1-3; the layer-4 MLP writes 383 on <s> (15.6x: the output "
+             "role, now on <s> alone). The largest G1 ratio (65x) sits on ordinary tokens"},
     {"config": "B400", "what": SEARCH_CONFIGS["B400"][1], "seed": 0, "ratio_baseline": 26.9,
      "where_baseline": "delimiter (layer 2, pos 49)", "ratio_g1": 22.9, "where_g1": None, "bos_ratio_baseline": None,
      "bos_ratio_g1": None, "first_max_baseline": 125.41, "first_max_g1": 59.57, "fattn_baseline": 0.081,
@@ -397,7 +433,7 @@ DEFAULT_VARIANTS = ["baseline", "g1_elementwise", "g1_headwise"]
 ALL_VARIANTS = list(VARIANTS)
 DEFAULT_LRS = [3e-3, 1e-2, 3e-2]
 #: The massive-activation experiment: the search configuration shipped beside the sink (see MACT_SEARCH).
-MACT_NAME = "C"
+MACT_NAME = "T"
 MACT_CFG = search_config(MACT_NAME)
 MACT_VARIANTS = ["baseline", "g1_elementwise", "g1_headshared"]
 
