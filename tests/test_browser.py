@@ -97,6 +97,19 @@ def warm_url(app_url, browser):
     return app_url
 
 
+def _wait_idle(page, timeout_s: float, settle_ms: int = 500) -> None:
+    """Until the app's script has finished (the app root's ``data-test-script-state``) and stayed finished for
+    ``settle_ms``: a page may rerun itself once (a link synced, a fragment), and its elements are redrawn then."""
+    page.wait_for_function(
+        """([settle]) => {
+             const el = document.querySelector('[data-test-script-state]');
+             const idle = el && el.getAttribute('data-test-script-state') === 'notRunning';
+             if (!idle) { window.__idleSince = undefined; return false; }
+             if (window.__idleSince === undefined) window.__idleSince = performance.now();
+             return performance.now() - window.__idleSince >= settle;
+           }""", arg=[settle_ms], timeout=timeout_s * 1000, polling=100)
+
+
 def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 1400):
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors = []
@@ -105,12 +118,7 @@ def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 140
     page.wait_for_selector("[data-testid='stApp']", timeout=60_000)
     # wait until the script has finished running (the status widget disappears) and content is drawn
     page.wait_for_selector("h1", timeout=timeout_s * 1000)
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        running = page.locator("[data-testid='stStatusWidget']").count()
-        if not running:
-            break
-        time.sleep(0.5)
+    _wait_idle(page, timeout_s)
     time.sleep(1.0)
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / shot), full_page=True)
