@@ -404,6 +404,45 @@ def test_search_table_bands():
         M.MACT_SEARCH = old
 
 
+def test_shipped_massive_view_is_its_search_row():
+    """The shipped massive-activation models are the search table's row for MACT_NAME (same numbers), and the
+    row's bands agree with the verdict's."""
+    result = store.load_shipped(M.TOPIC, M.HEADLINE)
+    mm = M.mact_metrics(result["mact"])
+    row = next(r for r in M.MACT_SEARCH if r["config"] == M.MACT_NAME)
+    assert M.search_config(M.MACT_NAME) == M.MACT_CFG
+    for ours, key in (("bos_ratio_baseline", "bos_ratio_baseline"), ("bos_ratio_g1", "bos_ratio_g1"),
+                      ("mact_ratio_baseline", "ratio_baseline"), ("mact_ratio_g1", "ratio_g1")):
+        assert mm[ours] == pytest.approx(row[key], abs=0.051), key
+    table = M.search_table().set_index("config")
+    assert bool(table.loc[M.MACT_NAME, "meets_bands"]) == bool(mm["massive_found"])
+
+
+def test_verdict_needs_every_seed_replicate(monkeypatch):
+    """A massive activation that meets the bands in the shipped run but not in a seed replicate of the same
+    configuration (a row of the search table) is 'partly', not 'reproduced'."""
+    result = store.load_shipped(M.TOPIC, M.HEADLINE)
+    summ = result["mact"]["summary"].copy()
+    summ.loc[summ.variant == "baseline", ["bos_ratio", "mact_ratio"]] = 300.0
+    summ.loc[summ.variant == "g1_elementwise", ["bos_ratio", "mact_ratio"]] = 10.0
+    forced = {**result, "mact": {**result["mact"], "summary": summ}}
+    if not M.verdict(forced).metrics["sink_reproduced"]:
+        pytest.skip("the shipped sink is not reproduced, so the massive part does not decide")
+    rep = next(n for n in M.SEARCH_CONFIGS if n != M.MACT_NAME
+               and replace(M.search_config(n), seed=0) == replace(M.MACT_CFG, seed=0))
+    row = dict(what="", where_baseline="<s> (layer 2, pos 0)", where_g1="<s> (layer 2, pos 0)",
+               ratio_baseline=300.0, ratio_g1=10.0, bos_ratio_baseline=300.0, bos_ratio_g1=10.0)
+    good = {**row, "config": rep, "seed": 1}
+    bad = {**good, "ratio_g1": 200.0, "bos_ratio_g1": 200.0}
+    monkeypatch.setattr(M, "MACT_SEARCH", [{**row, "config": M.MACT_NAME, "seed": 0}, good])
+    v = M.verdict(forced)
+    assert v.reproduced is True and v.metrics["mact_seeds_meeting"] == v.metrics["mact_seeds_run"] == 2
+    monkeypatch.setattr(M, "MACT_SEARCH", [{**row, "config": M.MACT_NAME, "seed": 0}, bad])
+    v = M.verdict(forced)
+    assert v.reproduced is None and (v.metrics["mact_seeds_meeting"], v.metrics["mact_seeds_run"]) == (1, 2)
+    assert "300× → 200×" in v.summary
+
+
 def test_views_are_declared_and_shipped_fresh():
     from toymodels.topic import stale_views
     assert M.HEADLINE in M.VIEWS
