@@ -206,18 +206,24 @@ class Server:
 
 
 async def _script_done(page, timeout: float) -> None:
-    """Wait until Streamlit has finished the script run: app drawn, a heading shown, no 'running' widget."""
+    """Wait until Streamlit has finished the script run: app drawn, a heading shown, and the app root's
+    ``data-test-script-state`` at ``notRunning`` for 0.75 s (not just between two reruns)."""
     deadline = time.monotonic() + timeout
     await page.wait_for_selector("[data-testid='stApp']", timeout=timeout * 1000)
     await page.wait_for_selector("h1", timeout=max(1.0, deadline - time.monotonic()) * 1000)
-    quiet = 0
-    while time.monotonic() < deadline:
-        running = await page.locator("[data-testid='stStatusWidget']").count()
-        quiet = 0 if running else quiet + 1
-        if quiet >= 3:  # 0.75 s without the status widget: the run is over (not just between two reruns)
-            return
-        await asyncio.sleep(0.25)
-    raise TimeoutError(f"still running after {timeout:.0f} s")
+    try:
+        await page.wait_for_function(
+            """() => {
+                 const el = document.querySelector('[data-test-script-state]');
+                 const idle = el && el.getAttribute('data-test-script-state') === 'notRunning';
+                 if (!idle) { window.__loadIdleSince = undefined; return false; }
+                 if (window.__loadIdleSince === undefined) window.__loadIdleSince = performance.now();
+                 return performance.now() - window.__loadIdleSince >= 750;
+               }""", timeout=max(1.0, deadline - time.monotonic()) * 1000, polling=250)
+    except Exception as exc:  # playwright's TimeoutError: say what timed out, as before
+        if "Timeout" in type(exc).__name__:
+            raise TimeoutError(f"still running after {timeout:.0f} s") from None
+        raise
 
 
 async def _page_errors(page, js_errors: list[str]) -> list[str]:
@@ -302,11 +308,34 @@ async def _smallest_settings(page, scope, timeout: float) -> int:
     return changed
 
 
+async def _apply_smallest(page, timeout: float) -> int:
+    """A settings form whose submit only applies them (gated attention: "Apply settings", after which a Train
+    button appears): its inputs at their minimum, then submitted. Returns how many inputs changed (0: no form)."""
+    submit = page.get_by_role("button", name=re.compile(r"Apply"))
+    if not await submit.count() or not await submit.first.is_visible():
+        return 0
+    form = submit.first.locator("xpath=ancestor::*[@data-testid='stForm'][1]")
+    changed = await _smallest_settings(page, form, timeout)
+    await submit.first.click(timeout=60_000)
+    await asyncio.sleep(0.5)
+    await _script_done(page, timeout)
+    return changed
+
+
 async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict:
-    """Start one live computation with the smallest settings and wait for it to finish."""
+    """Start one live computation with the smallest settings and wait for it to finish: the page's single-run
+    Run/Train button (after applying the smallest settings where a form only applies them), else a sweep, else
+    (a page that computes live from its knobs) every knob of the page at its minimum."""
     button = await _find_button(page)
+    if button is None or SKIP_BUTTON_TEXT.search(await button.inner_text()):
+        if await _apply_smallest(page, page_timeout):
+            button = await _find_button(page) or button
     if button is None:
-        return {"button": None}
+        start = time.perf_counter()
+        changed = await _smallest_settings(page, page.locator("[data-testid='stMain'], section.main").first, timeout)
+        return {"button": "none: the page's knobs at their minimum (it computes live)" if changed else None,
+                "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
+                "errors": await _page_errors(page, js_errors)}
     label = " ".join((await button.inner_text()).split())
     form = button.locator("xpath=ancestor::*[@data-testid='stForm'][1]")
     scope = form if await form.count() else page.locator("[data-testid='stMain'], section.main").first
