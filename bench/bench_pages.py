@@ -18,71 +18,23 @@ import argparse
 import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve():
-    """A fresh server with an empty disk cache; yields its URL once /_stcore/health answers."""
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, TOYMODELS_CACHE=str(Path(tmp) / "cache"))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                        break
-                except OSError:
-                    if time.time() > deadline:
-                        raise RuntimeError("the server did not start in 60 s")
-                    time.sleep(0.2)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402
 
 
 SETTLE_MS = 400
 
 
 def wait_idle(page, timeout_ms: int = 120_000, settle_ms: int = SETTLE_MS) -> None:
-    """Until the app has finished running (the app root's ``data-test-script-state``) and stayed so for
-    ``settle_ms`` (a page may rerun itself once, e.g. after syncing its link)."""
-    page.wait_for_function(
-        """([settle]) => {
-             const el = document.querySelector('[data-test-script-state]');
-             const idle = el && el.getAttribute('data-test-script-state') === 'notRunning';
-             const now = performance.now();
-             if (!idle) { window.__toyIdleSince = undefined; return false; }
-             if (window.__toyIdleSince === undefined) window.__toyIdleSince = now;
-             return now - window.__toyIdleSince >= settle;
-           }""", arg=[settle_ms], timeout=timeout_ms, polling=50)
+    """Until the page has settled (``browserkit``: script run finished, every lazily loaded element drawn) and
+    stayed so for ``settle_ms`` (a page may rerun itself once, e.g. after syncing its link)."""
+    wait_settled(page, timeout_ms / 1000, settle_ms)
 
 
 def open_page(page, url: str, marker: str) -> float:

@@ -14,8 +14,8 @@ role and text, in expanders and tabs too), and the session waits for it to finis
 An error is: a Python exception shown on a page (``stException``), the router's "Something went wrong on this page"
 message (Home.run_page: the traceback goes to the server log), a JavaScript page error, "Page not found", a page
 or computation that does not finish within its timeout, or (for a server started here) a traceback in the server
-log. Page time: from the request until the script run has finished (Streamlit's status widget gone, a heading
-drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
+log. Page time: from the request until the page has settled (``browserkit``: a heading drawn, the script run
+finished and every lazily loaded widget and chart drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
 kernel's high-water mark, VmHWM). Everything talks to 127.0.0.1 only, and every wait is bounded (``--deadline``).
 The last line printed is one JSON object.
 """
@@ -27,21 +27,17 @@ import contextlib
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                 "--disable-dev-shm-usage"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browserkit import CHROMIUM, ROOT, free_port, streamlit_cmd, wait_healthy, wait_settled_async  # noqa: E402
+from browserkit import FLAGS as CHROMIUM_ARGS  # noqa: E402
 BUTTON_TEXT = re.compile(r"(Run|Train)")  # the button's accessible name may start with an icon ligature
 SKIP_BUTTON_TEXT = re.compile(r"(?i)(sweep|all views|rerun)")  # prefer a single run over a sweep
 
@@ -65,19 +61,6 @@ def page_paths(root: Path = ROOT) -> tuple[list[str], list[str]]:
 # --------------------------------------------------------------------------- the server and its memory
 
 
-def free_port(preferred: int | None = None) -> int:
-    if preferred:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", preferred))
-                return preferred
-            except OSError:
-                pass
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _children(pid: int) -> list[int]:
     out = []
     with contextlib.suppress(OSError):
@@ -93,6 +76,14 @@ def _status_kb(pid: int, field: str) -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of ``pid`` itself and of its children that have ended, seconds."""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return 0.0
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -147,10 +138,7 @@ class Server:
         self.app_dir, self.port = Path(app_dir), free_port(port)
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path or Path(tempfile.mkdtemp(prefix="toymodels-load-")) / "server.log"
-        self.cmd = (wrap or []) + [
-            python, "-m", "streamlit", "run", "Home.py", "--server.headless", "true", "--server.address",
-            "127.0.0.1", "--server.port", str(self.port), "--browser.gatherUsageStats", "false",
-        ] + (extra_flags or [])
+        self.cmd = (wrap or []) + streamlit_cmd(self.port, python) + (extra_flags or [])
         self.env = dict(os.environ, **(env or {}))
         self.env.setdefault("TOYMODELS_CACHE", str(self.log_path.parent / "cache"))
         self.proc: subprocess.Popen | None = None
@@ -162,16 +150,11 @@ class Server:
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(self.cmd, cwd=self.app_dir, env=self.env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=2).status == 200:
-                    return time.perf_counter() - self.started_at
-            except OSError:
-                time.sleep(0.25)
-        raise RuntimeError(f"the server did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+        try:
+            wait_healthy(self.url, self.proc, timeout)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}:\n{self.log_tail()}") from None
+        return time.perf_counter() - self.started_at
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -206,20 +189,13 @@ class Server:
 
 
 async def _script_done(page, timeout: float) -> None:
-    """Wait until Streamlit has finished the script run: app drawn, a heading shown, and the app root's
-    ``data-test-script-state`` at ``notRunning`` for 0.75 s (not just between two reruns)."""
+    """Wait until the page is settled (``browserkit``): a heading drawn, the script run finished and every
+    lazily loaded widget and chart drawn, for 0.75 s."""
     deadline = time.monotonic() + timeout
     await page.wait_for_selector("[data-testid='stApp']", timeout=timeout * 1000)
     await page.wait_for_selector("h1", timeout=max(1.0, deadline - time.monotonic()) * 1000)
     try:
-        await page.wait_for_function(
-            """() => {
-                 const el = document.querySelector('[data-test-script-state]');
-                 const idle = el && el.getAttribute('data-test-script-state') === 'notRunning';
-                 if (!idle) { window.__loadIdleSince = undefined; return false; }
-                 if (window.__loadIdleSince === undefined) window.__loadIdleSince = performance.now();
-                 return performance.now() - window.__loadIdleSince >= 750;
-               }""", timeout=max(1.0, deadline - time.monotonic()) * 1000, polling=250)
+        await wait_settled_async(page, max(1.0, deadline - time.monotonic()))
     except Exception as exc:  # playwright's TimeoutError: say what timed out, as before
         if "Timeout" in type(exc).__name__:
             raise TimeoutError(f"still running after {timeout:.0f} s") from None
@@ -267,10 +243,23 @@ async def _find_button(page):
     for i in range(await tabs.count()):
         with contextlib.suppress(Exception):
             await tabs.nth(i).click(timeout=5000)
+            await page.wait_for_timeout(300)  # the panel is shown on the next frame (slow under load)
             found = await visible_candidates()
             if found:
                 return found[0]
     return None
+
+
+async def _what_is_there(page) -> dict:
+    """What the page shows when no computation could be started (for the report)."""
+    async def n(sel):
+        return await page.locator(sel).count()
+    state = await page.evaluate(
+        "() => { const e = document.querySelector('[data-test-script-state]');"
+        " return e && e.getAttribute('data-test-script-state'); }")
+    return {"script_state": state, "h1": await n("h1"), "tabs": await n("[role='tab']"),
+            "buttons": await n("button"), "sliders": await n("[role='slider']"),
+            "number_inputs": await n("input[type='number']"), "elements": await n("[data-testid='stElementContainer']")}
 
 
 async def _smallest_settings(page, scope, timeout: float) -> int:
@@ -333,9 +322,17 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     if button is None:
         start = time.perf_counter()
         changed = await _smallest_settings(page, page.locator("[data-testid='stMain'], section.main").first, timeout)
-        return {"button": "none: the page's knobs at their minimum (it computes live)" if changed else None,
-                "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
-                "errors": await _page_errors(page, js_errors)}
+        out = {"button": "none: the page's knobs at their minimum (it computes live)" if changed else None,
+               "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
+               "errors": await _page_errors(page, js_errors)}
+        if not changed:
+            out["seen"] = await _what_is_there(page)
+            if os.environ.get("LOAD_SHOTS"):
+                shot = Path(os.environ["LOAD_SHOTS"]) / f"nobutton-{int(time.time() * 1000)}.png"
+                with contextlib.suppress(Exception):
+                    await page.screenshot(path=str(shot), full_page=True)
+                    shot.with_suffix(".txt").write_text(await page.locator("body").inner_text())
+        return out
     label = " ".join((await button.inner_text()).split())
     form = button.locator("xpath=ancestor::*[@data-testid='stForm'][1]")
     scope = form if await form.count() else page.locator("[data-testid='stMain'], section.main").first
@@ -453,7 +450,7 @@ def summarize(results: dict, sessions: int, server: Server | None, peak_rss_mb: 
         "p50_s": round(statistics.median(times), 2) if times else None,
         "p95_s": q(0.95),
         "max_s": round(times[-1], 2) if times else None,
-        "computations": [{k: c.get(k) for k in ("session", "page", "button", "settings_at_minimum", "seconds")}
+        "computations": [{k: c.get(k) for k in ("session", "page", "button", "settings_at_minimum", "seconds", "seen")}
                          for c in results["computations"]],
     }
 
@@ -465,7 +462,7 @@ def run_load(base: str, sessions: int, computations: int, paths: list[str], topi
     resident, when given); return the summary."""
     sampler = RssSampler(pid, limit_mb=limit_mb)
     sampler.start()
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), cpu_seconds(pid) if pid else None
     try:
         results = asyncio.run(drive(base, sessions, computations, paths, topics, page_timeout, compute_timeout,
                                     deadline))
@@ -477,6 +474,9 @@ def run_load(base: str, sessions: int, computations: int, paths: list[str], topi
         out["error_list"].insert(0, f"the server was killed at {sampler.killed_at_mb} MiB resident, over the "
                                     f"{limit_mb:.0f} MiB cap")
     out["wall_s"] = round(time.perf_counter() - start, 1)
+    if pid:  # how much of the machine the server itself used; the browsers, on the same cores, used the rest
+        out["server_cpu_s"] = round(cpu_seconds(pid) - cpu0, 1)
+        out["cpu_count"] = os.cpu_count()
     return out
 
 

@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory_cap": how,
         "notes": notes,
         "wall_s": out["wall_s"],
+        "server_cpu_s": out.get("server_cpu_s"),
     }
     for e in out["error_list"]:
         log(f"error: {e}")

@@ -2,13 +2,9 @@
 
 Screenshots go to screenshots/ (git-ignored), one per page, for a person to look at.
 """
-import contextlib
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,46 +13,9 @@ from toymodels.registry import PAPERS
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "screenshots"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _serve(tmp_dir: Path):
-    """Serve the app on a free localhost port; yield its URL; stop it afterwards."""
-    port = _free_port()
-    env = dict(os.environ, TOYMODELS_CACHE=str(tmp_dir / "cache"))
-    log = open(tmp_dir / "streamlit.log", "w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "Home.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            log.seek(0)
-            pytest.fail("streamlit did not start:\n" + log.read())
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+sys.path.insert(0, str(ROOT / "bench"))
+from browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402  (shared with bench/*.py)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +24,7 @@ def app_url(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)")
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    with _serve(tmp_path_factory.mktemp("app")) as url:
+    with serve(tmp_path_factory.mktemp("app")) as url:
         yield url
 
 
@@ -74,9 +33,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         yield b
         b.close()
 
@@ -98,16 +55,9 @@ def warm_url(app_url, browser):
 
 
 def _wait_idle(page, timeout_s: float, settle_ms: int = 500) -> None:
-    """Until the app's script has finished (the app root's ``data-test-script-state``) and stayed finished for
-    ``settle_ms``: a page may rerun itself once (a link synced, a fragment), and its elements are redrawn then."""
-    page.wait_for_function(
-        """([settle]) => {
-             const el = document.querySelector('[data-test-script-state]');
-             const idle = el && el.getAttribute('data-test-script-state') === 'notRunning';
-             if (!idle) { window.__idleSince = undefined; return false; }
-             if (window.__idleSince === undefined) window.__idleSince = performance.now();
-             return performance.now() - window.__idleSince >= settle;
-           }""", arg=[settle_ms], timeout=timeout_s * 1000, polling=100)
+    """Until the page has settled (``browserkit``: the script run finished and every lazily loaded widget and
+    chart drawn) and stayed so for ``settle_ms``: a page may rerun itself once (a link synced, a fragment)."""
+    wait_settled(page, timeout_s, settle_ms, polling=100)
 
 
 def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 1400):
@@ -185,7 +135,7 @@ def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tm
     if not Path(CHROMIUM).exists():
         pytest.skip("no chromium")
     paper = next(p for p in PAPERS if p.has_page)
-    with _serve(tmp_path) as url:
+    with serve(tmp_path) as url:
         page, errors = _open(browser, f"{url}/{paper.topic}?", f"cold-{paper.topic}.png")
         assert paper.short_title in page.title()  # the router's tab title, not the legacy file name
         assert page.get_by_text("Page not found").count() == 0
