@@ -43,6 +43,24 @@ SETTLED_JS = """([settle]) => {
 }""" % PENDING.replace('"', '\\"')
 
 
+def wrapped(executable: str = CHROMIUM, nice: int = 0, cgroup_procs: Path | None = None) -> str:
+    """``executable``, or a wrapper script that first moves itself into a cgroup (``cgroup_procs``: that cgroup's
+    ``cgroup.procs``) and/or lowers its priority (``nice``), then runs it: every process the browser starts
+    inherits both. A load test's browsers stand in for visitors' own machines: in a cgroup with a small CPU share
+    (or at a lower priority) they take only the CPU the server leaves, as if they ran elsewhere. Chromium, run as
+    root, resets the niceness of its own processes (seen here: -8 to 5), so ``nice`` is the weaker of the two."""
+    if nice <= 0 and cgroup_procs is None:
+        return executable
+    wrapper = Path(tempfile.mkdtemp(prefix="toymodels-chromium-")) / "chromium"
+    lines = ["#!/bin/sh"]
+    if cgroup_procs is not None:
+        lines.append(f'echo $$ > "{cgroup_procs}" || exit 1')
+    lines.append(f'exec {"nice -n %d " % int(nice) if nice > 0 else ""}"{executable}" "$@"')
+    wrapper.write_text("\n".join(lines) + "\n")
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 def free_port(preferred: int | None = None) -> int:
     """``preferred`` if it is free on 127.0.0.1, else any free port."""
     if preferred:

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browserkit import CHROMIUM, ROOT, free_port, streamlit_cmd, wait_healthy, wait_settled_async  # noqa: E402
+from browserkit import CHROMIUM, ROOT, free_port, wrapped, streamlit_cmd, wait_healthy, wait_settled_async  # noqa: E402
 from browserkit import FLAGS as CHROMIUM_ARGS  # noqa: E402
 BUTTON_TEXT = re.compile(r"(Run|Train)")  # the button's accessible name may start with an icon ligature
 SKIP_BUTTON_TEXT = re.compile(r"(?i)(sweep|all views|rerun)")  # prefer a single run over a sweep
@@ -387,12 +387,12 @@ async def session(browser, base: str, index: int, paths: list[str], topics: list
 
 
 async def drive(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],
-                page_timeout: float, compute_timeout: float, deadline: float) -> dict:
+                page_timeout: float, compute_timeout: float, deadline: float, executable: str = CHROMIUM) -> dict:
     from playwright.async_api import async_playwright
 
     results: dict = {"pages": [], "computations": []}
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
             tasks = []
             for i in range(sessions):
@@ -457,7 +457,8 @@ def summarize(results: dict, sessions: int, server: Server | None, peak_rss_mb: 
 
 def run_load(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],
              pid: int | None = None, server: Server | None = None, page_timeout: float = 240,
-             compute_timeout: float = 300, deadline: float = 1200, limit_mb: float | None = None) -> dict:
+             compute_timeout: float = 300, deadline: float = 1200, limit_mb: float | None = None,
+             executable: str = CHROMIUM) -> dict:
     """Drive the sessions against ``base`` while sampling the server's memory (and capping it at ``limit_mb``
     resident, when given); return the summary."""
     sampler = RssSampler(pid, limit_mb=limit_mb)
@@ -465,7 +466,7 @@ def run_load(base: str, sessions: int, computations: int, paths: list[str], topi
     start, cpu0 = time.perf_counter(), cpu_seconds(pid) if pid else None
     try:
         results = asyncio.run(drive(base, sessions, computations, paths, topics, page_timeout, compute_timeout,
-                                    deadline))
+                                    deadline, executable))
     finally:
         peak = sampler.stop() if pid else None
     out = summarize(results, sessions, server, peak)
@@ -491,6 +492,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page-timeout", type=float, default=240)
     ap.add_argument("--compute-timeout", type=float, default=300)
     ap.add_argument("--deadline", type=float, default=1200, help="stop everything after this many seconds")
+    ap.add_argument("--browser-nice", type=int, default=0, choices=range(0, 20), metavar="0..19",
+                    help="run the browsers at this niceness, below the server, as if on visitors' own machines "
+                         "(default 0: the browsers compete with the server for this machine's cores)")
     args = ap.parse_args(argv)
     if not 1 <= args.sessions <= 64 or not 0 <= args.compute <= args.sessions:
         ap.error("--sessions must be 1..64 and --compute 0..sessions")
@@ -514,7 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"first render of the home page: {first:.1f} s; driving {args.sessions} sessions over "
             f"{len(paths)} pages, {args.compute} live computation(s)")
         out = run_load(base, args.sessions, args.compute, paths, topics, pid, server, args.page_timeout,
-                       args.compute_timeout, args.deadline)
+                       args.compute_timeout, args.deadline,
+                       executable=wrapped(CHROMIUM, nice=args.browser_nice))
     finally:
         if server:
             server.stop()

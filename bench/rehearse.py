@@ -10,13 +10,17 @@
    requirements from the configured package index (pip's own configuration) instead.
 3. Start the server headless under Community Cloud's limits: a memory cap of about 2.7 GB and 2 CPUs, with Cloud's
    forced settings (``client.showErrorDetails=false``, ``runner.fastReruns=true``). The cap, like Cloud's, is on
-   resident memory: a cgroup (``systemd-run --scope -p MemoryMax=``) where systemd runs this machine, else a
-   watchdog that samples the server's resident memory (and the kernel's high-water mark) every 0.2 s and kills the
+   resident memory: a cgroup (``systemd-run --scope -p MemoryMax=``) where systemd runs this machine, else a memory
+   cgroup made here as a child of this process's own (v1 ``memory.limit_in_bytes`` or v2 ``memory.max``, no swap;
+   needs root), else a watchdog that samples the server's resident memory (and the kernel's high-water mark) every 0.2 s and kills the
    server above the cap, as an out-of-memory killer would. (``--cap prlimit`` caps address space instead: measured
    here, torch and Streamlit reserve far more address space than they use, and a 2.7 GB address-space cap failed
    thread starts and 49 MB allocations at 760 MiB resident with two sessions: not what Cloud enforces.)
 4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
-   paper page (its Run/Train button, every number input and slider at its minimum).
+   paper page (its Run/Train button, every number input and slider at its minimum). On Cloud the browsers run on
+   the visitors' own machines; here they share the server's 2 cores, and as equals 16 Chromiums took about 80 % of
+   the CPU (the server 149 of 866 CPU-seconds, 23 Nov 2026). So by default (``--browsers background``) they run in
+   a cpu cgroup with a tenth of the default share: they get the cores whenever the server leaves them free.
 5. Print, as the last line, one JSON object: install_s, cold_start_s (server start until the home page is drawn),
    sessions, errors, peak_rss_mb, memory_limit_mb, p50_s, p95_s (and details). Exit 1 on any error or a peak over
    the cap. All traffic is to 127.0.0.1 (besides the package install); every wait is bounded.
@@ -92,31 +96,140 @@ def install(app: Path, venv: Path, notes: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | None]:
-    """The wrapper command, extra environment, a description of how the memory cap is enforced, and the
-    resident-memory limit the watchdog enforces (None when a cgroup or prlimit does)."""
+class Cgroup:
+    """A child of this process's own cgroup for one controller (``memory`` or ``cpu``), v1 or v2, or None where
+    this machine does not let us make one (not root, a read-only hierarchy): ``Cgroup.make(...)``."""
+
+    def __init__(self, path: Path, v2: bool):
+        self.path, self.v2 = path, v2
+
+    @classmethod
+    def make(cls, controller: str, name: str) -> "Cgroup | None":
+        try:
+            lines = Path("/proc/self/cgroup").read_text().splitlines()
+        except OSError:
+            return None
+        base, v2 = None, False
+        for line in lines:
+            _, ctrls, rel = line.split(":", 2)
+            if controller in ctrls.split(","):  # v1: a hierarchy of its own
+                base = Path("/sys/fs/cgroup") / controller / rel.lstrip("/")
+        if base is None and Path("/sys/fs/cgroup/cgroup.controllers").exists():  # pure v2
+            rel = next((ln.split(":", 2)[2] for ln in lines if ln.startswith("0::")), "/")
+            base, v2 = Path("/sys/fs/cgroup") / rel.lstrip("/"), True
+            if controller not in (base / "cgroup.controllers").read_text().split():
+                return None
+        if base is None or not base.is_dir():
+            return None
+        path = base / f"{name}-{os.getpid()}"
+        try:
+            path.mkdir()
+        except OSError:
+            return None
+        return cls(path, v2)
+
+    def write(self, name: str, value) -> bool:
+        try:
+            (self.path / name).write_text(str(value))
+            return True
+        except OSError:
+            return False
+
+    def read_int(self, name: str, key: str | None = None) -> int | None:
+        try:
+            text = (self.path / name).read_text()
+        except OSError:
+            return None
+        if key is None:
+            return int(text.split()[0])
+        for line in text.splitlines():
+            k, _, v = line.partition(" ")
+            if k == key:
+                return int(v)
+        return None
+
+    @property
+    def procs(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def wrap(self) -> list[str]:
+        """A command prefix that moves the command into this cgroup, then runs it."""
+        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.procs)]
+
+    def remove(self) -> None:
+        for _ in range(20):
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.25)  # its last processes are still exiting
+
+
+def memory_cgroup(limit_bytes: int) -> Cgroup | None:
+    """A memory cgroup capped at ``limit_bytes`` with no swap, as Community Cloud's container."""
+    cg = Cgroup.make("memory", "toymodels-server")
+    if cg is None:
+        return None
+    ok = (cg.write("memory.max", limit_bytes) and (cg.write("memory.swap.max", 0) or True)) if cg.v2 else \
+        (cg.write("memory.limit_in_bytes", limit_bytes) and (cg.write("memory.memsw.limit_in_bytes", limit_bytes)
+                                                             or True))
+    if not ok:
+        cg.remove()
+        return None
+    return cg
+
+
+def cgroup_memory_report(cg: Cgroup) -> dict:
+    """The cgroup's own peak (resident memory and page cache, as the container's limit counts them) and how many
+    times the kernel's out-of-memory killer ran in it."""
+    if cg.v2:
+        peak, ooms = cg.read_int("memory.peak"), cg.read_int("memory.events", "oom_kill")
+    else:
+        peak, ooms = cg.read_int("memory.max_usage_in_bytes"), cg.read_int("memory.oom_control", "oom_kill")
+    return {"cgroup_peak_mb": round(peak / 2**20, 1) if peak is not None else None, "oom_kills": ooms}
+
+
+def browser_cgroup() -> Cgroup | None:
+    """A CPU cgroup with a tenth of the default share, for the browsers (see ``--browser-share``)."""
+    cg = Cgroup.make("cpu", "toymodels-browsers")
+    if cg is None:
+        return None
+    if not (cg.write("cpu.weight", 10) if cg.v2 else cg.write("cpu.shares", 102)):
+        cg.remove()
+        return None
+    return cg
+
+
+def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | None, Cgroup | None]:
+    """The wrapper command, extra environment, a description of how the memory cap is enforced, the resident-memory
+    limit the watchdog enforces (None when the kernel does), and the memory cgroup made here (or None)."""
     limit_bytes = MEMORY_LIMIT_MB * 2**20
     wrap: list[str] = []
     env: dict = {}
-    watchdog = None
+    watchdog, cg = None, None
     systemd = Path("/run/systemd/system").is_dir() and shutil.which("systemd-run")
     if cap == "auto" and systemd and subprocess.run(
             ["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "true"],
             capture_output=True).returncode == 0:
         wrap = ["systemd-run", "--scope", "--quiet", "-p", f"MemoryMax={limit_bytes}", "-p", "MemorySwapMax=0"]
         how = "cgroup (systemd-run MemoryMax)"
+    elif cap in ("auto", "cgroup") and (cg := memory_cgroup(limit_bytes)) is not None:
+        wrap = cg.wrap()
+        how = f"cgroup ({'v2 memory.max' if cg.v2 else 'v1 memory.limit_in_bytes'} = {limit_bytes} bytes, no swap)"
     elif cap == "prlimit":
         wrap = ["prlimit", f"--as={limit_bytes}", "--"]
         env["MALLOC_ARENA_MAX"] = "2"
         how = "prlimit --as (address space; MALLOC_ARENA_MAX=2)"
     else:
+        if cap == "cgroup":
+            notes.append("no memory cgroup could be made here (not root, or no writable cgroup hierarchy)")
         watchdog = float(MEMORY_LIMIT_MB)
         how = "resident-memory watchdog (kills the server over the cap, as an out-of-memory killer)"
     cpus = len(os.sched_getaffinity(0))
     if cpus > CPUS and shutil.which("taskset"):
         wrap = ["taskset", "-c", ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:CPUS])] + wrap
     notes.append(f"memory cap: {how}; CPUs: {min(cpus, CPUS)}")
-    return wrap, env, how, watchdog
+    return wrap, env, how, watchdog, cg
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,13 +239,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=None, help="server port (default: a free one)")
     ap.add_argument("--venv", type=Path, default=None,
                     help="reuse this virtual environment if it exists (install_s is then null); else create it")
-    ap.add_argument("--cap", choices=["auto", "watchdog", "prlimit"], default="auto",
-                    help="memory cap: auto (a systemd cgroup where systemd runs, else the watchdog), watchdog "
-                         "(kill the server when its resident memory passes the cap), prlimit (address space)")
+    ap.add_argument("--cap", choices=["auto", "cgroup", "watchdog", "prlimit"], default="auto",
+                    help="memory cap: auto (a systemd scope where systemd runs, else a memory cgroup made here, "
+                         "else the watchdog), cgroup, watchdog (kill the server when its resident memory passes "
+                         "the cap), prlimit (address space)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary clone (and venv) afterwards")
     ap.add_argument("--page-timeout", type=float, default=300)
     ap.add_argument("--compute-timeout", type=float, default=420)
     ap.add_argument("--deadline", type=float, default=1800, help="stop the sessions after this many seconds")
+    ap.add_argument("--browsers", choices=["background", "equal"], default="background",
+                    help="background (default): the browsers get a tenth of the server's CPU share when both want "
+                         "the cores (a cpu cgroup; else niceness 10), as if on the visitors' own machines, as on "
+                         "Cloud; equal: they compete with the server for this machine's cores as equals")
     args = ap.parse_args(argv)
     if not Path(load.CHROMIUM).exists():
         print(f"error: {load.CHROMIUM} is missing (apt-get install chromium, or set CHROMIUM)", file=sys.stderr)
@@ -140,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="toymodels-rehearsal-"))
     app = work / "app"
-    server = None
+    server, mem_cg, cpu_cg, mem_report = None, None, None, {}
     try:
         commit = clone(app)
         log(f"clean clone of {commit} in {app}")
@@ -154,7 +272,14 @@ def main(argv: list[str] | None = None) -> int:
         python = str(venv / "bin" / "python")
         torch_version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
                                        capture_output=True, text=True).stdout.strip()
-        wrap, env, how, watchdog = limits(notes, args.cap)
+        wrap, env, how, watchdog, mem_cg = limits(notes, args.cap)
+        executable = load.CHROMIUM
+        if args.browsers == "background":
+            cpu_cg = browser_cgroup()
+            executable = load.wrapped(load.CHROMIUM, nice=0 if cpu_cg else 10,
+                                      cgroup_procs=cpu_cg.procs if cpu_cg else None)
+            notes.append("browsers: " + ("a cpu cgroup with a tenth of the default share" if cpu_cg else
+                                         "niceness 10 (no cpu cgroup could be made; Chromium resets it in part)"))
         env["TOYMODELS_CACHE"] = str(work / "cache")
         paths, topics = load.page_paths(app)
         server = load.Server(app, python=python, port=args.port, wrap=wrap, env=env,
@@ -168,10 +293,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.sessions} sessions over {len(paths)} pages, one computation on each of {len(topics)} pages")
         out = load.run_load(server.url, args.sessions, min(len(topics), args.sessions), paths, topics,
                             server.proc.pid, server, args.page_timeout, args.compute_timeout, args.deadline,
-                            limit_mb=watchdog)
+                            limit_mb=watchdog, executable=executable)
     finally:
         if server:
             server.stop()
+        if mem_cg:
+            mem_report = cgroup_memory_report(mem_cg)
+        for cg in (mem_cg, cpu_cg):
+            if cg:
+                cg.remove()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     result = {
@@ -197,7 +327,13 @@ def main(argv: list[str] | None = None) -> int:
         "notes": notes,
         "wall_s": out["wall_s"],
         "server_cpu_s": out.get("server_cpu_s"),
+        "browsers": args.browsers,
+        **mem_report,
     }
+    if mem_report.get("oom_kills"):
+        result["errors"] += mem_report["oom_kills"]
+        result["error_list"].insert(0, f"the kernel's out-of-memory killer ran {mem_report['oom_kills']} time(s) in "
+                                       f"the server's {MEMORY_LIMIT_MB} MiB cgroup")
     for e in out["error_list"]:
         log(f"error: {e}")
     over = result["peak_rss_mb"] is not None and result["peak_rss_mb"] > MEMORY_LIMIT_MB
