@@ -17,7 +17,9 @@ or computation that does not finish within its timeout, or (for a server started
 log. Page time: from the request until the page has settled (``browserkit``: a heading drawn, the script run
 finished and every lazily loaded widget and chart drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
 kernel's high-water mark, VmHWM). Everything talks to 127.0.0.1 only, and every wait is bounded (``--deadline``).
-The last line printed is one JSON object.
+The last line printed is one JSON object. A session that starts no computation reports what the page showed
+(``seen``: script state, tabs, buttons, sliders, inputs); with ``LOAD_SHOTS=DIR`` it also saves a screenshot and the
+page's text there.
 """
 from __future__ import annotations
 
