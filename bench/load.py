@@ -12,14 +12,14 @@ on that page (or in the button's form) set to its minimum, then the page's first
 role and text, in expanders and tabs too), and the session waits for it to finish.
 
 An error is: a Python exception shown on a page (``stException``), the router's "Something went wrong on this page"
-message (Home.run_page: the traceback goes to the server log), a JavaScript page error, "Page not found", a page
-or computation that does not finish within its timeout, or (for a server started here) a traceback in the server
-log. Page time: from the request until the page has settled (``browserkit``: a heading drawn, the script run
-finished and every lazily loaded widget and chart drawn). Peak RSS: the largest resident memory of the server process and its children, sampled every 0.2 s (and the
-kernel's high-water mark, VmHWM). Everything talks to 127.0.0.1 only, and every wait is bounded (``--deadline``).
-The last line printed is one JSON object. A session that starts no computation reports what the page showed
-(``seen``: script state, tabs, buttons, sliders, inputs); with ``LOAD_SHOTS=DIR`` it also saves a screenshot and the
-page's text there.
+message (Home.run_page: the traceback goes to the server log), a JavaScript page error, "Page not found", a page or
+computation that does not finish within its timeout, or (for a server started here) a traceback in the server log.
+Page time: from the request until the page has settled (``browserkit``: a heading drawn, the script run finished and
+every lazily loaded widget and chart drawn). Peak RSS: the largest resident memory of the server process and its
+children, sampled every 0.2 s (and the kernel's high-water mark, VmHWM). Everything talks to 127.0.0.1 only, and
+every wait is bounded (``--deadline``). The last line printed is one JSON object. A session that starts no
+computation reports what the page showed (``seen``: script state, tabs, buttons, sliders, inputs); with
+``LOAD_SHOTS=DIR`` it also saves a screenshot and the page's text there.
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browserkit import CHROMIUM, ROOT, free_port, wrapped, streamlit_cmd, wait_healthy, wait_settled_async  # noqa: E402
-from browserkit import FLAGS as CHROMIUM_ARGS  # noqa: E402
+from browserkit import (CHROMIUM, FLAGS, ROOT, free_port, streamlit_cmd, wait_healthy,  # noqa: E402
+                        wait_settled_async, wrapped)
 BUTTON_TEXT = re.compile(r"(Run|Train)")  # the button's accessible name may start with an icon ligature
 SKIP_BUTTON_TEXT = re.compile(r"(?i)(sweep|all views|rerun)")  # prefer a single run over a sweep
 
@@ -394,7 +394,7 @@ async def drive(base: str, sessions: int, computations: int, paths: list[str], t
 
     results: dict = {"pages": [], "computations": []}
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
         try:
             tasks = []
             for i in range(sessions):
@@ -419,7 +419,7 @@ async def first_render(base: str, timeout: float) -> float:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             page = await browser.new_page()
             start = time.perf_counter()

@@ -12,10 +12,11 @@
    forced settings (``client.showErrorDetails=false``, ``runner.fastReruns=true``). The cap, like Cloud's, is on
    resident memory: a cgroup (``systemd-run --scope -p MemoryMax=``) where systemd runs this machine, else a memory
    cgroup made here as a child of this process's own (v1 ``memory.limit_in_bytes`` or v2 ``memory.max``, no swap;
-   needs root), else a watchdog that samples the server's resident memory (and the kernel's high-water mark) every 0.2 s and kills the
-   server above the cap, as an out-of-memory killer would. (``--cap prlimit`` caps address space instead: measured
-   here, torch and Streamlit reserve far more address space than they use, and a 2.7 GB address-space cap failed
-   thread starts and 49 MB allocations at 760 MiB resident with two sessions: not what Cloud enforces.)
+   needs root), else a watchdog that samples the server's resident memory (and the kernel's high-water mark) every
+   0.2 s and kills the server above the cap, as an out-of-memory killer would. (``--cap prlimit`` caps address space
+   instead: measured here, torch and Streamlit reserve far more address space than they use, and a 2.7 GB
+   address-space cap failed thread starts and 49 MB allocations at 760 MiB resident with two sessions: not what
+   Cloud enforces.)
 4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
    paper page (its Run/Train button, every number input and slider at its minimum). On Cloud the browsers run on
    the visitors' own machines; here they share the server's 2 cores, and as equals 16 Chromiums took about 80 % of
@@ -170,12 +171,13 @@ def memory_cgroup(limit_bytes: int) -> Cgroup | None:
     cg = Cgroup.make("memory", "toymodels-server")
     if cg is None:
         return None
-    ok = (cg.write("memory.max", limit_bytes) and (cg.write("memory.swap.max", 0) or True)) if cg.v2 else \
-        (cg.write("memory.limit_in_bytes", limit_bytes) and (cg.write("memory.memsw.limit_in_bytes", limit_bytes)
-                                                             or True))
-    if not ok:
+    limit, no_swap = ("memory.max", "memory.swap.max") if cg.v2 else \
+        ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+    if not cg.write(limit, limit_bytes):
         cg.remove()
         return None
+    # no swap: v1 counts memory + swap against memsw, v2 caps swap alone; the file is absent without swap accounting
+    cg.write(no_swap, limit_bytes if not cg.v2 else 0)
     return cg
 
 
