@@ -17,6 +17,7 @@ _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
 
 
 def home() -> None:
+    st.session_state.pop("_link_dropped", None)  # Home has no settings to fall back from
     st.title(APP_TITLE)
     st.markdown(
         "Seven papers won awards at NeurIPS 2025: four **Best Paper** awards and three **runners-up**. "
@@ -118,8 +119,9 @@ def _warm_up() -> None:
 
 def run_page() -> None:
     """Run the page; an unexpected error shows visitors a short message, never a traceback (Community Cloud
-    forces tracebacks on for uncaught errors). The traceback goes to the server log. Developers opt in to see it
-    with TOYMODELS_SHOW_ERRORS=1; tests (AppTest) see the exception itself."""
+    forces tracebacks on for uncaught errors): ``ui.report_error``, the handler fragments use too. The traceback
+    goes to the server log. Developers opt in to see it with TOYMODELS_SHOW_ERRORS=1; tests (AppTest) see the
+    exception itself."""
     from streamlit import config
 
     if config.get_option("global.appTest") or os.environ.get("TOYMODELS_SHOW_ERRORS") == "1":
@@ -128,9 +130,13 @@ def run_page() -> None:
     try:
         page.run()
     except Exception as exc:  # noqa: BLE001 - the visitor sees one line; the log keeps the rest
-        logging.getLogger("toymodels.app").exception("page %s failed", page.title)
-        st.error(f"Something went wrong on this page ({type(exc).__name__}). It has been logged; try other "
-                 "settings, or reload the page.", icon=":material/error:")
+        try:
+            from ui import report_error
+        except Exception:  # noqa: BLE001 - ui itself failed to import: say it plainly
+            logging.getLogger("toymodels.app").exception("page %s failed", page.title)
+            st.error(f"Something went wrong on this page ({type(exc).__name__}).", icon=":material/error:")
+        else:
+            report_error(exc)
 
 
 try:

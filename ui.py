@@ -6,6 +6,9 @@ shipped result store), charts and text. Nothing here does science; that lives in
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -20,7 +23,11 @@ from toymodels.registry import AWARD, Paper, get_paper
 from toymodels.topic import InputError, Verdict
 
 # At most this many heavy computations run at once on a hosted server; other visitors queue (and see it).
+# One visitor holds at most one of them: a second computation of the same visitor waits for the first.
 SLOTS = 2
+# A computation that is not stored starts by itself only when its declared estimate is at most this; anything
+# longer (or of unknown cost) waits for a button that states its cost, so a link never starts a long run.
+AUTO_SECONDS = 3.0
 _HEAVY = threading.BoundedSemaphore(SLOTS)
 _QUEUE_LOCK = threading.Lock()
 _WAITING = 0  # computations waiting for a slot, server-wide
@@ -84,6 +91,7 @@ def _hand_over_to_router() -> None:
 
 def paper_header(topic: str) -> Paper:
     """Title, authors, award badge, paper and code links, and the TL;DR. Returns the paper's metadata."""
+    drop_unusable_link_values()  # before any widget of the page seeds itself from the link
     _hand_over_to_router()
     paper = get_paper(topic)
     st.title(paper.short_title)
@@ -100,6 +108,7 @@ def paper_header(topic: str) -> Paper:
         else:
             st.caption("No official code released")
     st.markdown(f"**TL;DR.** {paper.tldr}")
+    dropped_link_notice()
     return paper
 
 
@@ -146,6 +155,16 @@ def _fmt(x: Any) -> str:
     return "—" if x is None else str(x)
 
 
+_MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$&\"'%=/@^;,?"})
+
+
+def plain(text: Any) -> str:
+    """``text`` escaped for Streamlit's markdown, so it shows as the characters it is: every ASCII punctuation
+    mark gets a backslash (CommonMark escapes them all), so no link, image, emphasis, HTML, icon, colour,
+    LaTeX or autolink can form. For text that comes from a link, an upload or an error quoting either."""
+    return str(text).translate(_MARKUP)
+
+
 def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``df`` in which no text cell can run as a spreadsheet formula: a cell starting with
     ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading apostrophe (OWASP's advice).
@@ -180,6 +199,14 @@ class _Memo:
     def __init__(self, size: int = 96):
         self.size, self.items, self.locks, self.lock = size, OrderedDict(), {}, threading.Lock()
 
+    def peek(self, key: str) -> tuple[bool, Any]:
+        """``(True, value)`` when ``key`` is held, without computing or waiting for a computation."""
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return True, self.items[key]
+        return False, None
+
     def get(self, key: str, make: Callable[[], Any]) -> Any:
         with self.lock:
             if key in self.items:
@@ -202,15 +229,87 @@ class _Memo:
 _MEMO = _Memo()
 
 
-def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
-    """Run ``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar; returns a read-only result.
+def _visitor() -> str:
+    """Who is asking: the visitor's IP address when the server sees a remote one, else the browser session
+    (every local session, as in a rehearsal, counts as its own visitor)."""
+    ip = None
+    with contextlib.suppress(Exception):
+        ip = st.context.ip_address
+    if ip and ip not in ("127.0.0.1", "::1", "localhost"):
+        return f"ip:{ip}"
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id}" if ctx is not None else "session:none"
+
+
+_VISITOR_GUARD = threading.Lock()
+_VISITORS: dict[str, list] = {}  # visitor -> [lock held while one of their computations runs, users]
+
+
+@contextlib.contextmanager
+def _one_per_visitor(slot):
+    """Hold the visitor's own lock: one visitor runs at most one computation (so holds at most one slot)."""
+    who = _visitor()
+    with _VISITOR_GUARD:
+        entry = _VISITORS.setdefault(who, [threading.Lock(), 0])
+        entry[1] += 1
+    try:
+        if not entry[0].acquire(blocking=False):
+            slot.info("Your other computation is still running; this one starts when it has finished.",
+                      icon=":material/hourglass_top:")
+            entry[0].acquire()
+            slot.empty()
+        try:
+            yield
+        finally:
+            entry[0].release()
+    finally:
+        with _VISITOR_GUARD:
+            entry[1] -= 1
+            if entry[1] == 0:
+                _VISITORS.pop(who, None)
+
+
+def _seconds_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "not precomputed"
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None = None,
+            seconds: float | None = None, **kwargs) -> Any:
+    """``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar; returns a read-only result,
+    or None when it is not computed (see ``run``).
 
     Looks in memory (shared by every visitor), then the shipped result store, then the disk cache: none of
-    these waits for a compute slot. Only a real computation waits for one of ``SLOTS``; while it waits the
-    visitor sees how many runs are ahead. The result is frozen (``topic.freeze``): shared, so read-only.
-    An out-of-bounds argument raises ``InputError`` before anything runs (see ``guard``).
+    these waits, and a stored result is returned whatever ``run`` says. Only a real computation waits for one
+    of ``SLOTS`` (and for the visitor's own earlier computation); while it waits the visitor sees how many runs
+    are ahead. ``run``: True computes (a button was pressed); False never computes (returns None unless
+    stored); None computes by itself only when ``seconds`` (the expected time) is at most ``AUTO_SECONDS``,
+    and otherwise shows a button that states the cost and computes when it is pressed: a link alone never
+    starts a long computation. The result is frozen (``topic.freeze``): shared, so read-only. An
+    out-of-bounds argument raises ``InputError`` before anything runs (see ``guard``).
     """
     key = store.call_key(fn, args, kwargs)
+    hit, value = _MEMO.peek(key)
+    if hit:
+        return value
+    hit, value = store.lookup(fn, *args, **kwargs)
+    if hit:
+        return _MEMO.get(key, lambda: topic.freeze(value))
+    if run is None:
+        if seconds is not None and seconds <= AUTO_SECONDS:
+            run = True
+        else:
+            if getattr(fn, "bounds", None) is not None:  # out of bounds: say so now, not after a button press
+                _check_only(fn, args, kwargs)
+            run = st.button(f"{label.rstrip('…. ')} ({_seconds_text(seconds)})", key=f"run-{key}",
+                            icon=":material/play_arrow:", type="primary")
+    if not run:
+        return None
     slot = st.empty()
     bar = None
 
@@ -226,24 +325,25 @@ def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
         if hit:
             return topic.freeze(value)
         global _WAITING
-        if not _HEAVY.acquire(blocking=False):
-            with _QUEUE_LOCK:
-                _WAITING += 1
-                ahead = _WAITING - 1
-            slot.info(f"Waiting for a free compute slot: {SLOTS} run(s) in progress"
-                      + (f", {ahead} more waiting ahead of you" if ahead else "") + ". This page updates when "
-                      "yours starts.", icon=":material/hourglass_top:")
-            try:
-                _HEAVY.acquire()
-            finally:
+        with _one_per_visitor(slot):
+            if not _HEAVY.acquire(blocking=False):
                 with _QUEUE_LOCK:
-                    _WAITING -= 1
-            slot.empty()
-        try:
-            _thread_policy()
-            return topic.freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
-        finally:
-            _HEAVY.release()
+                    _WAITING += 1
+                    ahead = _WAITING - 1
+                slot.info(f"Waiting for a free compute slot: {SLOTS} run(s) in progress"
+                          + (f", {ahead} more waiting ahead of you" if ahead else "") + ". This page updates "
+                          "when yours starts.", icon=":material/hourglass_top:")
+                try:
+                    _HEAVY.acquire()
+                finally:
+                    with _QUEUE_LOCK:
+                        _WAITING -= 1
+                slot.empty()
+            try:
+                _thread_policy()
+                return topic.freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
+            finally:
+                _HEAVY.release()
 
     try:
         return _MEMO.get(key, make)
@@ -251,11 +351,56 @@ def compute(fn: Callable, *args, label: str = "Computing…", **kwargs) -> Any:
         slot.empty()
 
 
+def _check_only(fn: Callable, args: tuple, kwargs: dict) -> None:
+    """Run a ``@bounded`` function's checks (bounds and budget) without calling it: raises InputError."""
+    import inspect
+
+    sig = inspect.signature(fn.__wrapped__)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise InputError(f"{fn.__name__}: {exc}") from None
+    bound.apply_defaults()
+    for name, spec in fn.bounds.items():
+        spec.check(name, bound.arguments[name])
+    if getattr(fn, "budget", None) is not None:
+        fn.budget(**bound.arguments)
+
+
 def view(module, name: str) -> Any:
-    """A topic's declared default view (``module.VIEWS[name]``), read-only: shipped when fresh, else computed
-    with a progress bar labelled as the view declares."""
-    fn, kwargs = topic.view_call(module, name)
-    return compute(fn, label=module.VIEWS[name].label, **kwargs)
+    """A topic's declared default view (``module.VIEWS[name]``), read-only.
+
+    Fresh in the shipped store (or already computed): returned at once. Otherwise a view declared cheap
+    (``seconds`` at most ``AUTO_SECONDS``) is computed; a long one is never started by a page load: a stale
+    shipped bundle is shown with a note and a button to recompute it, and a missing or damaged one shows the
+    button and stops the page (or fragment) there."""
+    v = module.VIEWS[name]
+    token = topic._STORED_ONLY.set(True)  # building lazy arguments must not compute another view either
+    try:
+        fn, kwargs = topic.view_call(module, name)
+    except topic.NotStored:
+        fn = kwargs = None
+    finally:
+        topic._STORED_ONLY.reset(token)
+    if fn is not None:
+        cheap = v.seconds is not None and v.seconds <= AUTO_SECONDS
+        result = compute(fn, label=v.label, run=True if cheap else False, **kwargs)
+        if result is not None:
+            return result
+    old = store.load_shipped(module.TOPIC, name)
+    what = f"The precomputed view `{name}`"
+    if old is not None:
+        st.caption(f"{what} was computed by an earlier version of the code; its numbers may differ from what "
+                   "the code computes now.")
+    else:
+        st.warning(f"{what} is not shipped with this copy of the app (or is damaged).", icon=":material/info:")
+    pressed = fn is not None and st.button(f"Recompute it ({_seconds_text(v.seconds)})", key=f"view-{name}",
+                                           icon=":material/play_arrow:")
+    if pressed:
+        return compute(fn, label=v.label, run=True, **kwargs)
+    if old is not None:
+        return topic.freeze(old)
+    st.stop()
 
 
 @contextlib.contextmanager
@@ -264,7 +409,7 @@ def guard():
     try:
         yield
     except InputError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(plain(exc), icon=":material/error:")
         st.stop()
 
 
@@ -341,5 +486,113 @@ def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, de
 
 def link_warning(key: str, value: str, why: str) -> None:
     """Tell the visitor that a value in their link was not used (the default is shown instead)."""
-    shown = value if len(value) <= 40 else value[:37] + "..."
-    st.warning(f"The link's setting `{key}={shown}` {why}; showing the default instead.", icon=":material/link_off:")
+    link_notice([(key, value)], why.removeprefix("is ").removeprefix("are "))
+
+
+def link_notice(items: Iterable[tuple[str, str]], why: str = "not values this page offers") -> None:
+    """Tell the visitor which ``key=value`` pairs of their link were not used. The values are shown as plain
+    text (a code block), never as markdown: a crafted link cannot draw a link, an image or anything else."""
+    items = [(str(k), str(v)) for k, v in items]
+    if not items:
+        return
+    st.warning(f"Some values in this link were not used ({why}); showing the default for those:",
+               icon=":material/link_off:")
+    st.code("\n".join(f"{k[:40]}={v if len(v) <= 60 else v[:57] + '...'}" for k, v in items[:10]), language=None,
+            wrap_lines=True)
+
+
+# A link's value longer than this is no setting of any page (the longest, a transductive class, is ~17,400).
+MAX_LINK_VALUE = 20_000
+
+
+def _unusable(raw: str) -> bool:
+    """A link value no widget can take: a number that is not finite or too large for any knob (inf, nan, 1e309,
+    20-digit integers: Streamlit's own reader raises OverflowError on some), or text too long to be a setting."""
+    if len(raw) > MAX_LINK_VALUE:
+        return True
+    try:
+        x = float(raw)
+    except ValueError:
+        return False
+    return not math.isfinite(x) or abs(x) > 1e15
+
+
+def drop_unusable_link_values() -> None:
+    """Remove such values from the link before the page's widgets read it (``paper_header`` calls this
+    first), and tell the visitor which (``dropped_link_notice``).
+
+    Bound widgets seed themselves from the link's *initial* values, which Streamlit keeps apart from
+    ``st.query_params``; both are filtered (the initial ones through one Streamlit internal: if that moves, the
+    test ``test_link_values_no_widget_can_take_are_dropped`` fails)."""
+    dropped: list[tuple[str, str]] = []
+
+    def filtered(params: dict, setter, deleter) -> None:
+        for key in list(params):
+            values = params[key] if isinstance(params[key], list) else [params[key]]
+            keep = [v for v in values if not _unusable(v)]
+            if len(keep) != len(values):
+                dropped.extend((key, v) for v in values if _unusable(v) and (key, v) not in dropped)
+                setter(key, keep) if keep else deleter(key)
+
+    filtered({k: st.query_params.get_all(k) for k in st.query_params},
+             lambda k, v: st.query_params.__setitem__(k, v), st.query_params.__delitem__)
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        with get_session_state().query_params() as qp:
+            initial = qp._initial_query_params
+            filtered(initial, initial.__setitem__, initial.__delitem__)
+    except (ImportError, AttributeError, TypeError):
+        pass
+    if dropped:
+        st.session_state["_link_dropped"] = dropped
+
+
+def dropped_link_notice() -> None:
+    """The values ``drop_unusable_link_values`` dropped from this session's link before the page ran (numbers
+    no widget can
+    take: inf, nan, 1e309, overflowing integers; values too long to be settings), shown once."""
+    dropped = st.session_state.pop("_link_dropped", None)
+    if dropped:
+        link_notice(dropped, "no setting on this page can take them")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _show_errors() -> bool:
+    """Tracebacks for developers and tests (AppTest, TOYMODELS_SHOW_ERRORS=1); one line for visitors."""
+    from streamlit import config
+
+    return bool(config.get_option("global.appTest")) or os.environ.get("TOYMODELS_SHOW_ERRORS") == "1"
+
+
+def report_error(exc: BaseException) -> None:
+    """The one handler for an error a page or a fragment did not catch: a bad input's own message (it is
+    written for a person), anything else one line for the visitor and the traceback in the server log."""
+    if isinstance(exc, InputError):
+        st.error(plain(exc), icon=":material/error:")
+        return
+    logging.getLogger("toymodels.app").error("page failed", exc_info=exc)
+    st.error(f"Something went wrong on this page ({type(exc).__name__}). It has been logged; try other "
+             "settings, or reload the page.", icon=":material/error:")
+
+
+def fragment(fn: Callable | None = None, **kwargs):
+    """``st.fragment`` whose uncaught errors go to ``report_error``. A fragment's own reruns do not pass through
+    the page's handler in ``Home.py``, so without this a visitor would see Streamlit's raw error box."""
+
+    def wrap(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def body(*a, **k):
+            if _show_errors():
+                return f(*a, **k)
+            try:
+                return f(*a, **k)
+            except Exception as exc:  # noqa: BLE001 - shown as one line; st.stop/rerun are not Exceptions
+                report_error(exc)
+                return None
+
+        return st.fragment(body, **kwargs)
+
+    return wrap(fn) if fn is not None else wrap

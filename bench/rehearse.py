@@ -272,8 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             install_s = install(app, venv, notes)
             log(f"installed in {install_s:.0f} s")
         python = str(venv / "bin" / "python")
-        torch_version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
-                                       capture_output=True, text=True).stdout.strip()
+        torch_version, python_version = (subprocess.run(
+            [python, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])"],
+            capture_output=True, text=True).stdout.split() + ["?", "?"])[:2]  # now: the venv goes at the end
         wrap, env, how, watchdog, mem_cg = limits(notes, args.cap)
         executable = load.CHROMIUM
         if args.browsers == "background":
@@ -323,8 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         "error_list": out["error_list"],
         "commit": commit,
         "torch": torch_version,
-        "python": subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
-                                 capture_output=True, text=True).stdout.strip(),
+        "python": python_version,
         "memory_cap": how,
         "notes": notes,
         "wall_s": out["wall_s"],

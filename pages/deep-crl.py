@@ -170,7 +170,7 @@ tab_critic, tab_search, tab_online, tab_paper, tab_train = st.tabs(
     ["Offline critic", "Search: where does depth matter?", "Online agent", "Paper's numbers", "Train your own"])
 
 
-@st.fragment
+@ui.fragment
 def _critic_tab() -> None:
     """The offline critic: a knob here reruns this tab alone (a fragment)."""
     if critic is None:
@@ -268,7 +268,7 @@ with tab_critic:
     _critic_tab()
 
 
-@st.fragment
+@ui.fragment
 def _search_tab() -> None:
     """The search: a knob here reruns this tab alone (a fragment)."""
     if not available("critic_search"):
@@ -322,7 +322,7 @@ with tab_search:
     _search_tab()
 
 
-@st.fragment
+@ui.fragment
 def _online_tab() -> None:
     """The online agent: a knob here reruns this tab alone (a fragment)."""
     per_seed, summary = head["per_seed"], head["summary"]
@@ -459,7 +459,7 @@ with tab_paper:
     st.caption("The paper's numbers (Table 1 and Fig. 1 data), quoted as references: time at goal out of 1000.")
 
 
-@st.fragment
+@ui.fragment
 def _train_tab() -> None:
     """Train your own: a knob here reruns this tab alone (a fragment)."""
     st.markdown("Settings take effect when you press **Train**; runs are cached for every visitor. Worth trying: "
@@ -494,11 +494,11 @@ def _train_tab() -> None:
             M.train.budget(cfg=cfg)
             st.session_state["crl_last"] = cfg
         except InputError as exc:
-            st.warning(str(exc))
+            st.warning(ui.plain(exc))
     last = st.session_state.get("crl_last")
     if last is not None:
         with ui.guard():
-            mine = ui.compute(M.train, last, label="Training…")
+            mine = ui.compute(M.train, last, label="Training…", run=True)  # Train was pressed
         f = mine["final"]
         st.markdown(f"**Your run** ({last.maze}, depth {last.depth}, width {last.width}, batch {last.batch_size}, "
                     f"{last.iterations * last.sgd_steps:,} SGD steps, {last.seeds} seed(s)): success "
@@ -524,11 +524,11 @@ def _train_tab() -> None:
             M.sweep.budget(cfg=cfg, param=param, values=list(values))
             st.session_state["crl_sweep_last"] = (cfg, param, list(values))
         except InputError as exc:
-            st.warning(str(exc))
+            st.warning(ui.plain(exc))
     if st.session_state.get("crl_sweep_last"):
         b, p, vals = st.session_state["crl_sweep_last"]
         with ui.guard():
-            sw = ui.compute(M.sweep, b, p, vals, label="Sweeping…")
+            sw = ui.compute(M.sweep, b, p, vals, label="Sweeping…", run=True)
         tab = sw["summary"].assign(**{p: sw["summary"][p].astype(str)})
         st.altair_chart(alt.Chart(tab).mark_point(size=80).encode(
             x=alt.X(f"{p}:N", sort=[str(v) for v in vals]), y=alt.Y("success:Q", scale=alt.Scale(domain=[0, 1])),

@@ -27,7 +27,7 @@ LINK = {"viz_data": lambda raw: raw in D.VIZ_DATA, "viz_u": _num_in(U_STEPS), "e
         "rf_t": _num_in(RF_T), "rf_d": _num_in(RF_D), "rf_psi_n": _num_in(RF_PSI_N)}
 
 
-def _bad_link() -> list[str]:
+def _bad_link() -> list[tuple[str, str]]:
     """Link values the page does not know (Streamlit drops them from bound widgets; we say so). Read on a
     session's first run only: later the widgets own the URL."""
     if st.session_state.get("_diffusion_link_read"):
@@ -41,7 +41,7 @@ def _bad_link() -> list[str]:
             except (TypeError, ValueError):
                 good = False
             if not good:
-                bad.append(f"`{key}={raw[:40]}`")
+                bad.append((key, raw))
                 break
     return bad
 
@@ -74,9 +74,7 @@ bad = _bad_link()
 # The data set's link value is its id, kept by hand: Streamlit's binding would store the display label.
 if "viz_data" not in st.session_state and st.query_params.get("viz_data") in D.VIZ_DATA:
     st.session_state["viz_data"] = st.query_params["viz_data"]
-if bad:
-    st.warning(f"This link has values the page does not know ({', '.join(bad)}): showing the default for those.",
-               icon=":material/link_off:")
+ui.link_notice(bad)
 
 # --------------------------------------------------------------------------- the headline: the window
 st.header("Generalise first, memorise later")
@@ -92,17 +90,20 @@ with st.expander("Run your own sweep over n (trains live, up to about a minute)"
         seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
         width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
         spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
-        st.form_submit_button("Run (up to about a minute, with a progress bar)", icon=":material/play_arrow:",
-                              key="win_run")
+        win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                        icon=":material/play_arrow:", key="win_run")
     default_cfg = D.VIEWS["window"].arguments()["cfg"]
     cfg = learned.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
                                steps_per_n=float(spn))
     win = None
     if cfg != default_cfg:
-        try:
-            win = ui.compute(learned.train_window, cfg, label="Training the denoisers…")
+        try:  # a link's settings train only when Run is pressed (or someone already trained them)
+            win = ui.compute(learned.train_window, cfg, label="Training the denoisers…", run=win_run)
+            if win is None:
+                st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
+                        "run meanwhile.", icon=":material/info:")
         except InputError as exc:
-            st.error(f"{exc}. Showing the precomputed default run (n = 16…128, 1 seed, W = 64, S = 150 n).",
+            st.error(f"{ui.plain(exc)}. Showing the precomputed default run (n = 16…128, 1 seed, W = 64, S = 150 n).",
                      icon=":material/error:")
     if win is None:
         win, cfg = ui.view(D, "window"), default_cfg
@@ -215,7 +216,7 @@ with tab_rep:
 # --------------------------------------------------------------------------- visualiser
 
 
-@st.fragment
+@ui.fragment
 def visualiser() -> None:
     """A fragment: moving its knobs reruns only this section (every data set is shipped)."""
     st.markdown("Noise a training point, then undo it. With $n$ training points $x_\\mu$ the *optimal* denoiser "
@@ -289,16 +290,19 @@ with tab_rf:
         t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
         d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
         psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
-        st.form_submit_button("Run (up to about a minute, with a progress bar)", icon=":material/play_arrow:",
-                              key="rf_run")
+        rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                      icon=":material/play_arrow:", key="rf_run")
     default_rf = D.VIEWS["rf"].arguments()["cfg"]
     rcfg = rf.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
     rres = None
     if rcfg.normalised() != default_rf.normalised():
         try:
-            rres = ui.compute(rf.run_rf, rcfg, label="Estimating U, V and solving the dynamics…")
+            rres = ui.compute(rf.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go)
+            if rres is None:
+                st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
+                        "meanwhile.", icon=":material/info:")
         except InputError as exc:
-            st.error(f"{exc}. Showing the precomputed default.", icon=":material/error:")
+            st.error(f"{ui.plain(exc)}. Showing the precomputed default.", icon=":material/error:")
     if rres is None:
         rres = ui.view(D, "rf")
     v_rf = D.rf_verdict(rres)
@@ -391,7 +395,7 @@ with tab_flow:
 # --------------------------------------------------------------------------- ELS
 
 
-@st.fragment
+@ui.fragment
 def els_machine() -> None:
     """A fragment: the patch size reruns only this section (every P is shipped)."""
     st.markdown("Replace the ideal posterior over whole training images by one over **P×P patches from any "

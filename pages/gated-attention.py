@@ -54,7 +54,7 @@ PARSE = {"ga_preset": str, "ga_variant": str, "ga_layer": int, "ga_head": int, "
          **{f"ga_{k}": p for k, (_, p) in FORM.items()}}
 
 
-def _read_link() -> list[str]:
+def _read_link() -> list[tuple[str, str]]:
     """On a session's first run, take the knobs from the URL; return notices for values that are not valid."""
     if st.session_state.get("ga_link_read"):
         return []
@@ -72,7 +72,7 @@ def _read_link() -> list[str]:
         if ok:
             st.session_state[key] = value
         else:
-            notices.append(f"`{key}={raw[:40]}`")
+            notices.append((key, raw))
     pid = st.session_state.get("ga_preset", "default")
     if "ga_preset" in st.query_params and not any(f"ga_{k}" in st.query_params for k in FORM):
         _fill_form(pid)       # a preset link without its own knobs: the preset's values
@@ -102,9 +102,7 @@ ui.result_strip(verdict, caption=None if fresh else "The shipped results are sta
 bad_link = _read_link()
 for k, v in _defaults().items():
     st.session_state.setdefault(k, v)
-if bad_link:
-    st.warning(f"This link has values the page does not know ({', '.join(bad_link)}): showing the default "
-               "for those.", icon=":material/link_off:")
+ui.link_notice(bad_link)
 
 head = ui.view(M, "compare_all")
 sink, mact = head["sink"], head["mact"]
@@ -203,13 +201,13 @@ else:
         problem = str(exc)
     secs = M.expected_seconds(cfg, 2)
     if problem:
-        st.error(f"{problem}. Showing the shipped sink default below.", icon=":material/error:")
+        st.error(f"{ui.plain(problem)}. Showing the shipped sink default below.", icon=":material/error:")
     elif st.session_state.get("ga_ran") == run_key or st.button(
             f"Train baseline and {NAMES[variant]} for these settings (about {max(1.0, secs):.0f} s on one CPU thread)",
             key="ga_train", icon=":material/play_arrow:", type="primary"):
         st.session_state["ga_ran"] = run_key
         with ui.guard():
-            res = ui.compute(M.compare, cfg, ["baseline", variant], label="Training…")
+            res = ui.compute(M.compare, cfg, ["baseline", variant], label="Training…", run=True)
     else:
         st.info("Showing the shipped sink default below until these settings are trained.", icon=":material/info:")
 if res is None:
@@ -434,9 +432,9 @@ with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched mo
         st.warning("Pick at least one learning rate.")
     elif st.session_state.get("ga_ran_sweep") == sweep_key:
         try:
-            sweep = ui.compute(M.lr_sweep, cfg, lrs, label="Sweeping learning rates…")
+            sweep = ui.compute(M.lr_sweep, cfg, lrs, label="Sweeping learning rates…", run=True)
         except M.InputError as exc:
-            st.error(str(exc), icon=":material/error:")
+            st.error(ui.plain(exc), icon=":material/error:")
     else:
         st.info("Press **Run sweep** to train these learning rates (two batched models).",
                 icon=":material/info:")

@@ -34,9 +34,7 @@ def _url_notice(key: str, options) -> None:
     raw = st.query_params.get_all(key) if key in st.query_params else []
     allowed = {str(o) for o in options}
     bad = [v for v in raw if v not in allowed]
-    if bad:
-        st.warning(f"The link's value {_short(bad[0], 40)!r} for `{key}` is not offered here; showing the "
-                   "default instead.", icon=":material/link_off:")
+    ui.link_notice([(key, v) for v in bad[:1]], "not offered here")
 
 
 paper = ui.paper_header(TOPIC)
@@ -57,7 +55,7 @@ _url_notice("rl_len", steps_opts)
 table = grid["table"].copy()
 
 
-@st.fragment
+@ui.fragment
 def _rho_section() -> None:
     """ρ and the step count redraw this section alone (a fragment), not the whole page."""
     c1, c2 = st.columns([3, 1])
@@ -271,7 +269,7 @@ with tab_toy:
         if cfg == M.ToyConfig():
             res = ui.view(M, "toy_default")
         elif st.session_state.get("rl_trained") == dataclasses.asdict(cfg):
-            res = ui.compute(M.run_toy, cfg, label="Training the toy…")
+            res = ui.compute(M.run_toy, cfg, label="Training the toy…", run=True)  # Train was pressed
         else:
             st.info("These settings differ from the default: press **Train** to run them. Showing the default "
                     "run meanwhile.", icon=":material/info:")
@@ -412,7 +410,7 @@ with tab_toy:
 # =========================================================================== your evaluations
 
 
-@st.fragment
+@ui.fragment
 def _data_tab() -> None:
     """Your evaluations: a widget here reruns this tab alone (a fragment)."""
     st.markdown(
@@ -437,7 +435,8 @@ def _data_tab() -> None:
         try:
             table = M.read_evaluations(upload.getvalue())
         except M.InputError as exc:
-            st.error(f"Could not use **{_short(upload.name, 60)}**: {_short(exc)}", icon=":material/error:")
+            st.error(f"Could not use **{ui.plain(_short(upload.name, 60))}**: {ui.plain(_short(exc))}",
+                     icon=":material/error:")
         if table is not None:
             models = list(dict.fromkeys(table["model"]))
     if an is not None or table is not None:
@@ -446,7 +445,7 @@ def _data_tab() -> None:
         if table is not None or base_model != an["base"]:
             with ui.guard():
                 an = ui.compute(M.analyse_counts, table if table is not None else M.load_example(), base_model,
-                                label="Computing pass@k…")
+                                label="Computing pass@k…", run=True)  # counts: bounded by the upload caps
         summ_u, cur_u = an["summary"].copy(), an["curves"].copy()
         layers = [alt.Chart(cur_u).mark_line(point=alt.OverlayMarkDef(size=12)).encode(
             x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimator)", scale=alt.Scale(domain=[0, 1])),
@@ -510,7 +509,7 @@ with tab_data:
 # =========================================================================== sweep
 
 
-@st.fragment
+@ui.fragment
 def _sweep_tab(cfg: M.ToyConfig) -> None:
     """The sweep: a widget here reruns this tab alone (a fragment); cfg comes from the first tab's form."""
     st.markdown("Sweep one knob of the toy (the others as last trained in the first tab); every setting trains as "
@@ -540,7 +539,7 @@ def _sweep_tab(cfg: M.ToyConfig) -> None:
             if st.button(f"Run the sweep (about {secs} s)", icon=":material/play_arrow:", key="rl_sweep_run"):
                 st.session_state["rl_swept"] = key
             if st.session_state.get("rl_swept") == key:
-                sweep = ui.compute(M.run_sweep, sweep_cfg, param, values, label="Sweeping…")
+                sweep = ui.compute(M.run_sweep, sweep_cfg, param, values, label="Sweeping…", run=True)
     if sweep is not None:
         sweep = sweep.copy()
         x_type = "N" if param == "algorithm" else "Q"

@@ -38,18 +38,8 @@ def loss_chart(df: pd.DataFrame, fits: pd.DataFrame, color: str, title: str, hei
 
 # ============================================================================ the headline result
 def heavy_view(name: str):
-    """A converged sweep (minutes of CPU): the shipped bundle, or a notice and an explicit button."""
-    from toymodels import store
-
-    v = M.VIEWS[name]
-    why = store.staleness(TOPIC, name, v.fn, **v.arguments())
-    if why and not st.session_state.get(f"sp_heavy_{name}"):
-        st.warning(f"The shipped `{name}` sweep is {why}, so this section is not shown. Ship it with `python -m "
-                   f"toymodels precompute {TOPIC} --view {name}`, or compute it here.", icon=":material/hourglass_top:")
-        if st.button(f"Compute `{name}` here (about {v.seconds / 60:.0f} minutes of CPU)", key=f"sp_heavy_btn_{name}"):
-            st.session_state[f"sp_heavy_{name}"] = True
-            st.rerun()
-        return None
+    """A converged sweep (minutes of CPU): the shipped bundle; when it is stale or missing, ``ui.view`` offers
+    an explicit button instead of training."""
     return ui.view(M, name)
 
 
@@ -149,14 +139,19 @@ with st.form("geo_form"):
     geo_m = g2.segmented_control("dimensions m", [2, 3], default=2, key="geo_m", bind="query-params")
     geo_alpha = g3.slider("frequency exponent α", 0.0, 2.0, 0.0, 0.25, key="geo_alpha", bind="query-params")
     geo_E = g4.select_slider("density E (Σp_i)", [0.05, 0.1, 0.2, 0.5, 1.0], 0.1, key="geo_E", bind="query-params")
-    st.form_submit_button(f"Train one model per γ (about {M.GEOMETRY_SECONDS} s)", icon=":material/play_arrow:",
-                          key="geo_train")
+    geo_go = st.form_submit_button(f"Train one model per γ (about {M.GEOMETRY_SECONDS} s)",
+                                   icon=":material/play_arrow:", key="geo_train")
 geo_kwargs = dict(n=int(geo_n), m=int(geo_m or 2), alpha=float(geo_alpha), E=float(geo_E))
 try:
     geo = (ui.view(M, "geometry") if geo_kwargs == M.VIEWS["geometry"].arguments()
-           else ui.compute(M.geometry, label="Training one model per γ (one batched model)…", **geo_kwargs))
+           else ui.compute(M.geometry, label="Training one model per γ (one batched model)…", run=geo_go,
+                           **geo_kwargs))
+    if geo is None:  # a link's settings train only when the button is pressed
+        st.info("These settings are not trained yet: press the button above. Showing the default meanwhile.",
+                icon=":material/info:")
+        geo = ui.view(M, "geometry")
 except InputError as exc:
-    st.error(str(exc), icon=":material/error:")
+    st.error(ui.plain(exc), icon=":material/error:")
     geo = None
 if geo is not None:
     gammas = [float(g) for g in geo["gammas"]]
@@ -237,12 +232,13 @@ if up is not None:
     try:
         A, tname = M.load_matrix(up.getvalue(), up.name)
         res = M.embedding_overlap(A)
-        st.success(f"{up.name} · tensor `{tname}` · {res['rows']:,} × {res['m']}: mean squared overlap "
+        st.success(f"{ui.plain(up.name)} · tensor {ui.plain(tname)} · {res['rows']:,} × {res['m']}: mean squared "
+                   "overlap "
                    f"{res['overlap']:.5f}, 1/m = {res['inv_m']:.5f} (ratio {res['ratio']:.2f}; mean-centred "
                    f"{res['overlap_centred']:.5f}), Welch bound {res['welch']:.5f}"
                    + (f" · {res['rows_used']:,} rows used" if res["rows_used"] < res["rows"] else ""))
     except InputError as exc:
-        st.error(f"Cannot use this file: {exc}", icon=":material/block:")
+        st.error(f"Cannot use this file: {ui.plain(exc)}", icon=":material/block:")
 
 # ============================================================================ reproduce
 st.header("Reproduce the paper")
@@ -305,9 +301,9 @@ if show_cfg != cfg:
     st.info("Settings changed: press **Train** (the view below is the last model trained).")
 try:
     one = (ui.view(M, "run_default") if show_cfg == default_cfg
-           else ui.compute(M.run, show_cfg, label="Training…"))
+           else ui.compute(M.run, show_cfg, label="Training…", run=True))
 except InputError as exc:
-    st.error(f"Cannot run this setting: {exc}", icon=":material/block:")
+    st.error(f"Cannot run this setting: {ui.plain(exc)}", icon=":material/block:")
     one = None
 if one is not None:
     c = one["config"]
@@ -363,9 +359,9 @@ if st.button("Run sweep (bounded to about a minute of CPU)", icon=":material/pla
     st.session_state["sp_sweep"] = (call[0].__name__, call[1])
 if st.session_state.get("sp_sweep") == (call[0].__name__, call[1]):
     try:
-        out = ui.compute(call[0], label="Sweeping…", **call[1])
+        out = ui.compute(call[0], label="Sweeping…", run=True, **call[1])
     except InputError as exc:
-        st.error(f"Cannot run this sweep: {exc}", icon=":material/block:")
+        st.error(f"Cannot run this sweep: {ui.plain(exc)}", icon=":material/block:")
         out = None
     if out is not None and kind == "width":
         f = M.fits(out)

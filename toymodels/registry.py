@@ -211,14 +211,43 @@ def get_paper(topic: str) -> Paper:
 def read_verdicts() -> dict:
     """topic -> verdict record from ``results/verdicts.json``, as ``precompute`` last wrote it ({} when there is
     none or it is damaged). Light on purpose: Home reads it on a cold server without importing numpy, pandas or
-    torch. The folder is ``store.RESULTS_DIR`` when the store is loaded (tests move it), else its default."""
+    torch. The folder is ``store.RESULTS_DIR`` when the store is loaded (tests move it), else its default.
+
+    Validated on read: a record of the wrong shape (valid JSON, wrong types) is left out, so Home shows that
+    paper without a badge rather than failing for every visitor."""
     import json
     import sys
 
     store = sys.modules.get("toymodels.store")
     results = store.RESULTS_DIR if store is not None else Path(__file__).resolve().parent / "results"
     try:
-        index = json.loads((results / "verdicts.json").read_text())
-        return index if isinstance(index, dict) else {}
+        path = results / "verdicts.json"
+        if not path.is_file() or path.stat().st_size > 4 << 20:
+            return {}
+        index = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
+    if not isinstance(index, dict):
+        return {}
+    return {topic: record for topic, record in index.items() if topic in _BY_TOPIC and valid_verdict_record(record)}
+
+
+# What a record of the verdict index holds: field -> (accepted types, required).
+VERDICT_RECORD = {"reproduced": ((bool, type(None)), True), "badge": ((str,), True), "ours": ((str,), True),
+                  "paper": ((str,), True), "summary": ((str,), True), "fresh": ((bool,), True)}
+
+
+def valid_verdict_record(record) -> bool:
+    """True when ``record`` has every field of ``VERDICT_RECORD`` with its type (strings of at most 2,000
+    characters)."""
+    if not isinstance(record, dict):
+        return False
+    for name, (types, required) in VERDICT_RECORD.items():
+        if name not in record:
+            if required:
+                return False
+            continue
+        value = record[name]
+        if not isinstance(value, types) or isinstance(value, str) and len(value) > 2000:
+            return False
+    return True

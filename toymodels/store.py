@@ -29,7 +29,9 @@ import inspect
 import json
 import math
 import os
+import re
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -76,15 +78,15 @@ def _to_jsonable(obj: Any, arrays: dict[str, np.ndarray], tables: list[pd.DataFr
     raise TypeError(f"cannot store {type(obj).__name__} in a bundle (use dict, list, number, str, ndarray, DataFrame)")
 
 
-def _from_jsonable(obj: Any, arrays, table: Callable[[str], pd.DataFrame]) -> Any:
+def _from_jsonable(obj: Any, array: Callable[[str], np.ndarray], table: Callable[[str], pd.DataFrame]) -> Any:
     if isinstance(obj, dict):
         if set(obj) == {"__array__"}:
-            return arrays[obj["__array__"]]
+            return array(obj["__array__"])
         if set(obj) == {"__table__"}:
             return table(obj["__table__"])
-        return {k: _from_jsonable(v, arrays, table) for k, v in obj.items()}
+        return {k: _from_jsonable(v, array, table) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_from_jsonable(v, arrays, table) for v in obj]
+        return [_from_jsonable(v, array, table) for v in obj]
     return obj
 
 
@@ -94,11 +96,12 @@ def normalise(obj: Any) -> Any:
     arrays: dict[str, np.ndarray] = {}
     tables: list[pd.DataFrame] = []
     body = json.loads(json.dumps(_to_jsonable(obj, arrays, tables), allow_nan=True))
-    return _from_jsonable(body, arrays, lambda name: tables[int(name[6:-4])])
+    return _from_jsonable(body, arrays.__getitem__, lambda name: tables[int(name[6:-4])])
 
 
 def write_bundle(folder: str | Path, obj: Any, meta: dict | None = None) -> Path:
-    """Write ``obj`` as a bundle folder (atomically: a reader never sees half a bundle)."""
+    """Write ``obj`` as a bundle folder (atomically: a reader never sees half a bundle). ``meta.json`` records
+    a SHA-256 of every other file, so a truncated or swapped table or array reads as damaged."""
     folder = Path(folder)
     arrays: dict[str, np.ndarray] = {}
     tables: list[pd.DataFrame] = []
@@ -106,14 +109,14 @@ def write_bundle(folder: str | Path, obj: Any, meta: dict | None = None) -> Path
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     try:
-        doc = {"meta": meta or {}, "data": body}
-        (tmp / "meta.json").write_text(json.dumps(doc, indent=1, allow_nan=True) + "\n")
         if arrays:
             np.savez_compressed(tmp / "arrays.npz", **arrays)
         for i, df in enumerate(tables):
             df.to_csv(tmp / f"table_{i}.csv", index=False)
-        if folder.exists():
-            shutil.rmtree(folder)
+        files = {p.name: _file_sha(p) for p in sorted(tmp.iterdir())}
+        doc = {"meta": meta or {}, "data": body, "files": files}
+        (tmp / "meta.json").write_text(json.dumps(doc, indent=1, allow_nan=True) + "\n")
+        _remove(folder)
         os.replace(tmp, folder)
     finally:
         if tmp.exists():
@@ -121,16 +124,95 @@ def write_bundle(folder: str | Path, obj: Any, meta: dict | None = None) -> Path
     return folder
 
 
-def read_bundle(folder: str | Path) -> tuple[Any, dict]:
-    """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``."""
+# A bundle folder holds only these names, each a regular file (no links, FIFOs or devices) of bounded size.
+_BUNDLE_FILE = re.compile(r"(meta\.json|arrays\.npz|table_[0-9]{1,6}\.csv)")
+MAX_BUNDLE_FILE_BYTES = 256 << 20
+
+
+class DamagedBundle(ValueError):
+    """A bundle folder that is not what ``write_bundle`` writes: a miss, never served."""
+
+
+def _file_sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _is_regular(path: Path) -> bool:
+    """A regular file (not followed through a link), of at most ``MAX_BUNDLE_FILE_BYTES``."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_BUNDLE_FILE_BYTES
+
+
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    """Remove a bundle folder or whatever sits at its name (a link, a FIFO, a file), never following links."""
+    try:
+        if _is_real_dir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass
+
+
+def _bundle_file(folder: Path, name: Any, files: dict | None) -> Path:
+    """The file ``name`` of a bundle, checked: a bundle's own name, a regular file, its hash as recorded."""
+    if not isinstance(name, str) or not _BUNDLE_FILE.fullmatch(name):
+        raise DamagedBundle(f"{folder.name}: {name!r} is not a bundle file name")
+    path = folder / name
+    if not _is_regular(path):
+        raise DamagedBundle(f"{folder.name}/{name} is missing, not a regular file, or too large")
+    if files is not None and files.get(name) != _file_sha(path):
+        raise DamagedBundle(f"{folder.name}/{name} does not match its recorded hash")
+    return path
+
+
+def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, dict]:
+    """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``.
+
+    Only regular files inside the folder are read (a link, FIFO or device is damage, never opened), and each
+    file is checked against the hash ``meta.json`` records (``require_hashes``: a bundle without hashes is
+    damaged too). Damage raises ``DamagedBundle``."""
     folder = Path(folder)
-    doc = json.loads((folder / "meta.json").read_text())
-    npz = folder / "arrays.npz"
+    if not _is_real_dir(folder):
+        raise DamagedBundle(f"{folder} is not a bundle folder")
+    doc = json.loads(_bundle_file(folder, "meta.json", None).read_text())
+    if not isinstance(doc, dict) or "data" not in doc or not isinstance(doc.get("meta", {}), dict):
+        raise DamagedBundle(f"{folder.name}/meta.json is not a bundle description")
+    files = doc.get("files")
+    if files is not None and not (isinstance(files, dict) and all(isinstance(v, str) for v in files.values())):
+        raise DamagedBundle(f"{folder.name}/meta.json records no valid file hashes")
+    if files is None and require_hashes:
+        raise DamagedBundle(f"{folder.name}/meta.json records no file hashes")
     arrays = {}
-    if npz.exists():
-        with np.load(npz, allow_pickle=False) as z:
+    if files is not None and "arrays.npz" in files or files is None and (folder / "arrays.npz").exists():
+        with np.load(_bundle_file(folder, "arrays.npz", files), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    return _from_jsonable(doc["data"], arrays, lambda name: pd.read_csv(folder / name)), doc.get("meta", {})
+
+    def array(name):
+        if name not in arrays:
+            raise DamagedBundle(f"{folder.name}: array {name!r} is missing")
+        return arrays[name]
+
+    def table(name):
+        return pd.read_csv(_bundle_file(folder, name, files))
+
+    return _from_jsonable(doc["data"], array, table), doc.get("meta", {})
 
 
 # --------------------------------------------------------------------------- keys
@@ -363,16 +445,22 @@ def shipped_path(topic: str, name: str) -> Path:
     return RESULTS_DIR / topic / name
 
 
-def _read_entry(folder: Path) -> tuple[Any, dict] | None:
+def _read_entry(folder: Path, require_hashes: bool = False) -> tuple[Any, dict] | None:
     """Read a bundle, or None when it is missing or damaged in any way (a damaged entry is a miss)."""
-    if not (folder / "meta.json").is_file():
-        return None
     try:
-        doc = json.loads((folder / "meta.json").read_text())
-        if not isinstance(doc, dict) or not isinstance(doc.get("meta", {}), dict) or "data" not in doc:
+        return read_bundle(folder, require_hashes=require_hashes)
+    except Exception:  # noqa: BLE001 - links, FIFOs, truncated npz, bad JSON, missing CSV, bad hash: all a miss
+        return None
+
+
+def _read_meta_doc(folder: Path) -> dict | None:
+    """``meta.json`` of a bundle folder as a dict, read only if it is a regular file (never a FIFO or link)."""
+    try:
+        if not _is_real_dir(folder):
             return None
-        return read_bundle(folder)
-    except Exception:  # noqa: BLE001 - truncated npz, bad JSON, missing CSV, ...: all a miss
+        doc = json.loads(_bundle_file(folder, "meta.json", None).read_text())
+        return doc if isinstance(doc, dict) else None
+    except (OSError, ValueError, DamagedBundle):
         return None
 
 
@@ -383,12 +471,9 @@ def load_shipped(topic: str, name: str) -> Any | None:
 
 
 def shipped_meta(topic: str, name: str) -> dict | None:
-    try:
-        doc = json.loads((shipped_path(topic, name) / "meta.json").read_text())
-        meta = doc.get("meta") if isinstance(doc, dict) else None
-        return meta if isinstance(meta, dict) else None
-    except (OSError, ValueError):
-        return None
+    doc = _read_meta_doc(shipped_path(topic, name))
+    meta = doc.get("meta") if doc is not None else None
+    return meta if isinstance(meta, dict) else None
 
 
 _INDEX: dict[str, Path] | None = None
@@ -401,12 +486,10 @@ def _shipped_index() -> dict[str, Path]:
         index = {}
         if RESULTS_DIR.exists():
             for meta in RESULTS_DIR.glob("*/*/meta.json"):
-                try:
-                    m = json.loads(meta.read_text()).get("meta", {})
-                    if isinstance(m, dict) and m.get("key"):
-                        index[m["key"]] = meta.parent
-                except (OSError, ValueError, AttributeError):
-                    continue
+                doc = _read_meta_doc(meta.parent)
+                m = doc.get("meta") if doc is not None else None
+                if isinstance(m, dict) and isinstance(m.get("key"), str):
+                    index[m["key"]] = meta.parent
         _INDEX, _INDEX_DIR = index, RESULTS_DIR
     return _INDEX
 
@@ -420,12 +503,32 @@ def _find_shipped(key: str, fn: Callable | None = None) -> Path | None:
     return folder if meta.get("source") == _source_hash(fn) else None
 
 
-def _prune(root: Path, keep: int | None = None) -> None:
+ORPHAN_SECONDS = 3600  # a write's temporary folder older than this was left by a killed process
+
+
+def _prune(root: Path, keep: int | None = None, now: float | None = None) -> None:
+    """Keep the newest ``keep`` entries of the cache folder ``root``; remove the rest, the temporary folders of
+    writes killed mid-way (older than ``ORPHAN_SECONDS``), and anything that is not a folder (a link, a FIFO)."""
+    import time
+
     keep = MAX_CACHE_ENTRIES if keep is None else keep
-    entries = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                     key=lambda p: p.stat().st_mtime)
-    for old in entries[: max(0, len(entries) - keep)]:
-        shutil.rmtree(old, ignore_errors=True)
+    now = time.time() if now is None else now
+    entries = []
+    for p in root.iterdir():
+        try:
+            st = os.lstat(p)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            _remove(p)
+        elif p.name.startswith("."):
+            if now - st.st_mtime > ORPHAN_SECONDS:
+                _remove(p)
+        else:
+            entries.append((st.st_mtime, p))
+    entries.sort()
+    for _, old in entries[: max(0, len(entries) - keep)]:
+        _remove(old)
 
 
 def _use_disk() -> bool:
@@ -444,11 +547,11 @@ def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
             return True, entry[0]
     if _use_disk():
         folder = cache_dir() / f"{key}-{_source_hash(fn)}"
-        if folder.exists():
-            entry = _read_entry(folder)
-            if entry is not None:
+        if os.path.lexists(folder):
+            entry = _read_entry(folder, require_hashes=True)
+            if entry is not None and entry[1].get("key") == key:
                 return True, entry[0]
-            shutil.rmtree(folder, ignore_errors=True)  # a damaged entry is removed and recomputed
+            _remove(folder)  # a damaged entry (or a link, a FIFO) is removed and recomputed
     return False, None
 
 
