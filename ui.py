@@ -550,8 +550,7 @@ def drop_unusable_link_values() -> None:
 
 def dropped_link_notice() -> None:
     """The values ``drop_unusable_link_values`` dropped from this session's link before the page ran (numbers
-    no widget can
-    take: inf, nan, 1e309, overflowing integers; values too long to be settings), shown once."""
+    no widget can take: inf, nan, 1e309, overflowing integers; values too long to be settings), shown once."""
     dropped = st.session_state.pop("_link_dropped", None)
     if dropped:
         link_notice(dropped, "no setting on this page can take them")
