@@ -163,7 +163,8 @@ def _only_entry():
 
 
 @pytest.mark.parametrize("damage", ["truncated_npz", "meta_not_object", "meta_not_json", "csv_missing",
-                                    "data_missing"])
+                                    "data_missing", "truncated_csv", "csv_swapped", "csv_is_a_link", "csv_is_a_fifo",
+                                    "table_outside", "meta_is_a_fifo", "entry_is_a_link", "no_hashes"])
 def test_a_damaged_cache_entry_is_a_miss_and_is_removed(damage):
     CALLS.clear()
     first = store.cached(toy_result, 9, seed=1)
@@ -177,12 +178,70 @@ def test_a_damaged_cache_entry_is_a_miss_and_is_removed(damage):
         (entry / "meta.json").write_text('{"meta": {')
     elif damage == "csv_missing":
         (entry / "table_0.csv").unlink()
+    elif damage == "truncated_csv":  # still valid CSV, fewer rows: only the recorded hash catches it
+        lines = (entry / "table_0.csv").read_text().splitlines()
+        (entry / "table_0.csv").write_text("\n".join(lines[:2]) + "\n")
+    elif damage == "csv_swapped":
+        (entry / "table_0.csv").write_text("k,v\n1,2\n")
+    elif damage == "csv_is_a_link":
+        secret = entry.parent.parent / "secret.csv"
+        secret.write_text((entry / "table_0.csv").read_text())
+        (entry / "table_0.csv").unlink()
+        (entry / "table_0.csv").symlink_to(secret)
+    elif damage == "csv_is_a_fifo":  # reading it would block the lookup (and that key, for everyone)
+        (entry / "table_0.csv").unlink()
+        os.mkfifo(entry / "table_0.csv")
+    elif damage == "table_outside":
+        doc = json.loads((entry / "meta.json").read_text())
+        doc["data"]["table"] = {"__table__": "../../secret.csv"}
+        (entry.parent.parent / "secret.csv").write_text("a\n1\n")
+        (entry / "meta.json").write_text(json.dumps(doc))
+    elif damage == "meta_is_a_fifo":
+        (entry / "meta.json").unlink()
+        os.mkfifo(entry / "meta.json")
+    elif damage == "entry_is_a_link":  # a link to an entry that reads as valid elsewhere
+        elsewhere = entry.parent.parent / "elsewhere"
+        entry.rename(elsewhere)
+        entry.symlink_to(elsewhere, target_is_directory=True)
+    elif damage == "no_hashes":
+        doc = json.loads((entry / "meta.json").read_text())
+        del doc["files"]
+        (entry / "meta.json").write_text(json.dumps(doc))
     else:
         (entry / "meta.json").write_text('{"meta": {}}')
     again = store.cached(toy_result, 9, seed=1)
     assert CALLS == [(9, 1), (9, 1)]  # recomputed
     np.testing.assert_array_equal(again["x"], first["x"])
     assert store.read_bundle(_only_entry())[0]["mean"] == first["mean"]  # and rewritten whole
+
+
+def test_a_link_to_dev_zero_in_the_cache_does_not_hang_a_lookup():
+    CALLS.clear()
+    store.cached(toy_result, 9, seed=1)
+    entry = _only_entry()
+    (entry / "arrays.npz").unlink()
+    (entry / "arrays.npz").symlink_to("/dev/zero")
+    start = __import__("time").perf_counter()
+    store.cached(toy_result, 9, seed=1)
+    assert __import__("time").perf_counter() - start < 10 and CALLS == [(9, 1), (9, 1)]
+
+
+def test_pruning_removes_temp_folders_of_killed_writes_and_anything_not_a_folder(tmp_path):
+    import time
+
+    for i in range(3):
+        store.write_bundle(tmp_path / f"entry{i}", {"i": i})
+    orphan, fresh_tmp = tmp_path / ".entry9.abc", tmp_path / ".entry8.def"
+    orphan.mkdir()
+    (orphan / "arrays.npz").write_bytes(b"x" * 1000)
+    fresh_tmp.mkdir()  # a write under way right now: kept
+    old = time.time() - store.ORPHAN_SECONDS - 10
+    os.utime(orphan, (old, old))
+    os.mkfifo(tmp_path / "a-fifo")
+    (tmp_path / "a-link").symlink_to("/dev/zero")
+    store._prune(tmp_path, keep=2)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [".entry8.def", "entry1", "entry2"]
 
 
 def test_lookup_never_computes():

@@ -8,7 +8,7 @@ def _compute_app():
     import ui
     from tests.test_store import toy_result
 
-    res = ui.compute(toy_result, 6, seed=int(st.session_state.get("seed", 0)), label="Toy")
+    res = ui.compute(toy_result, 6, seed=int(st.session_state.get("seed", 0)), label="Toy", run=True)
     st.metric("mean", f"{res['mean']:.6f}")
     ui.reproduce_panel([{"quantity": "mean", "ours": res["mean"], "paper": 0.0, "note": "toy"}],
                        verdict="The toy agrees.", reproduced=True)
@@ -81,7 +81,7 @@ def test_cached_results_never_wait_for_a_compute_slot():
         out = {}
 
         def visitor():
-            out["res"] = ui.compute(toy_result, 11, seed=5)
+            out["res"] = ui.compute(toy_result, 11, seed=5, run=True)
             done.set()
 
         t = threading.Thread(target=visitor, daemon=True)
@@ -100,7 +100,7 @@ def _waiting_app():
     import ui
     from tests.test_store import toy_result
 
-    ui.compute(toy_result, int(st.session_state.get("n", 12)), seed=9, label="Toy")
+    ui.compute(toy_result, int(st.session_state.get("n", 12)), seed=9, label="Toy", run=True)
     st.write("done")
 
 
