@@ -132,6 +132,17 @@ def cmd_precompute(args) -> int:
     from toymodels.topic import stale_views, verdict_index_problem, write_verdicts
 
     topics = _topics(args.topics)
+    if args.restamp:
+        from toymodels.restamp import restamp
+
+        rows = restamp([_module_for(t, "VIEWS") for t in topics])
+        for topic, name, what in rows:
+            print(f"{topic}/{name}: {what}", file=sys.stderr)
+        write_verdicts([_module_for(t, "VIEWS") for t in topics])
+        left = [r for r in rows if r[2] not in ("restamped", "already new")]
+        print(f"restamped {sum(r[2] == 'restamped' for r in rows)} bundle(s), {len(left)} left as they were "
+              "(recompute those with precompute TOPIC --view NAME)", file=sys.stderr)
+        return 1 if left else 0
     if args.check:
         bad = 0
         for topic in topics:
@@ -209,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     pre.add_argument("--stale-only", action="store_true", help="only the views that --check reports (and refresh the verdict index)")
     pre.add_argument("--check", action="store_true",
                      help="recompute nothing; exit 1 naming every missing or stale shipped view")
+    pre.add_argument("--restamp", action="store_true",
+                     help="recompute nothing; rewrite the metadata of bundles the old file-hash scheme proves "
+                          "fresh with their definition hashes (a one-time migration)")
     pre.set_defaults(func=cmd_precompute)
     ver = sub.add_parser("verdict", help="each topic's verdict on its shipped default view (no recomputing)")
     ver.add_argument("topic", nargs="?", help="one topic (default: all)")

@@ -16,7 +16,7 @@ Two places hold bundles:
   opens instantly. A test regenerates a cheap one and compares.
 * the cache directory (``TOYMODELS_CACHE``, default ``~/.cache/toymodels``):
   anything a visitor computes live, keyed by the function, its arguments and a hash
-  of the source file that defines it, so editing the code never serves stale results.
+  of the definitions it reaches (``toymodels.freshness``), so editing the code never serves stale results.
 
 ``cached(fn, *args, **kwargs)`` looks in the shipped store, then in the cache, and
 only then runs ``fn``.
@@ -33,12 +33,13 @@ import re
 import shutil
 import stat
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+
+from toymodels import freshness
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 CACHE_ENV = "TOYMODELS_CACHE"
@@ -318,119 +319,39 @@ def _canonical(obj: Any) -> Any:
     raise TypeError(f"cannot key on an argument of type {type(obj).__name__}")
 
 
-def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None) -> str:
-    """A stable key for ``fn(*args, **kwargs)``: the function's name and its arguments bound to its signature.
+def fn_name(fn: Callable) -> str:
+    """What a key calls a function: its topic and its name (``superposition:scaling``), not its file, so a move
+    inside a topic keeps every key."""
+    fn = _unwrap(fn)
+    return f"{freshness.topic_key(fn.__module__)}:{fn.__qualname__}"
+
+
+def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None, name: str | None = None) -> str:
+    """A stable key for ``fn(*args, **kwargs)``: the function's name (``fn_name``, or ``name``) and its arguments
+    bound to its signature.
 
     The same call always gives the same key, however it is spelled (positional or keyword, defaults given or
-    not, 150 or 150.0 for an int parameter). The source hash is recorded beside the key, not in it.
+    not, 150 or 150.0 for an int parameter). The definition hash is recorded beside the key, not in it.
     """
     fn = _unwrap(fn)
-    spec = {"fn": f"{fn.__module__}.{fn.__qualname__}", "args": _canonical(bind_arguments(fn, args, kwargs))}
+    spec = {"fn": name or fn_name(fn), "args": _canonical(bind_arguments(fn, args, kwargs))}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
 
 # --------------------------------------------------------------------------- freshness
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-# Modules that cannot change a result's numbers (storage, contracts, metadata, command line, thread policy). Leaving them
-# out of the source hash lets the store and the CLI evolve without invalidating every shipped bundle.
-INERT_MODULES = frozenset({"toymodels", "toymodels.store", "toymodels.topic", "toymodels.registry",
-                           "toymodels.cli", "toymodels.__main__", "toymodels.threads"})
-
-
-def _module_file(name: str) -> Path | None:
-    parts = name.split(".")
-    if parts[0] != "toymodels":
-        return None
-    base = PACKAGE_DIR.joinpath(*parts[1:])
-    for cand in (base.with_suffix(".py"), base / "__init__.py"):
-        if cand.is_file():
-            return cand
-    return None
-
-
-_AST_LOCK = threading.Lock()
-_IMPORTS: dict[tuple, frozenset] = {}
-
-
-def _imports_of(name: str, path: Path) -> frozenset[str]:
-    """The toymodels modules that the file ``path`` (module ``name``) imports explicitly (memoised per file
-    version; parsed under a lock, since a server's sessions ask at once)."""
-    st = path.stat()
-    memo_key = (name, str(path), st.st_mtime_ns, st.st_size)
-    with _AST_LOCK:
-        if memo_key not in _IMPORTS:
-            _IMPORTS[memo_key] = frozenset(_parse_imports(name, path))
-        return _IMPORTS[memo_key]
-
-
-def _parse_imports(name: str, path: Path) -> set[str]:
-    import ast
-
-    tree = ast.parse(path.read_text())
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "toymodels")
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            if mod.split(".")[0] != "toymodels":
-                continue
-            found.add(mod)
-            for a in node.names:  # `from toymodels.diffusion import core` imports a module
-                if _module_file(f"{mod}.{a.name}") is not None:
-                    found.add(f"{mod}.{a.name}")
-    return found
-
-
-def source_modules(module_name: str) -> list[str]:
-    """``module_name`` and every toymodels module it imports, transitively, less the inert ones."""
-    seen: set[str] = set()
-    todo = [module_name]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        path = _module_file(name)
-        if path is None:
-            continue
-        seen.add(name)
-        if name in INERT_MODULES and name != module_name:
-            continue  # inert modules are not hashed, nor is what only they import (nothing, today): no parse
-        todo.extend(_imports_of(name, path))
-    return sorted(n for n in seen if n not in INERT_MODULES or n == module_name)
-
 
 def source_hash(fn: Callable) -> str:
-    """A hash of the source a result of ``fn`` is computed from: its module and the toymodels modules that
-    module imports (transitively), each file's bytes. Any edit to them changes the hash."""
-    return _module_source_hash(_unwrap(fn).__module__)
-
-
-def module_hashes(module_name: str) -> dict[str, str]:
-    """name -> hash of each file in the source closure of ``module_name`` (recorded beside a shipped bundle,
-    so a stale bundle can name the module that changed)."""
-    return {name: hashlib.sha256(_module_file(name).read_bytes()).hexdigest()[:16]
-            for name in source_modules(module_name)}
-
-
-def _module_source_hash(module_name: str) -> str:
-    h = hashlib.sha256()
-    for name in source_modules(module_name):
-        h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    """A hash of the definitions a result of ``fn`` is computed from (``toymodels.freshness``): the function,
+    what it calls and the classes and constants it uses, followed through the package's imports. Docstrings,
+    comments and bounds do not count; a move inside a topic keeps it."""
+    return freshness.definition_hash(fn)
 
 
 def _source_hash(fn: Callable) -> str:  # the live cache's folder suffix
     try:
         return source_hash(fn)
-    except (OSError, SyntaxError, AttributeError):
+    except (OSError, SyntaxError, AttributeError, ValueError):
         return "nosrc"
 
 
@@ -589,6 +510,13 @@ def _fn_name(fn: Callable) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
+def shipped_stamp(fn: Callable, key: str) -> dict:
+    """What a shipped bundle records of how it was made: its key, the function, the hash of the definitions it
+    reached and each of them (so a stale bundle names what changed)."""
+    defs = freshness.definitions(fn)
+    return {"key": key, "fn": _fn_name(fn), "source": freshness.definition_hash(fn, defs), "definitions": defs}
+
+
 def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     """Compute ``fn(*args, **kwargs)`` and write it to the shipped store as ``topic/name``, recording the
     call's key and the hash of the source that computed it (see ``source_hash``)."""
@@ -599,9 +527,7 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)
-    folder = write_bundle(shipped_path(topic, name), result,
-                          meta={"key": key, "fn": _fn_name(fn), "source": source,
-                                "modules": module_hashes(_unwrap(fn).__module__)})
+    folder = write_bundle(shipped_path(topic, name), result, meta=shipped_stamp(fn, key))
     _INDEX = None
     return folder
 
@@ -618,13 +544,12 @@ def staleness(topic: str, name: str, fn: Callable, *args, **kwargs) -> str | Non
     if meta.get("key") != call_key(fn, args, kwargs):
         return "computed with other arguments"
     if meta.get("source") != source_hash(fn):
-        recorded = meta.get("modules")
-        if isinstance(recorded, dict):
-            now = module_hashes(_unwrap(fn).__module__)
-            changed = sorted(n for n in set(now) | set(recorded) if now.get(n) != recorded.get(n))
-            return f"source changed since it was computed: {', '.join(changed) or 'the module set'}"
-        changed = ", ".join(recorded or []) or _unwrap(fn).__module__
-        return f"source changed since it was computed (one of: {changed})"
+        recorded = meta.get("definitions")
+        if not isinstance(recorded, dict):
+            return "computed by code that has changed since (it records no definitions: re-ship or restamp it)"
+        changed = freshness.changed(recorded, freshness.definitions(fn))
+        shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
+        return f"definitions changed since it was computed: {shown or 'the set reached'}"
     return None
 
 
