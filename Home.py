@@ -61,7 +61,12 @@ def home() -> None:
                     left, right = st.columns(2)
                     left.metric("Our toy", v.get("ours", "n/a"))
                     right.metric("Paper", v.get("paper", "n/a"))
-                    st.badge(text, color=color, icon=icon)
+                    claims = v.get("claims") or []
+                    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+                        st.badge(text, color=color, icon=icon)
+                        if claims:
+                            done = sum(c["status"] == "reproduced" for c in claims)
+                            st.caption(f"{done} of {len(claims)} claims reproduced")
                 st.markdown(f"**Paper's number:** {paper.headline}")
                 links = f"[arXiv {paper.arxiv}]({paper.arxiv_url})"
                 links += f" · [official code]({paper.code_url})" if paper.code_url else " · no official code"
@@ -104,7 +109,7 @@ def _warm_up() -> None:
     @st.cache_resource(show_spinner=False)
     def start() -> threading.Thread:
         def work() -> None:
-            for name in ["ui"] + [f"toymodels.{p.module}" for p in PAPERS if p.has_page]:
+            for name in ["ui"] + [p.import_name for p in PAPERS if p.has_page and p.import_name]:
                 try:
                     importlib.import_module(name)
                 except Exception:  # noqa: BLE001 - the page that needs it will raise it where it can be seen

@@ -18,7 +18,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from toymodels import store, topic
+from toymodels import shipped, store, topic
 from toymodels.registry import AWARD, Paper, get_paper
 from toymodels.topic import InputError, Verdict
 
@@ -370,18 +370,24 @@ def _check_only(fn: Callable, args: tuple, kwargs: dict) -> None:
 def view(module, name: str) -> Any:
     """A topic's declared default view (``module.VIEWS[name]``), read-only.
 
-    Fresh in the shipped store (or already computed): returned at once. Otherwise a view declared cheap
-    (``seconds`` at most ``AUTO_SECONDS``) is computed; a long one is never started by a page load: a stale
-    shipped bundle is shown with a note and a button to recompute it, and a missing or damaged one shows the
-    button and stops the page (or fragment) there."""
+    Fresh in the shipped store (or already computed): returned at once, without importing a lazily declared
+    function (so a page of shipped results never imports torch). Otherwise a view declared cheap (``seconds``
+    at most ``AUTO_SECONDS``) is computed; a long one is never started by a page load: a stale shipped bundle is
+    shown with a note and a button to recompute it, and a missing or damaged one shows the button and stops
+    the page (or fragment) there."""
     v = module.VIEWS[name]
-    token = topic._STORED_ONLY.set(True)  # building lazy arguments must not compute another view either
+    memo = f"view:{module.TOPIC}/{name}"
+    hit, value = _MEMO.peek(memo)
+    if hit:
+        return value
+    hit, value = shipped.stored_view(module, name, resolve=False)
+    if hit:
+        return _MEMO.get(memo, lambda: topic.freeze(value))
     try:
-        fn, kwargs = topic.view_call(module, name)
+        kwargs = shipped.view_arguments(module, name)
+        fn = v.resolve(getattr(module, "__name__", ""))
     except topic.NotStored:
         fn = kwargs = None
-    finally:
-        topic._STORED_ONLY.reset(token)
     if fn is not None:
         cheap = v.seconds is not None and v.seconds <= AUTO_SECONDS
         result = compute(fn, label=v.label, run=True if cheap else False, **kwargs)
@@ -414,9 +420,9 @@ def guard():
 
 
 def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
-    """The topic's verdict on its shipped headline view (memoised for the server)."""
-    module = topic.module_for(topic_name)
-    return _MEMO.get(f"verdict:{topic_name}", lambda: topic.shipped_verdict(module))
+    """The topic's verdict on its shipped views (memoised for the server)."""
+    module = shipped.module_for(topic_name)
+    return _MEMO.get(f"verdict:{topic_name}", lambda: shipped.shipped_verdict(module))
 
 
 _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
@@ -440,6 +446,33 @@ def result_strip(verdict: Verdict, caption: str | None = None) -> None:
             st.markdown(verdict.summary)
             if caption:
                 st.caption(caption)
+
+
+_STATUS = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced", "illustrated": "◐ illustrated",
+           "not testable here": "○ not testable here"}
+
+
+def claims_table(verdict: Verdict, key: str = "claims") -> None:
+    """The topic's ledger, compact: one row per claim (claim, paper, ours, status), the paper's source beside
+    its number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the
+    commit that registered it). The first thing under a page's title."""
+    rows = [{"Claim": j.statement, "Kind": j.kind, "Paper": f"{j.paper} ({j.source})",
+             "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""),
+             "Status": _STATUS.get(j.status, j.status)} for j in verdict.claims]
+    if not rows:
+        return
+    st.markdown(f"**{verdict.summary}.** Our toy against the paper, claim by claim:")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}-table",
+                 column_config={"Claim": st.column_config.TextColumn(width="large"),
+                                "Kind": st.column_config.TextColumn(width="small"),
+                                "Status": st.column_config.TextColumn(width="medium")})
+    with st.expander("How each claim is tested", icon=":material/rule:"):
+        for j in verdict.claims:
+            seeds = f"{j.seeds} seed(s)" + (f", {j.uncertainty}" if j.uncertainty else "") if j.seeds else "no run"
+            fitted = f" Chosen on these numbers: {', '.join(j.fitted)}." if j.fitted else ""
+            registered = f" Test registered in {j.registered}." if j.registered else ""
+            st.markdown(f"**{j.id}** · {j.kind} · {j.source} · **{_STATUS.get(j.status, j.status)}**  \n"
+                        f"Test: {j.test} ({seeds}).{fitted}{registered}" + (f"  \n{j.note}" if j.note else ""))
 
 
 def device_caption() -> None:

@@ -96,8 +96,11 @@ def test_verdict_metrics_are_flat_and_checked():
     v = Verdict(True, "It does.", "1.02", "≈ 1", {"alpha": np.float64(1.02), "n": np.int64(3), "ok": np.bool_(1)})
     assert v.metrics == {"alpha": 1.02, "n": 3, "ok": True} and type(v.metrics["n"]) is int
     assert v.badge == "reproduced"
-    with pytest.raises(TypeError):
-        Verdict(True, "x", "a", "b", {"list": [1, 2]})
+    listed = Verdict(True, "x", "a", "b", {"list": np.array([1.5, 2]), "rows": [{"steps": 100, "drop": 0.02}]})
+    assert listed.metrics == {"list": [1.5, 2.0], "rows": [{"steps": 100, "drop": 0.02}]}  # JSON lists, not text
+    for bad in ({"nested": [[1, 2]]}, {"deep": [{"a": [1]}]}, {"obj": object()}, {"long": "x" * 201}):
+        with pytest.raises(TypeError):
+            Verdict(True, "x", "a", "b", bad)
     with pytest.raises(TypeError):
         Verdict("yes", "x", "a", "b")
 

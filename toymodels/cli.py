@@ -129,7 +129,7 @@ def _topics(names: list[str] | None) -> list[str]:
 
 def cmd_precompute(args) -> int:
     from toymodels import store
-    from toymodels.topic import stale_views, verdict_index_problem, write_verdicts
+    from toymodels.shipped import stale_views, verdict_index_problem, write_verdicts
 
     topics = _topics(args.topics)
     if args.restamp:
@@ -139,8 +139,8 @@ def cmd_precompute(args) -> int:
         for topic, name, what in rows:
             print(f"{topic}/{name}: {what}", file=sys.stderr)
         write_verdicts([_module_for(t, "VIEWS") for t in topics])
-        left = [r for r in rows if r[2] not in ("restamped", "already new")]
-        print(f"restamped {sum(r[2] == 'restamped' for r in rows)} bundle(s), {len(left)} left as they were "
+        left = [r for r in rows if not r[2].startswith(("restamped", "already new"))]
+        print(f"restamped {sum(r[2].startswith('restamped') for r in rows)} bundle(s), {len(left)} left as they were "
               "(recompute those with precompute TOPIC --view NAME)", file=sys.stderr)
         return 1 if left else 0
     if args.check:
@@ -175,7 +175,7 @@ def cmd_precompute(args) -> int:
             progress, bar = _progress_bar(f"precompute {topic}/{name}")
             start = time.perf_counter()
             try:
-                store.ship(topic, name, view.fn, **view.arguments(), progress=progress)
+                store.ship(topic, name, view.resolve(module.__name__), **view.arguments(), progress=progress)
             finally:
                 bar.close()
             print(f"{topic}/{name}: written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
@@ -184,18 +184,23 @@ def cmd_precompute(args) -> int:
 
 
 def cmd_verdict(args) -> int:
-    from toymodels.topic import shipped_verdict
+    from toymodels.shipped import shipped_verdict
 
     topics = _topics([args.topic] if args.topic else None)
     for topic in topics:
-        verdict, fresh = shipped_verdict(_module_for(topic, "verdict"))
+        verdict, fresh = shipped_verdict(_module_for(topic, "VIEWS"))
         if args.json:
             print(json.dumps(_jsonable({"topic": topic, "reproduced": verdict.reproduced,
                                         "summary": verdict.summary, "metrics": dict(verdict.metrics),
-                                        "fresh": fresh}), allow_nan=False))
-        else:
-            print(f"{topic}: {verdict.badge}{'' if fresh else ' (STALE shipped views)'}\n"
-                  f"  ours: {verdict.ours}   paper: {verdict.paper}\n  {verdict.summary}")
+                                        "claims": [j.as_dict() for j in verdict.claims], "fresh": fresh}),
+                             allow_nan=False))
+            continue
+        print(f"{topic}: {verdict.badge}{'' if fresh else ' (STALE shipped views)'}\n"
+              f"  ours: {verdict.ours}   paper: {verdict.paper}\n  {verdict.summary}")
+        for j in verdict.claims:
+            extra = f"; {j.seeds} seeds, {j.uncertainty}" if j.seeds > 1 else ""
+            fitted = f"; fitted: {', '.join(j.fitted)}" if j.fitted else ""
+            print(f"  [{j.status}] {j.kind} {j.id}: ours {j.ours} / paper {j.paper} ({j.source}{extra}{fitted})")
     return 0
 
 

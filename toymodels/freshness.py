@@ -90,13 +90,16 @@ def _module_path(name: str) -> Path | None:
 _LOCK = threading.Lock()
 _CACHE: dict[str, tuple[tuple, _Module]] = {}
 _READ: set[Path] = set()  # files read by the definitions() call under way (for its memo)
-# The contract (bounds, errors, progress, views, claims) validates and reports; it never computes a number, so
-# what a result's hash follows stops there. Every other module of the package is followed.
-CONTRACT = f"{PACKAGE}.topic"
+# The contract and the plumbing (bounds, errors, progress, views, claims; storage, this module, the registry,
+# the command line) validate, store and report; they never compute a number, so what a result's hash follows
+# stops there (a view that caches its parts through the store reaches those parts, not the store). Every other
+# module of the package is followed.
+CONTRACT = frozenset(f"{PACKAGE}.{m}" for m in ("topic", "errors", "claims", "store", "freshness", "shipped",
+                                               "registry", "cli", "restamp", "threads"))
 
 
 def _read(name: str) -> _Module | None:
-    if name == CONTRACT:
+    if name in CONTRACT:
         return None
     path = _module_path(name)
     if path is None:
@@ -202,7 +205,7 @@ def _resolve(module: _Module, name: str, depth: int = 0) -> tuple | None:
         return ("def", module.name, name)
     if name in module.imports:
         target, attr = module.imports[name]
-        if target == CONTRACT or target.startswith(CONTRACT + "."):
+        if target in CONTRACT:
             return None
         if attr is None:
             return ("module", target)

@@ -20,7 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class Paper:
     topic: str        # the CLI topic and the page's URL path
-    module: str       # the toymodels module that implements the toy
+    module: str       # the toymodels package that implements the toy (the topic, with "_" for "-")
     short_title: str  # navigation label and browser-tab title
     icon: str
     title: str
@@ -54,20 +54,27 @@ class Paper:
     def has_page(self) -> bool:
         return (REPO_ROOT / self.page).is_file()
 
+    @property
+    def import_name(self) -> str | None:
+        """The module to import for this topic: its package, or (transitional) the module it was before."""
+        for name in (self.module, _LEGACY.get(self.module)):
+            if name and importlib.util.find_spec(f"toymodels.{name}") is not None:
+                return f"toymodels.{name}"
+        return None
+
     def load(self):
-        """Import and return the toymodels module behind this paper, or None if not built yet."""
-        name = f"toymodels.{self.module}"
-        if importlib.util.find_spec(name) is None:
-            return None
-        return importlib.import_module(name)
+        """Import and return the toymodels package behind this paper, or None if not built yet."""
+        name = self.import_name
+        return None if name is None else importlib.import_module(name)
 
     @property
     def implemented(self) -> bool:
-        """True when the module exists and defines ``reproduce``."""
-        return importlib.util.find_spec(f"toymodels.{self.module}") is not None and hasattr(
-            self.load(), "reproduce"
-        )
+        """True when the package exists and defines ``reproduce``."""
+        return self.import_name is not None and hasattr(self.load(), "reproduce")
 
+
+# Transitional: the module a topic was before it became one package named after it (issue #26).
+_LEGACY = {"gated_attention": "attention", "deep_crl": "crl", "hivemind": "diversity", "transductive": "online"}
 
 PAPERS: tuple[Paper, ...] = (
     Paper(
@@ -90,7 +97,7 @@ PAPERS: tuple[Paper, ...] = (
     ),
     Paper(
         topic="gated-attention",
-        module="attention",
+        module="gated_attention",
         short_title="Gated attention",
         icon=":material/tune:",
         title="Gated Attention for Large Language Models: Non-linearity, Sparsity, and Attention-Sink-Free",
@@ -108,7 +115,7 @@ PAPERS: tuple[Paper, ...] = (
     ),
     Paper(
         topic="deep-crl",
-        module="crl",
+        module="deep_crl",
         short_title="1000-layer RL",
         icon=":material/layers:",
         title="1000 Layer Networks for Self-Supervised RL: Scaling Depth Can Enable New Goal-Reaching Capabilities",
@@ -125,7 +132,7 @@ PAPERS: tuple[Paper, ...] = (
     ),
     Paper(
         topic="hivemind",
-        module="diversity",
+        module="hivemind",
         short_title="Artificial hivemind",
         icon=":material/hive:",
         title="Artificial Hivemind: The Open-Ended Homogeneity of Language Models (and Beyond)",
@@ -179,7 +186,7 @@ PAPERS: tuple[Paper, ...] = (
     ),
     Paper(
         topic="transductive",
-        module="online",
+        module="transductive",
         short_title="Transductive online learning",
         icon=":material/sports_esports:",
         title="Optimal Mistake Bounds for Transductive Online Learning",
@@ -250,4 +257,10 @@ def valid_verdict_record(record) -> bool:
         value = record[name]
         if not isinstance(value, types) or isinstance(value, str) and len(value) > 2000:
             return False
-    return True
+    claims = record.get("claims", [])
+    return isinstance(claims, list) and len(claims) <= 50 and all(
+        isinstance(c, dict) and all(isinstance(c.get(k), str) and len(c[k]) <= 500 for k in CLAIM_FIELDS)
+        for c in claims)
+
+
+CLAIM_FIELDS = ("id", "kind", "status", "ours", "paper")

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable
 
 from toymodels import store
-from toymodels.topic import NotStored, _STORED_ONLY
+from toymodels.errors import NotStored
+from toymodels.shipped import stored_only
 
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -133,17 +134,27 @@ def restamp_view(topic: str, name: str, fn: Callable, kwargs: dict) -> str:
     meta = doc["meta"]
     key = store.call_key(fn, (), kwargs)
     if meta.get("key") == key and meta.get("source") == store.source_hash(fn):
-        return "already new"
+        if meta.get("declared") == store.declared_key(kwargs):
+            return "already new"
+        if store.staleness(topic, name, fn, **kwargs) is not None:
+            return "stale: not restamped"
+        doc["meta"] = {**meta, "declared": store.declared_key(kwargs)}
+        _write_meta(folder, doc)
+        return "restamped (declared arguments added)"
     if meta.get("key") != legacy_key(fn, kwargs):
         return "made with other arguments under the old scheme: not restamped"
     if meta.get("source") != source_hash(fn):
         return "stale under the old scheme: not restamped"
-    doc["meta"] = store.shipped_stamp(fn, key)
+    doc["meta"] = store.shipped_stamp(fn, key, kwargs)
     doc["files"] = {p.name: store._file_sha(p) for p in sorted(folder.iterdir()) if p.name != "meta.json"}
+    _write_meta(folder, doc)
+    return "restamped"
+
+
+def _write_meta(folder: Path, doc: dict) -> None:
     tmp = Path(tempfile.mkstemp(dir=folder, prefix=".meta.")[1])
     tmp.write_text(json.dumps(doc, indent=1, allow_nan=True) + "\n")
     os.replace(tmp, folder / "meta.json")
-    return "restamped"
 
 
 def restamp(modules) -> list[tuple[str, str, str]]:
@@ -155,15 +166,13 @@ def restamp(modules) -> list[tuple[str, str, str]]:
         waiting = []
         for module, name in pending:
             view = module.VIEWS[name]
-            token = _STORED_ONLY.set(True)
             try:
-                kwargs = view.arguments()
+                with stored_only():
+                    kwargs = view.arguments()
             except NotStored:
                 waiting.append((module, name))
                 continue
-            finally:
-                _STORED_ONLY.reset(token)
-            out[(module.TOPIC, name)] = restamp_view(module.TOPIC, name, view.fn, kwargs)
+            out[(module.TOPIC, name)] = restamp_view(module.TOPIC, name, view.resolve(module.__name__), kwargs)
         store._INDEX = None
         if not waiting or len(waiting) == len(pending):
             for module, name in waiting:

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from toymodels import freshness
+from toymodels.errors import InputError
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 CACHE_ENV = "TOYMODELS_CACHE"
@@ -267,8 +268,6 @@ def bind_arguments(fn: Callable, args: tuple = (), kwargs: dict | None = None) -
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as exc:
-        from toymodels.topic import InputError
-
         raise InputError(f"{getattr(fn, '__name__', fn)}: {exc}") from None
     bound.apply_defaults()
     out = {}
@@ -510,11 +509,43 @@ def _fn_name(fn: Callable) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
-def shipped_stamp(fn: Callable, key: str) -> dict:
-    """What a shipped bundle records of how it was made: its key, the function, the hash of the definitions it
-    reached and each of them (so a stale bundle names what changed)."""
+def declared_key(kwargs: dict) -> str:
+    """A hash of a view's arguments as declared (``View.kwargs``): how a shipped view is found and checked
+    without importing its function (``lookup_view``)."""
+    norm = {k: _normalise_dataclass(v) if dataclasses.is_dataclass(v) and not isinstance(v, type) else v
+            for k, v in kwargs.items() if k != "progress"}
+    return hashlib.sha256(json.dumps(_canonical(norm), sort_keys=True).encode()).hexdigest()[:24]
+
+
+def shipped_stamp(fn: Callable, key: str, kwargs: dict) -> dict:
+    """What a shipped bundle records of how it was made: its key, its declared arguments' hash, the function,
+    the hash of the definitions it reached and each of them (so a stale bundle names what changed)."""
     defs = freshness.definitions(fn)
-    return {"key": key, "fn": _fn_name(fn), "source": freshness.definition_hash(fn, defs), "definitions": defs}
+    return {"key": key, "declared": declared_key(kwargs), "fn": _fn_name(fn),
+            "source": freshness.definition_hash(fn, defs), "definitions": defs}
+
+
+def _resolve(fn: Callable | str) -> Callable:
+    """A function from a lazy reference ``"toymodels.x.train:train"`` (imports its module)."""
+    if callable(fn):
+        return fn
+    import importlib
+
+    module, _, name = fn.partition(":")
+    out = importlib.import_module(module)
+    for part in name.split("."):
+        out = getattr(out, part)
+    return out
+
+
+def lookup_view(topic: str, name: str, ref: Callable | str, kwargs: dict) -> tuple[bool, Any]:
+    """``(True, result)`` when the shipped ``topic/name`` was computed with these declared arguments by today's
+    definitions of ``ref``; read without importing ``ref`` (a lazy reference stays a string)."""
+    meta = shipped_meta(topic, name)
+    if meta is None or meta.get("declared") != declared_key(kwargs) or meta.get("source") != _source_hash(ref):
+        return False, None
+    entry = _read_entry(shipped_path(topic, name))
+    return (True, entry[0]) if entry is not None else (False, None)
 
 
 def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
@@ -527,12 +558,13 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)
-    folder = write_bundle(shipped_path(topic, name), result, meta=shipped_stamp(fn, key))
+    folder = write_bundle(shipped_path(topic, name), result,
+                          meta=shipped_stamp(fn, key, bind_arguments(fn, args, kwargs) if args else kwargs))
     _INDEX = None
     return folder
 
 
-def staleness(topic: str, name: str, fn: Callable, *args, **kwargs) -> str | None:
+def staleness(topic: str, name: str, fn: Callable | str, *args, **kwargs) -> str | None:
     """Why the shipped ``topic/name`` does not match ``fn(*args, **kwargs)`` under today's source, or None
     when it is fresh: missing, damaged, computed with other arguments, or from other source."""
     folder = shipped_path(topic, name)
@@ -541,7 +573,10 @@ def staleness(topic: str, name: str, fn: Callable, *args, **kwargs) -> str | Non
     meta = shipped_meta(topic, name)
     if meta is None or _read_entry(folder) is None:
         return "damaged"
-    if meta.get("key") != call_key(fn, args, kwargs):
+    if "declared" in meta and not args:
+        if meta["declared"] != declared_key(kwargs):
+            return "computed with other arguments"
+    elif meta.get("key") != call_key(_resolve(fn), args, kwargs):
         return "computed with other arguments"
     if meta.get("source") != source_hash(fn):
         recorded = meta.get("definitions")

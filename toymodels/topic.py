@@ -39,12 +39,13 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from toymodels.claims import Verdict  # noqa: F401 - part of the contract
+from toymodels.errors import InputError, NotStored  # noqa: F401 - part of the contract
+
 
 # --------------------------------------------------------------------------- errors
 
 
-class InputError(ValueError):
-    """An argument out of bounds or malformed. The message is written for a person: a page shows it as is."""
 
 
 # --------------------------------------------------------------------------- progress
@@ -225,13 +226,15 @@ def bounded(_budget: Callable[..., None] | None = None, **specs) -> Callable:
 class View:
     """A named default view: ``fn(**kwargs)``.
 
-    ``kwargs``: the arguments by parameter name, or a zero-argument callable returning them (evaluated when
-    the view is shown or shipped). ``label``: what a progress bar says while it is computed.
-    ``seconds``: the expected compute time on a 2-core CPU (shown before a long run).
+    ``fn``: the function, or a lazy reference to it, ``".train:train"`` (a module of the topic's package and a
+    function in it) or ``"toymodels.x.train:train"``: a page that shows the shipped view then never imports
+    that module (nor torch). ``kwargs``: the arguments by parameter name, or a zero-argument callable returning
+    them (evaluated when the view is shown or shipped). ``label``: what a progress bar says while it is
+    computed. ``seconds``: the expected compute time on a 2-core CPU (shown before a long run).
     """
 
     name: str
-    fn: Callable
+    fn: Callable | str
     kwargs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] = field(default_factory=dict)
     label: str = "Computing…"
     seconds: float | None = None
@@ -239,6 +242,29 @@ class View:
     def arguments(self) -> dict:
         kw = self.kwargs() if callable(self.kwargs) else self.kwargs
         return dict(kw)
+
+    def ref(self, package: str) -> Callable | str:
+        """``fn`` as a callable or an absolute reference ``"toymodels.x.train:train"`` (``package``: the topic
+        module's name, for relative references)."""
+        if callable(self.fn):
+            return self.fn
+        module, _, name = self.fn.partition(":")
+        if module.startswith("."):
+            module = package + module if module != "." else package
+        return f"{module}:{name}"
+
+    def resolve(self, package: str) -> Callable:
+        """The function itself (imports its module)."""
+        ref = self.ref(package)
+        if callable(ref):
+            return ref
+        import importlib
+
+        module, _, name = ref.partition(":")
+        fn = importlib.import_module(module)
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        return fn
 
 
 def views(*items: View) -> Mapping[str, View]:
@@ -252,47 +278,6 @@ def views(*items: View) -> Mapping[str, View]:
 
 
 # --------------------------------------------------------------------------- verdicts
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Does the toy reproduce the paper's headline? Decided in the topic module, shown everywhere else.
-
-    ``reproduced``: True (it does), False (it does not), None (the toy does not test this / mixed).
-    ``summary``: one sentence for a person. ``ours`` and ``paper``: the headline number, ours and the paper's,
-    as short strings for a result strip (``"α_m = 1.02"``, ``"α_m ≈ 1"``). ``metrics``: a flat dict of
-    numbers, booleans and short strings (our numbers and the paper's references, the latter named
-    ``paper_*``).
-    """
-
-    reproduced: bool | None
-    summary: str
-    ours: str
-    paper: str
-    metrics: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        if self.reproduced not in (True, False, None):
-            raise TypeError("Verdict.reproduced must be True, False or None")
-        flat = {}
-        for k, v in dict(self.metrics).items():
-            if isinstance(v, (np.bool_, bool)):
-                v = bool(v)
-            elif isinstance(v, np.integer):
-                v = int(v)
-            elif isinstance(v, np.floating):
-                v = float(v)
-            if not (v is None or isinstance(v, (bool, int, float, str))):
-                raise TypeError(f"verdict metric {k!r} must be a number, bool, None or short string, "
-                                f"got {type(v).__name__}")
-            if isinstance(v, str) and len(v) > 120:
-                raise TypeError(f"verdict metric {k!r} is a long string; metrics are short")
-            flat[str(k)] = v
-        object.__setattr__(self, "metrics", types.MappingProxyType(flat))
-
-    @property
-    def badge(self) -> str:
-        return {True: "reproduced", False: "not reproduced", None: "partly / not tested"}[self.reproduced]
 
 
 # --------------------------------------------------------------------------- read-only results
@@ -414,150 +399,14 @@ def freeze(obj: Any) -> Any:
     return obj
 
 
-# --------------------------------------------------------------------------- using a topic's views
+# --------------------------------------------------------------------------- transitional
 
 
-def module_for(topic: str):
-    """The topic module behind a registry topic (``"rlvr"`` -> ``toymodels.rlvr``)."""
-    from toymodels.registry import get_paper
+def __getattr__(name: str):
+    """Transitional: the functions that read a topic's stored views moved to ``toymodels.shipped``."""
+    import importlib
 
-    paper = get_paper(topic)
-    module = paper.load()
-    if module is None:
-        raise KeyError(f"topic {topic!r} has no module yet")
-    return module
-
-
-def _views_of(module) -> Mapping[str, View]:
-    found = getattr(module, "VIEWS", None)
-    if found is None:
-        raise AttributeError(f"{module.__name__} declares no VIEWS")
-    return found
-
-
-def view_call(module, name: str) -> tuple[Callable, dict]:
-    """``(fn, kwargs)`` of a declared view."""
-    views_ = _views_of(module)
-    if name not in views_:
-        raise KeyError(f"{module.__name__} has no view {name!r}; views: {', '.join(views_)}")
-    v = views_[name]
-    return v.fn, v.arguments()
-
-
-class NotStored(LookupError):
-    """A view needed while only stored results may be read (a freshness check, a verdict) is not stored."""
-
-
-_STORED_ONLY = contextvars.ContextVar("toymodels_stored_only", default=False)
-
-
-def load_view(topic_or_module, name: str, progress=None) -> Any:
-    """A declared view's result: from the shipped store when fresh, else the disk cache, else computed.
-    Inside a freshness check or a verdict (``stored_only``) it never computes: it raises ``NotStored``.
-    (Read-write plain objects: for the library. Pages use ``ui.view``, which hands out frozen copies.)"""
-    from toymodels import store
-
-    module = module_for(topic_or_module) if isinstance(topic_or_module, str) else topic_or_module
-    fn, kwargs = view_call(module, name)
-    if _STORED_ONLY.get():
-        hit, value = store.lookup(fn, **kwargs)
-        if not hit:
-            raise NotStored(f"{module.TOPIC}/{name} is not stored")
-        return value
-    return store.cached(fn, **kwargs, progress=progress)
-
-
-def stale_views(module) -> dict[str, str]:
-    """name -> why, for every declared view of ``module`` whose shipped bundle is not fresh. Reads stored
-    results only: a check never starts a computation (lazy arguments that need a missing view count as stale)."""
-    from toymodels import store
-
-    out = {}
-    token = _STORED_ONLY.set(True)
-    try:
-        for name, v in _views_of(module).items():
-            try:
-                args = v.arguments()
-            except NotStored as exc:
-                out[name] = f"needs a view that is not shipped or stale ({exc})"
-                continue
-            except Exception as exc:  # noqa: BLE001 - e.g. a topic's own "not computed yet": stale, not a crash
-                out[name] = f"its arguments cannot be built from stored results ({exc})"
-                continue
-            why = store.staleness(module.TOPIC, name, v.fn, **args)
-            if why:
-                out[name] = why
-    finally:
-        _STORED_ONLY.reset(token)
-    return out
-
-
-def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Verdict, bool]:
-    """The topic's verdict on its shipped headline view, without recomputing, and whether every shipped
-    view of the topic is fresh (``stale``: ``stale_views(module)`` when the caller has it already).
-    A missing headline view gives a verdict that says so."""
-    from toymodels import store
-
-    stale = stale_views(module) if stale is None else stale
-    result = store.load_shipped(module.TOPIC, module.HEADLINE)
-    if result is None:
-        return Verdict(None, f"the headline view {module.HEADLINE!r} is not shipped: run "
-                             f"`python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
-    try:
-        return module.verdict(result), not stale
-    except Exception as exc:  # noqa: BLE001 - an old-format bundle must not break the page, Home or the CLI
-        return Verdict(None, f"the shipped headline view could not be judged ({type(exc).__name__}: {exc}); "
-                             f"re-ship it with `python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
-
-
-# --------------------------------------------------------------------------- the verdict index (for Home)
-
-
-def verdicts_path():
-    from toymodels import store
-
-    return store.RESULTS_DIR / "verdicts.json"
-
-
-def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
-    """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
-    verdict, fresh = shipped_verdict(module, stale)
-    return {"reproduced": verdict.reproduced, "badge": verdict.badge, "ours": verdict.ours, "paper": verdict.paper,
-            "summary": verdict.summary, "fresh": fresh}
-
-
-def write_verdicts(modules: Iterable) -> None:
-    """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
-    import json
-
-    path = verdicts_path()
-    try:
-        index = json.loads(path.read_text())
-        if not isinstance(index, dict):
-            index = {}
-    except (OSError, ValueError):
-        index = {}
-    for module in modules:
-        index[module.TOPIC] = verdict_record(module)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
-
-
-def read_verdicts() -> dict:
-    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    from toymodels.registry import read_verdicts as read
-
-    return read()
-
-
-def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
-    """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped view."""
-    import json
-
-    want = json.loads(json.dumps(verdict_record(module, stale), ensure_ascii=False))
-    have = read_verdicts().get(module.TOPIC)
-    if have is None:
-        return "missing from the verdict index"
-    if have != want:
-        return "the verdict index differs from the verdict of the shipped view"
-    return None
+    shipped = importlib.import_module("toymodels.shipped")
+    if name in getattr(shipped, "MOVED_FROM_TOPIC", ()):
+        return getattr(shipped, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

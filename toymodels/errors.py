@@ -1,0 +1,13 @@
+"""The package's errors: one for bad input anywhere, one for a result that only a computation could give."""
+
+
+class InputError(ValueError):
+    """An argument out of bounds or malformed. The message is written for a person: a page shows it as is."""
+
+
+class NotStored(LookupError):
+    """A view needed while only stored results may be read (a freshness check, a verdict) is not stored."""
+
+
+class ClaimError(ValueError):
+    """A claim or its evidence that breaks the ledger's rules (a programming error, caught by the tests)."""
