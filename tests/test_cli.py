@@ -145,6 +145,10 @@ def test_verdict_json_is_one_object_per_topic():
     lines = [json.loads(line) for line in res.stdout.strip().splitlines()]
     assert {d["topic"] for d in lines} == EXPECTED_TOPICS
     for d in lines:
-        assert set(d) == {"topic", "reproduced", "summary", "metrics", "fresh"}
+        assert set(d) == {"topic", "reproduced", "summary", "metrics", "claims", "fresh"}
         assert d["reproduced"] in (True, False, None) and d["fresh"] is True, d
-        assert all(isinstance(v, (int, float, str, bool)) or v is None for v in d["metrics"].values())
+        for v in d["metrics"].values():  # numbers, or JSON lists of them (never comma-joined strings)
+            items = v if isinstance(v, list) else [v]
+            assert all(isinstance(x, (int, float, str, bool, dict)) or x is None for x in items), v
+        for c in d["claims"]:
+            assert c["status"] in ("reproduced", "not reproduced", "not testable here", "illustrated")
