@@ -166,6 +166,15 @@ def verdict_of(module, overrides: Mapping[str, Any] | None = None, compute: bool
                    head.paper if head else "n/a", metrics, ledger)
 
 
+def reproduce_record(module, computed: Mapping[str, Any], quick: bool, seed: int, **extra) -> dict:
+    """What every topic's ``reproduce`` returns (the command line prints it as its last line): the same keys in
+    every topic, ``topic``, ``quick``, ``seed``, ``reproduced`` and ``claims`` (the ledger judged on this run's
+    ``computed`` views, stored views for the rest), then the topic's metrics and any ``extra``."""
+    verdict = verdict_of(module, overrides=computed)
+    return {"topic": module.TOPIC, "quick": bool(quick), "seed": int(seed), "reproduced": verdict.reproduced,
+            **dict(verdict.metrics), **extra, "claims": [j.as_dict() for j in verdict.claims]}
+
+
 def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Verdict, bool]:
     """The topic's verdict on its shipped views, without recomputing, and whether every shipped view of the
     topic is fresh (``stale``: ``stale_views(module)`` when the caller has it already)."""

@@ -267,6 +267,26 @@ class View:
         return fn
 
 
+def lazy_exports(package: str, names: Mapping[str, str]):
+    """``(__getattr__, __dir__)`` for a topic package's ``__init__``: ``names`` maps each public name to the module
+    that defines it (``".experiments"``), imported on first use. So importing the package stays light (no torch)
+    while ``toymodels.<topic>.train`` works as if it were defined there."""
+    import importlib
+    import sys
+
+    def __getattr__(name: str):
+        if name in names:
+            value = getattr(importlib.import_module(names[name], package), name)
+            setattr(sys.modules[package], name, value)  # the next access is a plain attribute
+            return value
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(names))
+
+    return __getattr__, __dir__
+
+
 def views(*items: View) -> Mapping[str, View]:
     """The module's ``VIEWS``: an ordered, read-only mapping name -> View (names must be unique)."""
     out: dict[str, View] = {}
