@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from toymodels import attention as M
+import toymodels.gated_attention as M
 
 TOPIC = "gated-attention"
 D = M.SINK_CFG
