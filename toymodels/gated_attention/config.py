@@ -24,6 +24,9 @@ VARIANTS: dict[str, str] = {
 }
 
 
+#: the tasks (``data``): Bigram-Backcopy (Guo et al. 2024) and head-specific dormancy (this project's task for the
+#: paper's head-shared control: two heads, each needed on its own half of the queries)
+TASKS = {"bigram_backcopy": "Bigram-Backcopy", "head_specific": "Head-specific dormancy"}
 COPY_RULES = ("back", "induction")   # what follows a trigger (see BigramBackcopy)
 AFTER_DELIMITER = ("restart", "bigram")   # what follows a delimiter (see BigramBackcopy)
 SINK_EPS = 0.3          # Gu et al.'s threshold ε
@@ -38,6 +41,8 @@ LIMITS = {
 #: budget on steps × batch × T × (d/64)² × layers (the knobs that set the cost of one training run):
 #: 4× the default run, about a minute per model on 2 idle CPU cores
 MAX_WORK = 4 * 400 * 32 * 128 * 2
+#: budget of a seed sweep (a precomputed view, never a live run): about half an hour on one thread
+SEED_SWEEP_WORK = 16 * MAX_WORK
 
 
 ConfigError = InputError   # the old name (one error class for the package: toymodels.topic.InputError)
@@ -70,6 +75,7 @@ class Config:
     decay_embeddings: bool = True   # weight decay also on the token embedding (False: on the other matrices only)
     copy_rule: str = "back"  # after a trigger: "back" copies x_{t-2}; "induction" repeats what followed it before
     after_delimiter: str = "restart"   # the token after a delimiter: "restart" (uniform) or "bigram" (of x_{t-2})
+    task: str = "bigram_backcopy"      # one of TASKS (the Bigram-Backcopy knobs above are ignored by the others)
 
     @property
     def head_dim(self) -> int:
@@ -90,8 +96,8 @@ def validate(cfg: Config) -> Config:
             raise ConfigError(f"{name} must be a finite number, got {v!r}")
         if not (lo <= v <= hi):
             raise ConfigError(f"{name} = {v} is outside the allowed range [{lo}, {hi}]")
-    if cfg.variant not in VARIANTS:
-        raise ConfigError(f"unknown variant {cfg.variant!r}; choose one of {', '.join(VARIANTS)}")
+    if cfg.task not in TASKS:
+        raise ConfigError(f"unknown task {cfg.task!r}; choose one of {', '.join(TASKS)}")
     if cfg.copy_rule not in COPY_RULES:
         raise ConfigError(f"copy_rule must be one of {', '.join(COPY_RULES)}, got {cfg.copy_rule!r}")
     if cfg.after_delimiter not in AFTER_DELIMITER:
@@ -120,14 +126,13 @@ def check_budget(cfg: Config, factor: float = 1.0) -> None:
 #: the knobs a visitor sets, with the values the page offers
 CHOICES = {"n_heads": (1, 2, 4, 8), "d_model": (32, 64, 96, 128), "seq_len": (64, 96, 128, 192, 256),
            "lr": (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2)}
+#: every numeric knob as a Range (whole numbers where the default is one), from LIMITS: the one declaration that
+#: ``validate``, the ``@bounded`` entry points and the page's widgets read
+BOUNDS = {name: Range(lo, hi, integer=isinstance(getattr(Config(), name), int)) for name, (lo, hi) in LIMITS.items()}
 CFG_BOUNDS = Fields(
-    variant=OneOf(*VARIANTS), n_layers=Range(*LIMITS["n_layers"], integer=True),
-    n_heads=Range(*LIMITS["n_heads"], integer=True), d_model=Range(*LIMITS["d_model"], integer=True),
-    seq_len=Range(*LIMITS["seq_len"], integer=True), steps=Range(100, 2000, integer=True),
-    batch_size=Range(*LIMITS["batch_size"], integer=True), lr=Range(*LIMITS["lr"]),
-    weight_decay=Range(*LIMITS["weight_decay"]), seed=Range(0, 9999, integer=True), pos=OneOf("rope", "learned"),
-    qk_norm=OneOf(True, False), delimiter=Range(*LIMITS["delimiter"]), decay_embeddings=OneOf(True, False),
-    copy_rule=OneOf(*COPY_RULES), after_delimiter=OneOf(*AFTER_DELIMITER))
+    **BOUNDS, variant=OneOf(*VARIANTS), pos=OneOf("rope", "learned"), qk_norm=OneOf(True, False),
+    decay_embeddings=OneOf(True, False), copy_rule=OneOf(*COPY_RULES), after_delimiter=OneOf(*AFTER_DELIMITER),
+    task=OneOf(*TASKS))
 
 #: expected CPU seconds of one training step per unit of ``_work / steps`` (measured: 4 layers, d 64, T 64,
 #: batch 32 takes about 75 ms a step on one thread of this 2-core machine)
@@ -204,3 +209,35 @@ DEFAULT_LRS = [3e-3, 1e-2, 3e-2]
 MACT_NAME = "T"
 MACT_CFG = search_config(MACT_NAME)
 MACT_VARIANTS = ["baseline", "g1_elementwise", "g1_headshared"]
+
+#: Fresh seeds for the claims (the model's init and batches; the task is the same): each was first run after the
+#: claims' tests were committed. The shipped sink default uses seed 0 and search rows T, T1, T2 seeds 0-2, all
+#: seen before; the HSD pilot used HSD_PILOT_SEED.
+SINK_SEEDS = (1, 2, 3, 4, 5)
+MACT_SEEDS = (3, 4, 5, 6, 7)
+HSD_SEEDS = (0, 1, 2, 3, 4)
+
+#: The head-specific-dormancy task (``data.HeadSpecificDormancy``): head dimension 8, so that two heads cannot
+#: split a shared gate's dimensions between them; vocabulary 32 (16 tokens a head); the rest as the sink default.
+#: The candidates, tried on the baseline only (``HSD_PILOT_SEED``), in this order; ``notebook.HSD_RULE`` picks one.
+HSD_BASE = dict(task="head_specific", vocab=32)
+HSD_PILOTS = {
+    "P1": (dict(n_layers=1, n_heads=2, d_model=16), "1 layer, 2 heads of d_h 8: one head for each half"),
+    "P2": (dict(n_layers=1, n_heads=4, d_model=32), "1 layer, 4 heads of d_h 8 (width 32)"),
+    "P3": (dict(n_layers=2, n_heads=2, d_model=16), "2 layers, 2 heads of d_h 8 (the sink default's depth)"),
+    "P4": (dict(n_layers=2, n_heads=4, d_model=32), "2 layers, 4 heads of d_h 8 (width 32)"),
+    "P5": (dict(n_layers=1, n_heads=2, d_model=16, steps=800), "P1 at 800 steps"),
+    "P6": (dict(n_layers=2, n_heads=4, d_model=32, steps=800), "P4 at 800 steps"),
+}
+HSD_PILOT_SEED = 100
+
+
+def hsd_config(name: str) -> Config:
+    """The head-specific-dormancy configuration ``name`` of ``HSD_PILOTS`` (variant: baseline)."""
+    if name not in HSD_PILOTS:
+        raise InputError(f"unknown head-specific-dormancy configuration {name!r}; choose one of "
+                         f"{', '.join(HSD_PILOTS)}")
+    return Config(**{**HSD_BASE, **HSD_PILOTS[name][0], "variant": "baseline"})
+
+#: The candidate notebook.HSD_RULE picked from the pilot's baseline runs (notebook.HSD_PILOT); None before the pilot.
+HSD_NAME: str | None = None

@@ -102,6 +102,13 @@ class BigramBackcopy:
                 x[:, t] = np.where(trig, x[:, t - 2], nxt)
         return x
 
+    def needed_key(self, x: np.ndarray) -> np.ndarray:
+        """For each query position i (the token x_i), the key its next token copies: i - 1 when x_i is a trigger
+        (the back-copy), else -1 (none; also for every query under the induction rule). Same shape as x."""
+        i = np.broadcast_to(np.arange(x.shape[-1]), x.shape)
+        trig = (x < self.vocab) & self.is_trigger[np.minimum(x, self.vocab - 1)]
+        return np.where(trig & (self.copy_rule == "back"), i - 1, -1)
+
     def log_prob(self, x: np.ndarray) -> np.ndarray:
         """log p(x_t | x_{<t}) under the true process for t = 1..T-1: shape (n, T-1) (copies are certain)."""
         n_non = len(self.non_triggers)
@@ -158,8 +165,87 @@ class BigramBackcopy:
         return float((ent.sum() + first * x.shape[0]) / (x.shape[0] * (x.shape[1] - 1)))
 
 
-def make_data(cfg: Config) -> BigramBackcopy:
-    """The task of a config (its chain is set by ``data_seed``)."""
+class HeadSpecificDormancy:
+    """Head-specific dormancy: two heads, each needed on its own half of the queries (this project's task for the
+    paper's head-shared control, §4.3 and Table 4).
+
+    The paper explains why a gate shared by the heads keeps the sink (F-Attn 0.301) where a head-specific one
+    removes it (0.048): heads go dormant on different queries, and one gate cannot close one head while another
+    is open. In Bigram-Backcopy every head is dormant on the same queries (the non-triggers), so a shared gate
+    loses nothing there. Here each query needs exactly one of two heads:
+
+    The vocabulary is split at random (by the data seed) into halves A and B, each with its own sparse transition
+    matrix (rows Dirichlet(α)), P_A and P_B. A sequence is ``<s>, x_1, x_2, x_3`` (uniform), then for t ≥ 4
+
+        x_t ~ P_A[x_{t-2}, ·]      if x_{t-1} ∈ A        (needs the token one before the query x_{t-1})
+        x_t ~ P_B[x_{t-3}, ·]      if x_{t-1} ∈ B        (needs the token two before it)
+
+    A head that fetches the previous token is useful exactly on A-queries, one that fetches the token two back
+    exactly on B-queries, and each has nothing to do on the other half. ``triggers`` are the A tokens (the queries
+    of the first head); ``needed_key`` gives the key each query's next token depends on.
+    """
+
+    def __init__(self, vocab: int = 32, dirichlet: float = 0.1, seed: int = 0):
+        g = np.random.default_rng([seed, 7])
+        self.vocab, self.bos, self.delim, self.n_tokens = vocab, vocab, None, vocab + 1
+        perm = g.permutation(vocab)
+        self.set_a, self.set_b = np.sort(perm[: vocab // 2]), np.sort(perm[vocab // 2:])
+        self.is_a = np.zeros(vocab, bool)
+        self.is_a[self.set_a] = True
+        self.triggers = self.set_a
+        P = g.dirichlet(np.full(vocab, dirichlet), size=(2, vocab))
+        P = 0.999 * P + 0.001 / vocab
+        self.P_a, self.P_b = P / P.sum(-1, keepdims=True)
+        self._cdf = np.cumsum(np.stack([self.P_a, self.P_b]), -1)
+        self._cdf[..., -1] = 1.0
+        self.row_entropy = -(np.stack([self.P_a, self.P_b]) * np.log(np.stack([self.P_a, self.P_b]))).sum(-1)
+
+    def sample(self, n: int, length: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` sequences of ``length`` tokens (the first is <s>), as an int64 array (n, length)."""
+        x = np.empty((n, length), np.int64)
+        x[:, 0] = self.bos
+        x[:, 1:min(length, 4)] = rng.integers(0, self.vocab, size=(n, min(length, 4) - 1))
+        u = rng.random((n, length))
+        for t in range(4, length):
+            b = ~self.is_a[x[:, t - 1]]                                   # which head the query needs
+            ctx = np.where(b, x[:, t - 3], x[:, t - 2])
+            x[:, t] = np.minimum((u[:, t, None] > self._cdf[b.astype(int), ctx]).sum(1), self.vocab - 1)
+        return x
+
+    def needed_key(self, x: np.ndarray) -> np.ndarray:
+        """For each query position i (the token x_i), the key position its next token depends on: i - 1 when
+        x_i ∈ A, i - 2 when x_i ∈ B, -1 for positions 0-2 (whose successors are uniform). Same shape as x."""
+        i = np.arange(x.shape[-1])
+        out = np.where(self.is_a[np.minimum(x, self.vocab - 1)], i - 1, i - 2)
+        out[..., :3] = -1
+        return out
+
+    def log_prob(self, x: np.ndarray) -> np.ndarray:
+        """log p(x_t | x_{<t}) under the true process for t = 1..T-1: shape (n, T-1)."""
+        lp = np.full((x.shape[0], x.shape[1] - 1), -math.log(self.vocab))   # x_1, x_2, x_3 uniform
+        prev, cur = x[:, 3:-1], x[:, 4:]
+        b = ~self.is_a[prev]
+        ctx = np.where(b, x[:, 1:-3], x[:, 2:-2])
+        lp[:, 3:] = np.log(np.where(b, self.P_b[ctx, cur], self.P_a[ctx, cur]))
+        return lp
+
+    def bayes_ce(self, x: np.ndarray) -> float:
+        """The realised Bayes cross-entropy on these tokens (see ``BigramBackcopy.bayes_ce``)."""
+        return float(-self.log_prob(x).mean())
+
+    def expected_entropy(self, x: np.ndarray) -> float:
+        """Expected next-token entropy of the true process along x (mean over its targets)."""
+        prev = x[:, 3:-1]
+        b = ~self.is_a[prev]
+        ctx = np.where(b, x[:, 1:-3], x[:, 2:-2])
+        ent = np.where(b, self.row_entropy[1][ctx], self.row_entropy[0][ctx])
+        first = min(3, x.shape[1] - 1) * math.log(self.vocab)
+        return float((ent.sum() + first * x.shape[0]) / (x.shape[0] * (x.shape[1] - 1)))
+
+
+def make_data(cfg: Config) -> BigramBackcopy | HeadSpecificDormancy:
+    """The task of a config (its transition matrices are set by ``data_seed``)."""
+    if cfg.task == "head_specific":
+        return HeadSpecificDormancy(cfg.vocab, cfg.dirichlet, cfg.data_seed)
     return BigramBackcopy(cfg.vocab, cfg.n_triggers, cfg.dirichlet, cfg.data_seed, cfg.delimiter, cfg.copy_rule,
                           cfg.after_delimiter)
-

@@ -21,18 +21,24 @@ from toymodels.topic import Each, InputError, OneOf, Progress, Range, as_progres
 
 from .config import (
     ALL_VARIANTS,
+    BOUNDS,
     CFG_BOUNDS,
     COMPARE_BOUNDS,
     HIST_BINS,
+    HSD_PILOT_SEED,
+    HSD_PILOTS,
     LIMITS,
     MACT_CFG,
     MACT_VARIANTS,
     SEARCH_CONFIGS,
+    SEED_SWEEP_WORK,
     SINK_CFG,
     VARIANTS,
     Config,
     _live_budget,
+    _work,
     check_budget,
+    hsd_config,
     search_config,
     validate,
 )
@@ -119,6 +125,7 @@ def _compare(cfg: Config, variants: list[str], device=None, progress: Progress |
             "curves": pd.concat(curves, ignore_index=True),
             "hist": pd.DataFrame(hist, columns=["variant", "layer", "bin_lo", "bin_hi", "share"]),
             "tokens": tokens, "trigger_positions": np.flatnonzero(trig), "maps": maps,
+            "needed_key": make_data(cfg).needed_key(tokens[None])[0],
             "floor": res["floor"], "bayes_ce": res["bayes_ce"], "delimiter_token": res["delimiter_token"]}
 
 
@@ -139,7 +146,7 @@ def _sweep_budget(cfg, lrs, variants=("baseline", "g1_elementwise"), **_) -> Non
     check_budget(cfg, factor=max(1, len(set(map(float, lrs)))) / 1.5)
 
 
-@bounded(cfg=CFG_BOUNDS, lrs=Each(Range(*LIMITS["lr"]), max_len=8),
+@bounded(cfg=CFG_BOUNDS, lrs=Each(BOUNDS["lr"], max_len=8),
          variants=Each(OneOf(*VARIANTS), max_len=len(VARIANTS)), _budget=_sweep_budget)
 def lr_sweep(cfg: Config, lrs: list[float], variants: list[str] = ("baseline", "g1_elementwise"),
              device=None, progress: Progress | None = None) -> pd.DataFrame:
@@ -198,7 +205,7 @@ def _midway_budget(cfg, switch, **_) -> None:
         raise InputError(f"the gate must be added between step 1 and step {cfg.steps - 1}, got {switch}")
 
 
-@bounded(cfg=CFG_BOUNDS, switch=Range(1, 1999, integer=True), _budget=_midway_budget)
+@bounded(cfg=CFG_BOUNDS, switch=Range(1, LIMITS["steps"][1] - 1, integer=True), _budget=_midway_budget)
 def gate_midway(cfg: Config, switch: int, device=None, progress: Progress | None = None) -> dict:
     """Train ungated until step ``switch``, then add the gate ``cfg.variant`` and continue (paper App. A.7).
 
@@ -246,3 +253,59 @@ def reproduction(sink_cfg: Config = SINK_CFG, mact_cfg: Config = MACT_CFG,
     sink = _compare(sink_cfg, ALL_VARIANTS, progress=p.sub(0.0, 0.45, "sink: "))
     mact = _compare(mact_cfg, MACT_VARIANTS, progress=p.sub(0.45, 1.0, "massive activations: "))
     return {"sink": sink, "mact": mact}
+
+
+# --------------------------------------------------------------------------- over seeds
+
+
+def _seeds_budget(cfg, variants, seeds, **_) -> None:
+    validate(cfg)
+    n = len(set(variants)) * len(set(seeds))
+    if _work(cfg) * n > SEED_SWEEP_WORK:
+        raise InputError(f"{n} trainings of this configuration are {_work(cfg) * n / SEED_SWEEP_WORK:.1f}× over the "
+                         "budget of a seed sweep (a precomputed view, not a live run): fewer seeds or variants")
+
+
+@bounded(**COMPARE_BOUNDS, seeds=Each(BOUNDS["seed"], max_len=8), _budget=_seeds_budget)
+def seed_sweep(cfg: Config, variants: list[str], seeds: list[int], device=None,
+               progress: Progress | None = None) -> dict:
+    """Train each variant with each seed (the model's init and its batches; the task, set by ``data_seed``, is the
+    same) and gather what the claims read, one row per variant and seed.
+
+    Returns ``summary`` (variant, seed: F-Attn, the uniform floor, gate mean, val loss and the realised Bayes CE,
+    the massive-activation statistics of ``_summary``), ``layers`` (variant, seed, layer: F-Attn, max |h|, its
+    ratio to the median, the first token's largest |h| and its ratio) and ``first``: the full comparison of the
+    first seed (attention maps, curves, gate histograms) for the page. A precomputed view: its budget
+    (``SEED_SWEEP_WORK``) is far above a live run's.
+    """
+    seeds = [int(x) for x in dict.fromkeys(seeds)]
+    p = as_progress(progress)
+    summ, layers, first = [], [], None
+    for i, seed in enumerate(seeds):
+        r = _compare(replace(cfg, seed=seed), variants, device, p.part(i, len(seeds), f"seed {seed}: "))
+        summ.append(r["summary"].assign(seed=seed))
+        layers.append(r["layers"].assign(seed=seed))
+        if first is None:
+            first = {k: r[k] for k in ("summary", "layers", "curves", "hist", "tokens", "trigger_positions", "maps",
+                                       "needed_key", "floor", "bayes_ce", "delimiter_token")}
+    return {"config": asdict(cfg), "seeds": seeds, "variants": list(dict.fromkeys(variants)),
+            "summary": pd.concat(summ, ignore_index=True), "layers": pd.concat(layers, ignore_index=True),
+            "floor": first["floor"], "first": first}
+
+
+def hsd_pilot(names: list[str] | None = None, device=None, progress: Progress | None = None) -> pd.DataFrame:
+    """Train the baseline of each head-specific-dormancy candidate once (``HSD_PILOT_SEED``): the rows
+    ``notebook.hsd_pick`` chooses from (``python -m toymodels gated-attention pilot``)."""
+    names = list(HSD_PILOTS) if not names else list(names)
+    p = as_progress(progress)
+    rows = []
+    for i, name in enumerate(names):
+        cfg = replace(hsd_config(name), seed=HSD_PILOT_SEED)
+        res = store.cached(train, cfg, device=_dev_key(device), progress=p.part(i, len(names), f"{name}: "))
+        s = _summary("baseline", res)
+        rows.append({"config": name, "what": HSD_PILOTS[name][1], "val_loss": round(s["val_loss"], 4),
+                     "bayes_ce": round(s["bayes_ce"], 4), "excess_loss": round(s["excess_loss"], 4),
+                     "fattn": round(s["fattn"], 4), "floor": round(s["floor"], 4),
+                     "fattn_layers": [round(float(x), 4) for x in res["final"]["fattn"][0].mean(-1)],
+                     "wall_seconds": round(s["train_seconds"], 1)})
+    return pd.DataFrame(rows)

@@ -175,3 +175,28 @@ def seed_replicates(name: str | None = None) -> pd.DataFrame:
     keep = [r.config != name and r.config in SEARCH_CONFIGS and r.ratio_g1 is not None and r.ratio_g1 == r.ratio_g1
             and replace(search_config(r.config), seed=0) == same for r in t.itertuples()]
     return t[keep].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- the head-specific-dormancy pilot
+
+#: The rule that picks the head-specific-dormancy configuration, written before any of its runs: the pilot trains
+#: the *baseline* of each candidate (``config.HSD_PILOTS``, in order) once, with ``HSD_PILOT_SEED`` (never a
+#: claim's seed), and takes the first that learns the task and has a sink. No gated model is trained before the
+#: pick, so the controls' numbers cannot choose it.
+HSD_MAX_EXCESS = 0.15      # the baseline's val loss within 0.15 nats of the realised Bayes CE: the task is learned
+HSD_SINK_MIN = 2.0         # the baseline's F-Attn at least twice the uniform floor: a sink to remove
+HSD_RULE = (f"the first candidate, in the order P1-P6, whose baseline (pilot seed) ends within {HSD_MAX_EXCESS} nats "
+            f"of the realised Bayes cross-entropy and puts at least {HSD_SINK_MIN:g}x the uniform floor on the first "
+            "token; none: the head-specific-dormancy claims are not testable here")
+
+#: The pilot's results (baseline only; filled in from ``experiments.hsd_pilot`` after its run).
+HSD_PILOT: list[dict] = []
+
+
+def hsd_pick(rows: list[dict]) -> str | None:
+    """The configuration ``HSD_RULE`` picks from pilot rows (dicts with ``config``, ``excess_loss``, ``fattn``,
+    ``floor``, in the order of ``config.HSD_PILOTS``), or None."""
+    for r in rows:
+        if r["excess_loss"] <= HSD_MAX_EXCESS and r["fattn"] >= HSD_SINK_MIN * r["floor"]:
+            return r["config"]
+    return None

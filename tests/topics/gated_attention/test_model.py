@@ -381,3 +381,49 @@ def test_massive_stats_on_a_hand_made_residual():
     np.testing.assert_allclose(s["first"], [7.0, 9.0])
 
 
+
+
+def test_head_specific_dormancy_law_and_its_bayes_ce():
+    """Head-specific dormancy: after an A token the next token is drawn from P_A of the token before it, after a
+    B token from P_B of the token two before it. The realised Bayes CE matches a token-by-token hand loop, log_prob
+    is the sampler's law (probabilities over all short sequences sum to one and match Monte Carlo frequencies), and
+    needed_key names the key each query needs."""
+    data = M.HeadSpecificDormancy(vocab=12, dirichlet=0.3, seed=5)
+    assert set(data.set_a) | set(data.set_b) == set(range(12)) and not set(data.set_a) & set(data.set_b)
+    x = data.sample(30, 25, np.random.default_rng(4))
+    assert (x[:, 0] == data.bos).all() and (x[:, 1:] < 12).all()
+    total = 0.0
+    for row in x:
+        total += 3 * math.log(12)
+        for t in range(4, len(row)):
+            if row[t - 1] in data.set_a:
+                total -= math.log(data.P_a[row[t - 2], row[t]])
+            else:
+                total -= math.log(data.P_b[row[t - 3], row[t]])
+    assert data.bayes_ce(x) == pytest.approx(total / (x.shape[0] * (x.shape[1] - 1)), rel=1e-12)
+    keys = data.needed_key(x)
+    i = 7
+    assert keys[0, i] == (i - 1 if x[0, i] in data.set_a else i - 2) and (keys[:, :3] == -1).all()
+    small = M.HeadSpecificDormancy(vocab=4, dirichlet=0.5, seed=1)
+    n = 100_000
+    xs = small.sample(n, 7, np.random.default_rng(0))
+    seqs, counts = np.unique(xs, axis=0, return_counts=True)
+    p = np.exp(small.log_prob(seqs).sum(1))
+    assert 0.99 < p.sum() <= 1 + 1e-9
+    big = p > 1e-3
+    z = (counts[big] / n - p[big]) / np.sqrt(p[big] * (1 - p[big]) / n)
+    assert np.abs(z).max() < 5
+    many = data.sample(4000, 40, np.random.default_rng(1))
+    assert data.bayes_ce(many) == pytest.approx(data.expected_entropy(many), abs=0.02)
+    np.testing.assert_array_equal(x, data.sample(30, 25, np.random.default_rng(4)))     # seeded
+
+
+def test_the_task_is_chosen_by_the_config():
+    cfg = replace(TINY, task="head_specific", vocab=12)
+    assert isinstance(M.make_data(cfg), M.HeadSpecificDormancy)
+    assert isinstance(M.make_data(TINY), M.BigramBackcopy)
+    with pytest.raises(InputError, match="unknown task"):
+        M.validate(replace(TINY, task="nope"))
+    res = M.train(replace(cfg, steps=60, eval_every=30))
+    assert res["bayes_ce"] == pytest.approx(M.make_data(cfg).bayes_ce(
+        M.make_data(cfg).sample(cfg.eval_batch, cfg.seq_len + 1, np.random.default_rng([cfg.data_seed, 99]))))
