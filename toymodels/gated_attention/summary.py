@@ -173,3 +173,33 @@ def mact_metrics(mact: dict) -> dict:
              bos_ratio_g1=float(g.bos_ratio), bos_layer_g1=int(g.bos_layer))
     m["massive_found"] = meets_bands(b.mact_ratio, b.mact_kind, g.mact_ratio, b.bos_ratio, g.bos_ratio)
     return m
+
+
+def pair_summary(res: dict, variant: str) -> dict:
+    """What the page shows of one comparison (``experiments.compare``): the baseline against ``variant`` (F-Attn,
+    its multiple of the uniform floor, the share of the sink removed, the largest activation's ratio and where it
+    sits, val losses against the realised Bayes CE)."""
+    s = res["summary"].set_index("variant")
+    b, g = s.loc["baseline"], s.loc[variant]
+    floor = float(res["floor"])
+    return {"floor": floor, "fattn_baseline": float(b.fattn), "fattn": float(g.fattn),
+            "over_floor_baseline": float(b.fattn) / floor, "over_floor": float(g.fattn) / floor,
+            "removed": 1 - (float(g.fattn) - floor) / (float(b.fattn) - floor) if b.fattn > floor else float("nan"),
+            "mact_ratio_baseline": float(b.mact_ratio), "mact_ratio": float(g.mact_ratio),
+            "mact_where_baseline": f"{b.mact_kind}, layer {b.mact_layer}",
+            "bos_ratio_baseline": float(b.bos_ratio), "bos_ratio": float(g.bos_ratio),
+            "val_loss_baseline": float(b.val_loss), "val_loss": float(g.val_loss), "bayes_ce": float(res["bayes_ce"]),
+            "gate_mean": None if g.gate_mean is None or g.gate_mean != g.gate_mean else float(g.gate_mean),
+            "val_loss_2x_baseline": float(b.val_loss_2x), "val_loss_2x": float(g.val_loss_2x)}
+
+
+#: The late gate "removes" the sink when its final F-Attn is closer to the gate-from-step-0 model's than to the
+#: ungated baseline's (paper App. A.7: a gate added during continued training does not remove an existing sink).
+def midway_summary(mid: dict, sink: dict) -> dict:
+    """The gate added halfway (``experiments.gate_midway``) against the same seed's baseline and gate-from-step-0
+    runs of the sink comparison: final F-Attn of each, and whether the late gate undoes the sink."""
+    s = sink["summary"].set_index("variant")
+    fb, f0 = float(s.loc["baseline", "fattn"]), float(s.loc["g1_elementwise", "fattn"])
+    fm = float(mid["summary"]["fattn"])
+    return {"fattn_baseline": fb, "fattn_gate_from_start": f0, "fattn_gate_late": fm, "switch": int(mid["switch"]),
+            "gate_mean_late": float(mid["summary"]["gate_mean"]), "late_gate_removes": bool(fm < (fb + f0) / 2)}
