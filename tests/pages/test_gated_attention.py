@@ -13,12 +13,14 @@ def test_page_defaults_and_changed_variant():
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "Gated attention"
+    assert "claims reproduced" in at.markdown[0].value or any("claims reproduced" in m.value for m in at.markdown)
+    assert not any("Train" in b.label for b in at.button)          # everything on the default page is shipped
     at.selectbox(key="ga_variant").set_value("g2_elementwise").run()
     assert not at.exception, at.exception
     at.selectbox(key="ga_layer").set_value(2).run()
     at.selectbox(key="ga_head").set_value(2).run()
     assert not at.exception, at.exception
-    assert any("g2_elementwise" in m.label for m in at.metric)
+    assert any("G2" in m.label for m in at.metric)
     assert at.query_params["ga_variant"] in ("g2_elementwise", ["g2_elementwise"])   # the id, never the label
 
 
@@ -28,7 +30,7 @@ def test_preset_does_not_train():
     at.selectbox(key="ga_preset").set_value("rope_qknorm").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ga_lr").value == 2e-2 and at.radio(key="ga_pos").value == "rope"
-    assert any("Train baseline" in b.label and " s on one CPU thread" in b.label for b in at.button)
+    assert any("Train baseline" in b.label and "(about " in b.label for b in at.button)
     at.selectbox(key="ga_preset").set_value("massive").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ga_n_heads").value == 4
@@ -76,3 +78,24 @@ def test_link_with_ids_opens_that_view():
     assert not at.exception, at.exception
     assert at.selectbox(key="ga_variant").value == "g1_headwise"
     assert at.select_slider(key="ga_n_layers").value == 4
+
+
+def test_the_head_specific_preset_is_shipped():
+    at = _page()
+    at.selectbox(key="ga_preset").set_value("hsd").run()
+    assert not at.exception, at.exception
+    assert not any("Train baseline" in b.label for b in at.button)
+    at.selectbox(key="ga_variant").set_value("g1_headshared").run()
+    assert not at.exception, at.exception
+    assert not any("Train baseline" in b.label for b in at.button)   # all seven variants shipped for seed 0
+
+
+def test_a_visitors_sentence_waits_for_a_button_then_runs():
+    at = _page()
+    at.text_area(key="ga_text").set_value("The old dog slept by the warm fire all afternoon.").run()
+    assert not at.exception, at.exception
+    button = next(b for b in at.button if "MiniLM" in b.label)
+    assert "(about " in button.label
+    button.click().run()
+    assert not at.exception, at.exception
+    assert any("first_token_attention" in df.value.columns for df in at.dataframe)

@@ -124,7 +124,7 @@ def check_budget(cfg: Config, factor: float = 1.0) -> None:
 # --------------------------------------------------------------------------- bounds (one source of truth)
 
 #: the knobs a visitor sets, with the values the page offers
-CHOICES = {"n_heads": (1, 2, 4, 8), "d_model": (32, 64, 96, 128), "seq_len": (64, 96, 128, 192, 256),
+CHOICES = {"n_heads": (1, 2, 4, 8), "d_model": (16, 32, 64, 96, 128), "seq_len": (64, 96, 128, 192, 256),
            "lr": (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2)}
 #: every numeric knob as a Range (whole numbers where the default is one), from LIMITS: the one declaration that
 #: ``validate``, the ``@bounded`` entry points and the page's widgets read
@@ -139,9 +139,16 @@ CFG_BOUNDS = Fields(
 SECONDS_PER_WORK = 0.075 / (32 * 64 * 4)
 
 
-def expected_seconds(cfg: Config, n_trainings: int = 1) -> float:
-    """About how long ``n_trainings`` of ``cfg`` take on one CPU thread (for the Train button's label)."""
-    return float(SECONDS_PER_WORK * _work(cfg) * n_trainings)
+#: reading texts with all-MiniLM-L6-v2 (``minilm``): loading it once per process, then per text (one thread)
+MINILM_LOAD_SECONDS, MINILM_SECONDS_PER_TEXT = 6.0, 0.05
+
+
+def expected_seconds(what: Config | list[str], n: int = 1) -> float:
+    """The cost model: about how long ``n`` trainings of a config take on one CPU thread, or reading a list of
+    texts with MiniLM (loading it included); for the buttons that state a run's cost."""
+    if isinstance(what, Config):
+        return float(SECONDS_PER_WORK * _work(what) * n)
+    return MINILM_LOAD_SECONDS + MINILM_SECONDS_PER_TEXT * len(what) * n
 
 
 def _live_budget(cfg, variants=("baseline",), **_) -> None:

