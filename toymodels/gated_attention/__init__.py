@@ -171,7 +171,7 @@ LOSS_SOLVED = 0.05     # both models within 0.05 nats of the Bayes CE: an improv
 REAL_SINK_MIN = 3.0    # MiniLM: first-token attention, mean over layers, at least 3x the uniform share
 REAL_MASSIVE_LAYERS = 4  # MiniLM: the largest |h| sits on the first token in at least 4 of its 6 layers
 TASK_NAMES = {"sink_seeds": "Bigram-Backcopy", "hsd_seeds": "head-specific dormancy"}
-REGISTERED = "commit 09255b3 (2026-11-25)"
+REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 
 
 def _share(r: dict) -> str:
