@@ -32,6 +32,7 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     DEFAULT_LRS,
     DEFAULT_VARIANTS,
     HIST_BINS,
+    HSD_CFG,
     HSD_NAME,
     HSD_PILOT_SEED,
     HSD_PILOTS,
@@ -134,12 +135,6 @@ def paper_row(variant: str) -> dict:
 # --------------------------------------------------------------------------- the views
 
 
-def _hsd_arguments() -> dict:
-    if HSD_NAME is None:
-        raise NotStored("the head-specific-dormancy pilot has not picked a configuration yet (notebook.HSD_RULE)")
-    return dict(cfg=hsd_config(HSD_NAME), variants=ALL_VARIANTS, seeds=list(HSD_SEEDS))
-
-
 VIEWS = views(
     View("compare_all", ".experiments:reproduction", dict(sink_cfg=SINK_CFG, mact_cfg=MACT_CFG),
          label="Training the seven variants and the massive-activation models…", seconds=900),
@@ -148,7 +143,7 @@ VIEWS = views(
          label="Training with the gate added halfway…", seconds=40),
     View("sink_seeds", ".experiments:seed_sweep", dict(cfg=SINK_CFG, variants=ALL_VARIANTS, seeds=list(SINK_SEEDS)),
          label="Training the seven variants on five seeds…", seconds=1500),
-    View("hsd_seeds", ".experiments:seed_sweep", _hsd_arguments,
+    View("hsd_seeds", ".experiments:seed_sweep", dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS)),
          label="Training the seven variants on the head-specific task, five seeds…", seconds=600),
     View("mact_seeds", ".experiments:seed_sweep",
          dict(cfg=MACT_CFG, variants=["baseline", "g1_elementwise"], seeds=list(MACT_SEEDS)),
@@ -414,7 +409,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     parts = [("compare_all", lambda q: reproduction(replace(SINK_CFG, seed=seed), replace(MACT_CFG, seed=seed),
                                                     progress=q)),
              ("sink_seeds", lambda q: seed_sweep(SINK_CFG, ALL_VARIANTS, seeds("sink_seeds"), device, q)),
-             ("hsd_seeds", lambda q: seed_sweep(_hsd_arguments()["cfg"], ALL_VARIANTS, seeds("hsd_seeds"), device, q)),
+             ("hsd_seeds", lambda q: seed_sweep(HSD_CFG, ALL_VARIANTS, seeds("hsd_seeds"), device, q)),
              ("mact_seeds", lambda q: seed_sweep(MACT_CFG, ["baseline", "g1_elementwise"], seeds("mact_seeds"), device,
                                                  q)),
              ("real_minilm", lambda q: minilm_sink(list(SENTENCES), device))]

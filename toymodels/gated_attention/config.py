@@ -246,5 +246,7 @@ def hsd_config(name: str) -> Config:
                          f"{', '.join(HSD_PILOTS)}")
     return Config(**{**HSD_BASE, **HSD_PILOTS[name][0], "variant": "baseline"})
 
-#: The candidate notebook.HSD_RULE picked from the pilot's baseline runs (notebook.HSD_PILOT); None before the pilot.
-HSD_NAME: str | None = None
+#: The candidate notebook.HSD_RULE picked from the pilot's baseline runs (notebook.HSD_PILOT, 2026-11-25): P1 and
+#: P3 did not learn the task, P2 learned it with too weak a sink (F-Attn 0.068 against 2 x 0.035), P4 did both.
+HSD_NAME = "P4"
+HSD_CFG = hsd_config(HSD_NAME)

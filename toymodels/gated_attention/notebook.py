@@ -189,8 +189,28 @@ HSD_RULE = (f"the first candidate, in the order P1-P6, whose baseline (pilot see
             f"of the realised Bayes cross-entropy and puts at least {HSD_SINK_MIN:g}x the uniform floor on the first "
             "token; none: the head-specific-dormancy claims are not testable here")
 
-#: The pilot's results (baseline only; filled in from ``experiments.hsd_pilot`` after its run).
-HSD_PILOT: list[dict] = []
+#: The pilot's results (baseline only, seed 100; ``python -m toymodels gated-attention pilot``, one heavy job of
+#: 117 CPU-s on the shared 2-core machine, 2026-11-25). ``fattn_layers``: F-Attn per layer.
+HSD_PILOT: list[dict] = [
+    {"config": 'P1', "what": '1 layer, 2 heads of d_h 8: one head for each half',
+     "val_loss": 2.3437, "bayes_ce": 1.7378, "excess_loss": 0.6059, "fattn": 0.0109, "floor": 0.0349,
+     "fattn_layers": [0.0109], "wall_seconds": 7.9},
+    {"config": 'P2', "what": '1 layer, 4 heads of d_h 8 (width 32)',
+     "val_loss": 1.8236, "bayes_ce": 1.7378, "excess_loss": 0.0858, "fattn": 0.0678, "floor": 0.0349,
+     "fattn_layers": [0.0678], "wall_seconds": 13.7},
+    {"config": 'P3', "what": "2 layers, 2 heads of d_h 8 (the sink default's depth)",
+     "val_loss": 2.3548, "bayes_ce": 1.7378, "excess_loss": 0.617, "fattn": 0.0251, "floor": 0.0349,
+     "fattn_layers": [0.0476, 0.0025], "wall_seconds": 13.5},
+    {"config": 'P4', "what": '2 layers, 4 heads of d_h 8 (width 32)',
+     "val_loss": 1.7735, "bayes_ce": 1.7378, "excess_loss": 0.0357, "fattn": 0.1502, "floor": 0.0349,
+     "fattn_layers": [0.2621, 0.0383], "wall_seconds": 24.6},
+    {"config": 'P5', "what": 'P1 at 800 steps',
+     "val_loss": 2.1719, "bayes_ce": 1.7378, "excess_loss": 0.4341, "fattn": 0.0117, "floor": 0.0349,
+     "fattn_layers": [0.0117], "wall_seconds": 14.3},
+    {"config": 'P6', "what": 'P4 at 800 steps',
+     "val_loss": 1.7515, "bayes_ce": 1.7378, "excess_loss": 0.0137, "fattn": 0.196, "floor": 0.0349,
+     "fattn_layers": [0.3565, 0.0355], "wall_seconds": 47.3},
+]
 
 
 def hsd_pick(rows: list[dict]) -> str | None:

@@ -140,3 +140,13 @@ def test_every_claim_is_not_testable_without_its_results():
     ids = [c.id for c in M.CLAIMS]
     assert {"headshared-keeps-bb", "headshared-keeps-hsd", "g2-keeps-bb", "g2-keeps-hsd", "g1-removes-hsd"} <= set(ids)
     assert sum(c.kind == "headline" for c in M.CLAIMS) == 3
+
+
+def test_the_head_specific_configuration_is_the_pilot_rules_pick():
+    """The shipped head-specific-dormancy configuration is what HSD_RULE picks from the recorded pilot (baseline
+    only), and the rule picks by its thresholds: a task learned and a sink."""
+    assert M.hsd_pick(M.HSD_PILOT) == M.HSD_NAME
+    rows = [{"config": "a", "excess_loss": 0.5, "fattn": 0.3, "floor": 0.035},       # not learned
+            {"config": "b", "excess_loss": 0.05, "fattn": 0.06, "floor": 0.035},      # no sink
+            {"config": "c", "excess_loss": 0.1, "fattn": 0.08, "floor": 0.035}]
+    assert M.hsd_pick(rows) == "c" and M.hsd_pick(rows[:2]) is None
