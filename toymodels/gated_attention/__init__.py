@@ -34,6 +34,8 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     HIST_BINS,
     HSD_CFG,
     HSD_NAME,
+    HSD_PILOT2,
+    HSD_PILOT2_SEEDS,
     HSD_PILOT_SEED,
     HSD_PILOTS,
     HSD_SEEDS,
@@ -62,11 +64,14 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
 from .minilm import MAX_CHARS, MAX_TEXTS, SENTENCES  # noqa: F401
 from .notebook import (  # noqa: F401
     HSD_PILOT,
+    HSD_PILOT2_RESULTS,
     HSD_RULE,
+    HSD_RULE2,
     LAB_NOTEBOOK,
     MACT_SEARCH,
     SEARCH_CONCLUSION,
     hsd_pick,
+    hsd_pick2,
     search_table,
     seed_replicates,
 )
@@ -135,6 +140,12 @@ def paper_row(variant: str) -> dict:
 # --------------------------------------------------------------------------- the views
 
 
+def _hsd_arguments() -> dict:
+    if HSD_CFG is None:
+        raise NotStored("the head-specific-dormancy pilot has not picked a configuration yet (notebook.HSD_RULE2)")
+    return dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS))
+
+
 VIEWS = views(
     View("compare_all", ".experiments:reproduction", dict(sink_cfg=SINK_CFG, mact_cfg=MACT_CFG),
          label="Training the seven variants and the massive-activation models…", seconds=900),
@@ -143,7 +154,7 @@ VIEWS = views(
          label="Training with the gate added halfway…", seconds=40),
     View("sink_seeds", ".experiments:seed_sweep", dict(cfg=SINK_CFG, variants=ALL_VARIANTS, seeds=list(SINK_SEEDS)),
          label="Training the seven variants on five seeds…", seconds=1500),
-    View("hsd_seeds", ".experiments:seed_sweep", dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS)),
+    View("hsd_seeds", ".experiments:seed_sweep", _hsd_arguments,
          label="Training the seven variants on the head-specific task, five seeds…", seconds=600),
     View("mact_seeds", ".experiments:seed_sweep",
          dict(cfg=MACT_CFG, variants=["baseline", "g1_elementwise"], seeds=list(MACT_SEEDS)),
@@ -167,6 +178,8 @@ REAL_SINK_MIN = 3.0    # MiniLM: first-token attention, mean over layers, at lea
 REAL_MASSIVE_LAYERS = 4  # MiniLM: the largest |h| sits on the first token in at least 4 of its 6 layers
 TASK_NAMES = {"sink_seeds": "Bigram-Backcopy", "hsd_seeds": "head-specific dormancy"}
 REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
+#: The head-specific-dormancy claims: the same tests, run on the second pilot's pick and fresh seeds 5-9.
+REGISTERED_HSD = "commit 22d87b4 (tests); second pilot rule and seeds 5-9 in the commit after 0e2d7a9"
 
 
 def _share(r: dict) -> str:
@@ -283,7 +296,8 @@ def _control_claims():
                 f"{stem}-{task}", "control", f"{statement} ({TASK_NAMES[view]} task).", pv.source,
                 f"F-Attn {PAPER['fattn_baseline'].value:g} → {pv.value:g}: {100 * PAPER_REMOVED[variant]:.0f}% of "
                 "the sink removed", _removal_test(removes, where), _control(view, variant, removes),
-                fitted=_SINK_FITTED if view == "sink_seeds" and removes else (), registered=REGISTERED))
+                fitted=_SINK_FITTED if view == "sink_seeds" and removes else (),
+                registered=REGISTERED if view == "sink_seeds" else REGISTERED_HSD))
     return out
 
 
@@ -409,7 +423,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     parts = [("compare_all", lambda q: reproduction(replace(SINK_CFG, seed=seed), replace(MACT_CFG, seed=seed),
                                                     progress=q)),
              ("sink_seeds", lambda q: seed_sweep(SINK_CFG, ALL_VARIANTS, seeds("sink_seeds"), device, q)),
-             ("hsd_seeds", lambda q: seed_sweep(HSD_CFG, ALL_VARIANTS, seeds("hsd_seeds"), device, q)),
+             ("hsd_seeds", lambda q: seed_sweep(_hsd_arguments()["cfg"], ALL_VARIANTS, seeds("hsd_seeds"), device, q)),
              ("mact_seeds", lambda q: seed_sweep(MACT_CFG, ["baseline", "g1_elementwise"], seeds("mact_seeds"), device,
                                                  q)),
              ("real_minilm", lambda q: minilm_sink(list(SENTENCES), device))]
@@ -423,15 +437,21 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 
 def main(argv: list[str]) -> int:
-    """``python -m toymodels gated-attention search|pilot [NAME ...]``: rerun search configurations (the
-    massive-activation search) or the head-specific-dormancy pilot, and print the table."""
-    if not argv or argv[0] not in ("search", "pilot"):
-        raise InputError("usage: python -m toymodels gated-attention search|pilot [NAME ...]")
+    """``python -m toymodels gated-attention search|pilot|pilot2 [NAME ...]``: rerun search configurations (the
+    massive-activation search) or a head-specific-dormancy pilot (the first, or the second on three seeds), and
+    print the table."""
+    if not argv or argv[0] not in ("search", "pilot", "pilot2"):
+        raise InputError("usage: python -m toymodels gated-attention search|pilot|pilot2 [NAME ...]")
     from .experiments import hsd_pilot, search
 
-    fn = search if argv[0] == "search" else hsd_pilot
+    if argv[0] == "search":
+        table = search(argv[1:] or None)
+    elif argv[0] == "pilot":
+        table = hsd_pilot(argv[1:] or None)
+    else:
+        table = hsd_pilot(argv[1:] or list(HSD_PILOT2), list(HSD_PILOT2_SEEDS))
     with pd.option_context("display.width", 250, "display.max_columns", 20):
-        print(fn(argv[1:] or None).to_string(index=False))
+        print(table.to_string(index=False))
     return 0
 
 

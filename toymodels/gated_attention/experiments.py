@@ -293,17 +293,21 @@ def seed_sweep(cfg: Config, variants: list[str], seeds: list[int], device=None,
             "floor": first["floor"], "first": first}
 
 
-def hsd_pilot(names: list[str] | None = None, device=None, progress: Progress | None = None) -> pd.DataFrame:
-    """Train the baseline of each head-specific-dormancy candidate once (``HSD_PILOT_SEED``): the rows
-    ``notebook.hsd_pick`` chooses from (``python -m toymodels gated-attention pilot``)."""
+def hsd_pilot(names: list[str] | None = None, seeds: list[int] | None = None, device=None,
+              progress: Progress | None = None) -> pd.DataFrame:
+    """Train the baseline of each head-specific-dormancy candidate once per seed (default: the first pilot,
+    every candidate with ``HSD_PILOT_SEED``): the rows ``notebook.hsd_pick`` / ``hsd_pick2`` choose from
+    (``python -m toymodels gated-attention pilot [NAME ...]``)."""
     names = list(HSD_PILOTS) if not names else list(names)
+    seeds = [HSD_PILOT_SEED] if not seeds else [int(x) for x in seeds]
     p = as_progress(progress)
     rows = []
-    for i, name in enumerate(names):
-        cfg = replace(hsd_config(name), seed=HSD_PILOT_SEED)
-        res = store.cached(train, cfg, device=_dev_key(device), progress=p.part(i, len(names), f"{name}: "))
+    runs = [(name, seed) for name in names for seed in seeds]
+    for i, (name, seed) in enumerate(runs):
+        cfg = replace(hsd_config(name), seed=seed)
+        res = store.cached(train, cfg, device=_dev_key(device), progress=p.part(i, len(runs), f"{name}: "))
         s = _summary("baseline", res)
-        rows.append({"config": name, "what": HSD_PILOTS[name][1], "val_loss": round(s["val_loss"], 4),
+        rows.append({"config": name, "seed": seed, "what": HSD_PILOTS[name][1], "val_loss": round(s["val_loss"], 4),
                      "bayes_ce": round(s["bayes_ce"], 4), "excess_loss": round(s["excess_loss"], 4),
                      "fattn": round(s["fattn"], 4), "floor": round(s["floor"], 4),
                      "fattn_layers": [round(float(x), 4) for x in res["final"]["fattn"][0].mean(-1)],

@@ -213,6 +213,28 @@ HSD_PILOT: list[dict] = [
 ]
 
 
+#: The second pilot's rule (written after the first pick, P4, learned the task in only 1 of the 5 claim seeds, and
+#: before any run of P6 or P7 but the first pilot's single P6 baseline): each candidate of ``config.HSD_PILOT2``
+#: trains its baseline on every seed of ``config.HSD_PILOT2_SEEDS``; the first whose baseline learns the task and has
+#: a sink (the thresholds of HSD_RULE) in *every* pilot seed is picked. The claims then run on fresh seeds
+#: (``config.HSD_SEEDS`` = 5-9). No gated model of P6 or P7 is trained before the pick.
+HSD_RULE2 = (f"the first of P6, P7 whose baseline, on each of the pilot seeds 101-103, ends within {HSD_MAX_EXCESS} "
+             f"nats of the realised Bayes cross-entropy and puts at least {HSD_SINK_MIN:g}x the uniform floor on the "
+             "first token; none: the head-specific-dormancy claims are not testable here")
+#: The second pilot's results (filled in after its run).
+HSD_PILOT2_RESULTS: list[dict] = []
+
+
+def hsd_pick2(rows: list[dict]) -> str | None:
+    """The configuration ``HSD_RULE2`` picks from second-pilot rows (``config``, ``seed``, ``excess_loss``,
+    ``fattn``, ``floor``; candidates in order), or None."""
+    for name in dict.fromkeys(r["config"] for r in rows):
+        mine = [r for r in rows if r["config"] == name]
+        if mine and all(r["excess_loss"] <= HSD_MAX_EXCESS and r["fattn"] >= HSD_SINK_MIN * r["floor"] for r in mine):
+            return name
+    return None
+
+
 def hsd_pick(rows: list[dict]) -> str | None:
     """The configuration ``HSD_RULE`` picks from pilot rows (dicts with ``config``, ``excess_loss``, ``fattn``,
     ``floor``, in the order of ``config.HSD_PILOTS``), or None."""
@@ -239,4 +261,16 @@ LAB_NOTEBOOK: list[dict] = [
      "result": "0.187 -> 0.034 (5.5x; the floor is 0.035)", "cpu_seconds": None,
      "outcome": "the sink default (SINK_CFG): chosen on these numbers, so the Bigram-Backcopy claims list "
                 "qk_norm and lr as fitted"},
+]
+LAB_NOTEBOOK += [
+    {"when": "2026-11-25", "what": "head-specific dormancy, first pilot (baseline of P1-P6, seed 100)",
+     "result": "P1, P3, P5 (width 16) do not learn the task (excess 0.43-0.62 nats); P2 learns it (0.086) with "
+               "F-Attn 0.068 < 2 x floor 0.035; P4 learns it (0.036) with F-Attn 0.150", "cpu_seconds": 117,
+     "outcome": "HSD_RULE picked P4"},
+    {"when": "2026-11-25", "what": "head-specific dormancy P4, all seven variants, claim seeds 0-4",
+     "result": "the baseline learns the task in 1 seed of 5 (excess 0.21-0.31 nats in the others) and has a sink "
+               "in that seed only (F-Attn 0.073; 0.012-0.019 elsewhere, below the floor 0.035); the claims would be "
+               "'not testable here' (1 of 5 seeds with a sink, 4 needed)", "cpu_seconds": 859,
+     "outcome": "a pick made on one pilot seed was luck: a second pilot (HSD_RULE2, three seeds) on P6 and P7, "
+                "claims on fresh seeds 5-9"},
 ]
