@@ -179,7 +179,7 @@ REAL_MASSIVE_LAYERS = 4  # MiniLM: the largest |h| sits on the first token in at
 TASK_NAMES = {"sink_seeds": "Bigram-Backcopy", "hsd_seeds": "head-specific dormancy"}
 REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 #: The head-specific-dormancy claims: the same tests, run on the second pilot's pick and fresh seeds 5-9.
-REGISTERED_HSD = "commit 22d87b4 (tests); second pilot rule and seeds 5-9 in the commit after 0e2d7a9"
+REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the tests as registered in 22d87b4)"
 
 
 def _share(r: dict) -> str:
