@@ -139,10 +139,11 @@ with tab_story:
         f"other B-queries, and each must do nothing on the other half. Head dimension "
         f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
         f"T = {hcfg['seq_len']}.")
-    hs = M.controls(hsd_seeds).set_index("variant")
-    for_table = hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"], ["fattn_baseline", "fattn", "floor",
-                                                                             "removed", "removed_lo", "removed_hi"]]
-    st.dataframe(for_table.rename(index=SHORT), width="stretch")
+    hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
+    st.dataframe(hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"],
+                        ["fattn_baseline", "fattn", "floor", "removed", "removed_lo", "removed_hi", "seeds"]]
+                 .rename(index=SHORT), width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns if c != "seeds"})
     layer_opts = list(range(1, hcfg["n_layers"] + 1))
     hl = ui.choice(st.segmented_control, "Layer", {str(i): f"layer {i}" for i in layer_opts}, key="ga_hsd_layer")
     hshown = 40

@@ -143,10 +143,15 @@ def test_every_claim_is_not_testable_without_its_results():
 
 
 def test_the_head_specific_configuration_is_the_pilot_rules_pick():
-    """The shipped head-specific-dormancy configuration is what HSD_RULE picks from the recorded pilot (baseline
-    only), and the rule picks by its thresholds: a task learned and a sink."""
-    assert M.hsd_pick(M.HSD_PILOT) == M.HSD_NAME
+    """The first pilot's rule picked P4 from its recorded rows; the shipped configuration is what the second rule
+    (every pilot seed must learn the task and sink) picks from its recorded rows; both rules by their thresholds."""
+    assert M.hsd_pick(M.HSD_PILOT) == "P4"
+    assert M.hsd_pick2(M.HSD_PILOT2_RESULTS) == M.HSD_NAME
     rows = [{"config": "a", "excess_loss": 0.5, "fattn": 0.3, "floor": 0.035},       # not learned
             {"config": "b", "excess_loss": 0.05, "fattn": 0.06, "floor": 0.035},      # no sink
             {"config": "c", "excess_loss": 0.1, "fattn": 0.08, "floor": 0.035}]
     assert M.hsd_pick(rows) == "c" and M.hsd_pick(rows[:2]) is None
+    two = [{"config": "P6", "seed": s, "excess_loss": e, "fattn": 0.2, "floor": 0.035}
+           for s, e in ((101, 0.01), (102, 0.3), (103, 0.02))]                            # one seed fails
+    two += [{"config": "P7", "seed": s, "excess_loss": 0.01, "fattn": 0.2, "floor": 0.035} for s in (101, 102, 103)]
+    assert M.hsd_pick2(two) == "P7" and M.hsd_pick2(two[:3]) is None
