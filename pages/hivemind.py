@@ -45,18 +45,19 @@ with ui.guard():
             st.info("Paste at least two responses to analyse them.")
     else:
         up = st.file_uploader(f"CSV or JSONL with columns model, prompt, response (UTF-8, ≤ "
-                              f"{D.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {D.MAX_RESPONSES:,} responses)",
+                              f"{D.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {D.MAX_RESPONSES:,} responses, ≤ "
+                              f"{D.MAX_MODELS} models, ≤ {D.MAX_PROMPTS} prompts)",
                               type=["csv", "jsonl", "json", "txt"], key="hm_upload")
         st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
                    "--model NAME --prompts prompts.txt --n 20` samples any OpenAI-compatible endpoint (vLLM, "
                    "Ollama, llama.cpp) into this format; add `--min-p 0.1 --top-p 1.0 --temperature 2.0` for the "
                    "paper's diversity-oriented decoding.")
         if up is not None:  # keep the file when the visitor switches input and comes back
-            st.session_state["hm_upload_saved"] = (up.name, up.getvalue())
+            st.session_state["hm_upload_saved"] = (str(up.name)[:200], up.getvalue())
         saved = st.session_state.get("hm_upload_saved")
         if up is None and saved is not None:
             c_a, c_b = st.columns([4, 1])
-            c_a.caption(f"Analysing the file uploaded earlier: `{saved[0][:80]}`.")
+            c_a.text(f"Analysing the file uploaded earlier: {saved[0][:80]}")  # a visitor's name: text, not markup
             if c_b.button("Forget it", key="hm_upload_forget"):
                 st.session_state.pop("hm_upload_saved", None)
                 saved = None
@@ -319,12 +320,16 @@ with tabs[2]:
                "0.840, wedding vows 0.819–0.965, with its embedder.")
     if res["strip"].empty:
         st.info("Pick one or more levels under Analysis settings.")
+    # the visitor's own names and texts are shown as text, never as Markdown: an uploaded response must not
+    # become a link, an image the browser fetches, or formatting
     for row in res["strip"].itertuples():
         with st.container(border=True):
-            st.markdown(f"**≈ {row.level:.2f}** → actual **{row.similarity:.3f}** · prompt: *{row.prompt}*")
+            st.markdown(f"**≈ {row.level:.2f}** → actual **{row.similarity:.3f}**")
+            st.text(f"Prompt: {row.prompt}")
             a, b = st.columns(2)
-            a.markdown(f"`{row.model_i}`  \n{row.response_i}")
-            b.markdown(f"`{row.model_j}`  \n{row.response_j}")
+            for col, model, response in ((a, row.model_i, row.response_i), (b, row.model_j, row.response_j)):
+                col.code(model, language=None, wrap_lines=True)
+                col.text(response)
 
 with tabs[3]:
     ex = ui.view(D, D.HEADLINE)
@@ -439,17 +444,35 @@ with tabs[5]:
         "**TTR** = types ÷ tokens per response; **MATTR** = mean TTR over sliding windows (length-robust). "
         "**Compression ratio** = UTF-8 bytes ÷ gzip bytes of the pool (higher = more repetitive).\n"
         f"* **Caps:** at most {D.MAX_RESPONSES:,} responses, each truncated to {D.MAX_CHARS:,} characters (with a "
-        f"notice); uploads up to {D.MAX_UPLOAD_BYTES // 1_000_000} MB. More than {D.AUTO_EMBED_MAX} new responses "
-        "wait for a button that says how long embedding takes.")
+        f"notice); at most {D.MAX_MODELS} models, {D.MAX_PROMPTS} prompts and {D.MAX_POOL:,} responses per (model, "
+        f"prompt) pool; model names up to {D.MAX_MODEL_CHARS} and prompts up to {D.MAX_PROMPT_CHARS:,} characters; "
+        f"uploads up to {D.MAX_UPLOAD_BYTES // 1_000_000} MB, {D.MAX_ROWS:,} rows and {D.MAX_COLUMNS} columns. More "
+        f"than {D.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your names "
+        "and texts are shown as plain text.")
+
+def _pairs_csv() -> bytes:
+    """The per-pair table with each prompt as its number in the per-prompt CSV (``prompt_no``): up to
+    300,000 pairs, so repeating a prompt of up to 1,000 characters in every row would make ~370 MB."""
+    pairs = res["pairs"]
+    number = {p: i for i, p in enumerate(per_prompt["prompt"], 1)}
+    table = pairs.drop(columns=["prompt"]).assign(prompt_no=pairs["prompt"].map(number).to_numpy())
+    table = table[["i", "j", "prompt_no"] + [c for c in pairs.columns if c not in ("i", "j", "prompt")]]
+    return ui.csv_safe(table).to_csv(index=False).encode()
+
 
 with tabs[6]:
     d = st.columns(2)
     with d[0]:
-        ui.download_csv(per_prompt, "hivemind_per_prompt.csv", "Per-prompt (CSV)", key="hm_dl_prompt")
+        ui.download_csv(per_prompt.assign(prompt_no=range(1, len(per_prompt) + 1))[
+            ["prompt_no"] + list(per_prompt.columns)], "hivemind_per_prompt.csv", "Per-prompt (CSV)",
+            key="hm_dl_prompt")
         ui.download_csv(per_pool, "hivemind_per_pool.csv", "Per (model, prompt) (CSV)", key="hm_dl_pool")
     with d[1]:
         ui.download_csv(inter, "hivemind_inter_model.csv", "Inter-model (CSV)", key="hm_dl_inter")
-        ui.download_csv(res["pairs"], "hivemind_pairs.csv", "Per-pair (CSV)", key="hm_dl_pairs")
+        # built when clicked, not on every rerun (300,000 pairs: about 2 s of CPU and tens of MB)
+        st.download_button("Per-pair (CSV)", _pairs_csv, file_name="hivemind_pairs.csv", mime="text/csv",
+                           key="hm_dl_pairs", icon=":material/download:")
     st.caption(f"Per-pair: every pair of responses to the same prompt (at most {D.MAX_PAIR_ROWS:,}, a seeded "
-               "sample beyond that).")
+               "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
+               "`prompt_no` the prompt's number in the per-prompt CSV.")
 ui.device_caption()
