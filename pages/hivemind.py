@@ -37,7 +37,7 @@ with ui.guard():
     elif source == "paste":
         text = st.text_area("Responses, separated by a line with `---`. Optional `model: NAME` / `prompt: TEXT` "
                             "lines at the start of a block apply to it and later blocks.", key="hm_paste",
-                            height=200, placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
+                            height=200, max_chars=D.MAX_UPLOAD_BYTES, placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
                             "Time is a river.\n---\nTime is a weaver.\n---\nmodel: other-model\nTime is a thief.")
         if text.strip():
             df, notes = D.parse_pasted(text)

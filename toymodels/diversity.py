@@ -30,6 +30,10 @@ Self-BLEU (Zhu et al. 2018): each response is the hypothesis, the other response
 averaged, with **sacrebleu 2.6.0** ``BLEU(tokenize="13a", smooth_method="exp", max_ngram_order=4,
 effective_order=True, lowercase=False)`` on a 0-100 scale; gzip compression ratio = UTF-8 bytes / gzip bytes
 of the pool joined by newlines (higher = more repetitive).
+
+Input from a visitor (a paste, an upload) and the collector's arguments are bounded before any work: parsing is
+one linear pass that stops at the first cap it passes (labels, models, prompts, pool size, rows, columns; the
+``MAX_*`` constants), and whatever the process keeps across reruns is bounded by bytes (``_ByteLRU``).
 """
 from __future__ import annotations
 
@@ -219,7 +223,7 @@ def validate(df: pd.DataFrame, cap: int = MAX_RESPONSES) -> tuple[pd.DataFrame, 
         raise InputError(f"the table has {df.shape[1]:,} columns; the limit is {MAX_COLUMNS} (it needs only "
                          "model, prompt, response)")
     cols = _columns(list(df.columns))
-    out = pd.DataFrame({c: df[cols[c]] for c in COLUMNS})
+    out = pd.DataFrame({c: df[cols[c]].to_numpy() for c in COLUMNS})  # rows numbered from 0 as given
     out = out.fillna("").astype(str)
     for c in COLUMNS:
         out[c] = out[c].str.strip()
