@@ -773,7 +773,7 @@ ADVERSARIAL_UPLOADS = {
     "833,000 tiny rows": _csv([_fill("m,p,r\n", _CAP - 30)]),
     "400,000 models": _csv(f"m{i},p,r\n" for i in range(400_000))[:_CAP],
     "JSON lines": _fill(json.dumps({"model": "m", "prompt": "p", "response": "r"}) + "\n").encode(),
-    "JSON array of empty objects": ("[" + _fill("{},", _CAP - 10) + "{}]").encode(),
+    "JSON array of empty objects": ("[" + "{}," * ((_CAP - 4) // 3) + "{}]").encode(),
     "a record of 400,000 keys": ("{" + ",".join(f'"k{i}":0' for i in range(400_000))[:_CAP - 60].rsplit(",", 1)[0]
                                  + ',"model":"m","prompt":"p","response":"r"}').encode(),
     "a 4 MB model name": _csv(["m" * 4_000_000 + ",p,r\n", "m2,p,r\n"]),
@@ -901,6 +901,8 @@ def test_models_prompts_and_pool_size_are_capped(shape, msg):
 
 
 def test_upload_row_and_column_caps():
+    with pytest.raises(InputError, match="header: one of its names is longer than 131,072 characters"):
+        D.parse_upload(('"' + "h" * 200_000 + '",model,prompt,response\n').encode(), "x.csv")
     with pytest.raises(InputError, match="more than 10,000 rows"):
         D.parse_upload(_csv(["m,p,\n"] * D.MAX_ROWS + ["m,p,r\n"]), "x.csv")
     assert len(D.parse_upload(_csv(["m,p,\n"] * (D.MAX_ROWS - 1) + ["m,p,r\n"]), "x.csv")[0]) == 1

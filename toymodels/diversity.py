@@ -398,7 +398,9 @@ def _read_csv(text: str) -> pd.DataFrame:
     try:
         header = next((row for row in csv.reader(io.StringIO(text)) if row), None)
     except csv.Error as exc:
-        raise InputError(f"could not parse the CSV header: {inert(exc, 120)}") from None
+        why = (f"one of its names is longer than {csv.field_size_limit():,} characters" if "field larger" in str(exc)
+               else inert(exc, 120))
+        raise InputError(f"could not parse the CSV header: {why}") from None
     if header is None:
         raise InputError("no non-empty responses to analyse (the file has no header row)")
     if len(header) > MAX_COLUMNS:
