@@ -709,20 +709,20 @@ def _solve_in_child(H, cap_bytes):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-#: The worst class found inside the advertised limits (16 points, 1024 hypotheses) that the solver accepts:
-#: searched over random classes n = 8..16 x m = 64..1024, all functions on a points x random rows, sparse rows,
-#: and the presets (see the report in the commit); random 12 x 512 has the largest memory of all the classes
-#: solved (155 MB traced, 247 MB by the model, 8 s of CPU).
+#: The worst class found inside the advertised limits (16 points, 1024 hypotheses) that the solver accepts. Searched:
+#: random classes n = 8..16 x m = 64..1024 (and every 8-32 rows at the edge of the limit for n = 12..16), all
+#: functions on a = 2..6 points x random rows, sparse random rows (density 0.1, 0.25), the presets and depth-3 trees:
+#: random 12 x 512 (seed 0) has the largest peak of the classes solved (traced 155 MB, model 247 MB, 8 s of CPU).
 WORST_ACCEPTED = dict(n=12, m=512, seed=0)
 
 
 def test_worst_accepted_class_runs_under_a_memory_cap():
-    """The worst accepted class completes with its address space capped at 400 MB over the interpreter's
-    (a solve is to stay well under 400 MB; the hosted server has 2.7 GB for everything and two slots)."""
+    """The worst accepted class completes with its address space capped at 400 MB over the interpreter's (the
+    hosted server has 2.7 GB for everything and two compute slots), growing by less than MAX_TR_BYTES."""
     H = M.random_class(**WORST_ACCEPTED)
     out = _solve_in_child(H, 400 * 2**20)
     assert out.get("m_tr") == 8 and out["ld"] >= out["m_tr"] >= out["vc"], out
-    assert out["peak"] <= 400 * 2**20
+    assert out["peak"] <= M.MAX_TR_BYTES, out  # measured: 206 MB over the interpreter's 359 MB
 
 
 def test_the_killing_link_is_refused_under_a_memory_cap():
@@ -732,7 +732,7 @@ def test_the_killing_link_is_refused_under_a_memory_cap():
     assert 17_000 < len(M.format_class(H)) <= M.MAX_CLASS_TEXT
     out = _solve_in_child(H, 400 * 2**20)
     assert out.get("refused") == "memory" and "the limit is 256 MB" in out["message"], out
-    assert out["cpu"] < 10
+    assert out["peak"] <= M.MAX_TR_BYTES and out["cpu"] < 10, out  # measured: 178 MB, 4 s
 
 
 def test_parse_class_is_linear_on_maximal_inputs():
@@ -771,8 +771,8 @@ def test_parse_class_is_linear_on_maximal_inputs():
     assert best_time(full) < 3.0 * best_time(half) + 0.002
 
 
-#: A class whose exact solve needs more than a link's budget but only a few seconds (random 14 x 384: ~4.5 s).
-SLOW_CLASS = (14, 384, 0)
+#: A class whose exact solve needs more than a link's budget but only a few seconds (random 12 x 448: ~3.5 s).
+SLOW_CLASS = (12, 448, 0)
 
 
 def test_page_link_to_a_long_class_waits_for_a_button_that_states_the_cost():
@@ -788,7 +788,8 @@ def test_page_link_to_a_long_class_waits_for_a_button_that_states_the_cost():
     assert not at.exception, at.exception
     assert not any(m.label == "M_tr (transductive)" for m in at.metric)
     button = [b for b in at.button if b.label.startswith("Solve it exactly")]
-    assert button and f"more than {M.LINK_TR_SECONDS:g} s" in button[0].label
+    assert button and "more than" in button[0].label
+    assert float(button[0].label.split("more than ")[1].split(" s")[0]) >= M.LINK_TR_SECONDS
     assert f"{M.MAX_TR_SECONDS:g} s" in button[0].label and f"{M.MAX_TR_BYTES // 2**20} MB" in button[0].label
     button[0].click().run()
     assert not at.exception, at.exception
@@ -822,8 +823,8 @@ def test_page_shows_link_text_as_plain_characters(text):
     assert not at.exception, at.exception
     errors = [e.value for e in at.error if "cannot be used" in e.value]
     assert errors
-    shown = errors[0]
+    shown = errors[0].split("cannot be used: ", 1)[1]  # what follows is the error, quoting the visitor's text
     payload = text.split()[0][:20]
     assert all("\\" + c in shown for c in set(payload) if not c.isalnum()), shown  # quoted, every mark escaped
-    for mark in ("](", "![", "://", "**", ":red[", "$x"):
-        assert mark not in shown, (mark, shown)
+    bare = [c for i, c in enumerate(shown) if c in "[]()!*_`$:/<>~|#" and shown[i - 1:i] != "\\"]
+    assert not bare, (bare, shown)  # no markdown character is left unescaped

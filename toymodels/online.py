@@ -353,7 +353,7 @@ class _Solver:
         return val
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)  # a server keeps these memo tables (up to ~3.5 MB each measured at 16 x 1024): a few
 def _solver_for(shape: tuple, data: bytes) -> _Solver:
     return _Solver(np.frombuffer(data, np.uint8).reshape(shape))
 
@@ -470,12 +470,14 @@ class _Meter:
     def spend(self, units: float) -> None:
         if self.work + units > self.max_work:
             self.work += units
-            raise CostLimit(f"this class is too large for the exact transductive value: by suffix sets of size "
-                            f"{self.layer + 1} (of {self.n} points) it needs more than about "
-                            f"{self.work / TR_WORK_PER_SECOND:,.1f} s of CPU, and the limit is "
-                            f"{self.max_work / TR_WORK_PER_SECOND:,.1f} s. Try fewer points or fewer hypotheses.",
-                            self._cost("work", 0))
+            raise CostLimit(_work_message(self.layer + 1, self.n, self.work, self.max_work), self._cost("work", 0))
         self.work += units
+
+
+def _work_message(layer: int, n: int, work: float, max_work: float) -> str:
+    return (f"this class is too large for the exact transductive value: by suffix sets of size {layer} (of {n} "
+            f"points) it needs more than about {work / TR_WORK_PER_SECOND:,.1f} s of CPU, and the limit is "
+            f"{max_work / TR_WORK_PER_SECOND:,.1f} s. Try fewer points or fewer hypotheses.")
 
 
 # Memory model of one layer of ``_backward`` (bytes), from the arrays it builds; checked by the tests against
@@ -617,6 +619,13 @@ def transductive_value(H, progress=None, max_work: float = MAX_TR_WORK) -> tuple
         value, order = _backward(H[:, pts], lower, progress, max_work=max_work)
     except CostLimit as exc:
         _remember_refusal(H, max_work, exc)
+        cost = exc.cost
+        if max_work < MAX_TR_WORK and (cost["limit"] == "memory" or cost["work"] > MAX_TR_WORK):
+            # The pass is deterministic: the full budget would reach the same step, so it is refused too.
+            full = dict(cost, max_work=MAX_TR_WORK, max_seconds=MAX_TR_SECONDS)
+            _remember_refusal(H, MAX_TR_WORK, CostLimit(
+                str(exc) if cost["limit"] == "memory" else
+                _work_message(cost["layer"], cost["layers"], cost["work"], MAX_TR_WORK), full))
         raise
     if value is None:
         value, order = lower, lower_order
