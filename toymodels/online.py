@@ -22,7 +22,10 @@ Exact quantities (paper notes §2–§3):
 * M_tr is computed exactly by building π from the back over suffix sets T, keeping for each T only
   the Pareto-maximal vectors of cell ranks (notes §3, "a fast exact algorithm"); here it runs layer
   by layer, batched in NumPy, with an exact branch-and-bound (comb(a, b) ≤ log2(2^a + 2^b), so a
-  vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already worth L).
+  vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already worth L). How many vectors a class keeps
+  is only known as the layers are built, so the solver meters itself: before each chunk it checks the memory
+  model (``_layer_bytes``) against ``MAX_TR_BYTES`` and its work against a limit (``MAX_TR_WORK``, or a page
+  link's ``LINK_TR_WORK``), and raises ``CostLimit`` (an InputError) before allocating or working past them.
 
 Learners (``SOA``, ``Halving``, ``RankRule``) share one interface: ``predict(V, x) -> 0/1`` and
 ``update(V, x, y) -> V'``. The optimal adversaries are ``StandardAdversary`` (picks each point)
@@ -487,11 +490,11 @@ def _work_message(layer: int, n: int, work: float, max_work: float) -> str:
 # the kept candidates twice (the chunks and the sorted array); phase 3 (Pareto filter) the sorted array and the
 # new front. Index vectors: int64, a few per candidate and per kept row; chunk temporaries: bounded by the
 # chunk sizes below.
-_CHUNK_CELLS = 1 << 19        # candidate rows x hypotheses per chunk (its temporaries: ~32 bytes per cell)
+_CHUNK_CELLS = 1 << 19        # candidate rows x hypotheses per chunk (work arrays of ~27 bytes per cell)
 _GROUP_CELLS = 1 << 17        # suffix sets x hypotheses per chunk of the cell-id computation (~80 bytes per cell)
-_PAIR_BLOCK = 1 << 18         # ordered pairs (i, j) of the Pareto filter whose indices exist at once
-_PAIR_CELLS = 4_000_000       # pairs x hypotheses compared at once (a few bytes per cell)
-_TR_CHUNK_BYTES = 24 * 2**20  # the largest chunk temporaries of any phase (measured ≤ 20 MB), plus slack
+_PAIR_BLOCK = 1 << 17         # ordered pairs (i, j) of the Pareto filter whose indices exist at once
+_PAIR_CELLS = 1 << 21         # pairs x hypotheses compared at once (4 work arrays of 1 byte per cell)
+_TR_CHUNK_BYTES = 24 * 2**20  # the work arrays of any one phase (measured ≤ 22 MB at 1024 hypotheses)
 _TR_FIXED_BYTES = 2 * 2**20   # per-class arrays: bits, xbit, T masks, the heuristic's masks
 _BYTES_PER_C = 96             # rows, xs, new T, tidx (int64) and np.unique's temporaries over the candidates
 _BYTES_PER_A = 192            # the kept candidates' index vectors, sort keys and the Pareto filter's vectors
@@ -636,11 +639,16 @@ _POW2 = np.array([1 << i for i in range(MAX_POINTS + 2)] + [0], dtype=np.int64)
 _POW2_32 = _POW2.astype(np.int32)  # the same table, 4 bytes an entry (2^17 fits): for the pruning sums
 
 
+def local_dtype(m: int):
+    """The dtype of cell ids among m hypotheses (ids are < m)."""
+    return np.int16 if m < 2**15 else np.int64
+
+
 def _cell_ids(bits: np.ndarray, off: np.ndarray, n: int, m: int) -> np.ndarray:
     """(G, m): for each suffix set (its complement's mask in ``off``) and hypothesis h, the id of h's cell
     (the hypotheses that agree with h off the set), numbered 0, 1, ... in the order of their labels off it.
     Computed in chunks of suffix sets (the same numbers as all at once: a row's ids only depend on the row)."""
-    local = np.empty((len(off), m), dtype=np.int16 if m < 2**15 else np.int64)
+    local = np.empty((len(off), m), dtype=local_dtype(m))
     step = max(1, _GROUP_CELLS // m)
     for s in range(0, len(off), step):
         keys = bits[None, :] & off[s:s + step, None]                              # labels off T'
@@ -676,6 +684,8 @@ def _backward(Hr: np.ndarray, lower: int = -1, progress=None, max_work: float = 
     g = np.array([0], dtype=np.int64)
     back = []  # per layer: (parent row index, point x) of every kept row
     R = max(1, _CHUNK_CELLS // m)  # candidate rows per chunk
+    xbit = xbit.astype(np.int32)
+    row_base = np.arange(R, dtype=np.int32)[:, None] * m                       # (R, 1) first slot of each row
     for k in range(n):
         meter.layer = k
         N = len(F)
@@ -694,32 +704,44 @@ def _backward(Hr: np.ndarray, lower: int = -1, progress=None, max_work: float = 
         G = len(Tu)
         meter.spend(_W_CELLS * G * m)
         local = _cell_ids(bits, full ^ Tu, n, m)                                # (G', m) T'-cell id of h
-        parts, kept, sums, A_n = [], [], [], 0
+        parts, kept, sums, A_n, weight = [], [], [], 0, None
+        # One chunk's work arrays, allocated once per layer: a fresh multi-megabyte array per chunk comes as fresh
+        # pages from the kernel each time (glibc gives freed ones back), a third of the CPU time at 12 x 992.
+        buf = {name: np.empty(min(R, C) * m * width, dtype=dt) for name, dt, width in [
+            ("cell", np.int32, 1), ("slot", np.int32, 1), ("sides", np.int8, 2), ("V", np.int8, 1),
+            ("loc", local_dtype(m), 1), ("xb", np.int32, 1), ("hi", np.int8, 1), ("lo", np.int8, 1),
+            ("eq", bool, 1), ("ok", bool, 1), ("val", np.int8, 1), ("pow", np.int32, 1)]}
         for s in range(0, C, R):
             c = min(R, C - s)
+            cm = c * m
             meter.need(_layer_bytes(m, n, N, C, G, A_n + c))
-            V = F[rows[s:s + c]]                                                 # (c, m) ranks per hypothesis
-            cell = (np.arange(c, dtype=np.int64)[:, None] * m) + local[tidx[s:s + c]]  # one slot per row & cell
-            slot = (cell << 1) | xbit[xs[s:s + c]]                              # (c, m) slot of h's side of x
-            A = np.full(c * m * 2, -1, dtype=np.int8)
-            A[slot.ravel()] = V.ravel()
-            del slot, V
-            s0, s1 = A[0::2], A[1::2]
-            hi = np.maximum(s0, s1)
-            val = np.where(np.minimum(s0, s1) < 0, hi, hi + (s0 == s1)).astype(np.int8)  # comb per slot; -1 empty
-            del A, s0, s1, hi
-            cand = val[cell]                                                     # (c, m)
+            V = np.take(F, rows[s:s + c], axis=0, out=buf["V"][:cm].reshape(c, m))  # (c, m) ranks per hypothesis
+            cell = np.add(row_base[:c], np.take(local, tidx[s:s + c], axis=0, out=buf["loc"][:cm].reshape(c, m)),
+                          out=buf["cell"][:cm].reshape(c, m))                   # one slot per row & cell
+            slot = np.left_shift(cell, 1, out=buf["slot"][:cm].reshape(c, m))
+            np.bitwise_or(slot, np.take(xbit, xs[s:s + c], axis=0, out=buf["xb"][:cm].reshape(c, m)),
+                          out=slot)                                             # (c, m) slot of h's side of x
+            sides = buf["sides"][:2 * cm]
+            sides.fill(-1)
+            sides[slot.ravel()] = V.ravel()
+            s0, s1 = sides[0::2], sides[1::2]
+            # comb per slot, -1 where empty: max(s0, s1) + 1[s0 = s1], or the one side when the other is empty
+            hi = np.maximum(s0, s1, out=buf["hi"][:cm])
+            both = np.greater_equal(np.minimum(s0, s1, out=buf["lo"][:cm]), 0, out=buf["ok"][:cm])
+            tie = np.logical_and(np.equal(s0, s1, out=buf["eq"][:cm]), both, out=buf["eq"][:cm])
+            val = np.add(hi, tie, out=buf["val"][:cm])
+            cand = val[cell]                                                     # (c, m), a new array
             if need:
-                alive = np.flatnonzero(_POW2_32[val].reshape(c, m).sum(axis=1, dtype=np.int64) >= need)
-                cand = cand[alive]                                               # _POW2[-1] = 0: empty slot
+                weight = np.take(_POW2_32, val, out=buf["pow"][:cm])             # _POW2[-1] = 0: empty slot
+                alive = np.flatnonzero(weight.reshape(c, m).sum(axis=1, dtype=np.int64) >= need)
+                cand = cand[alive]
                 kept.append(s + alive)
-            del val, cell
             parts.append(cand)
             sums.append(cand.sum(axis=1, dtype=np.int64))
             A_n += len(cand)
             if len(parts) % 64 == 0:
                 p((k + s / C) / n, f"suffix sets of size {k + 1}")
-        del F, local, tidx
+        del F, local, tidx, buf, V, cell, slot, sides, s0, s1, hi, both, tie, val, cand, weight
         if need:
             if A_n == 0:
                 p(1.0, "no order beats the heuristic one")
@@ -764,23 +786,32 @@ def _pareto_by_group(cand: np.ndarray, grp: np.ndarray, meter: _Meter | None = N
 
     Rows must be sorted by group. Vectorised over all groups at once: every ordered pair (i, j) of rows
     of one group is compared; j is dropped if row i ≥ row j everywhere and (i ≠ j somewhere or i < j).
-    Done in blocks of pairs and chunks of rows, so its temporaries stay bounded (``_TR_CHUNK_BYTES``);
-    ``meter`` is charged for the pairs before they are compared."""
+    Done in blocks of pairs and chunks of rows, in work arrays allocated once, so its temporaries stay
+    bounded (``_TR_CHUNK_BYTES``); ``meter`` is charged for the pairs before they are compared."""
     N, m = cand.shape
     rows_per = max(1, _CHUNK_CELLS // max(m, 1))
     # 1. Drop exact duplicates cheaply: sort by (group, hash of the row) and drop a row equal to its
     #    predecessor (checked exactly, so a hash collision can only leave a duplicate in, never drop a row).
     coef = np.random.default_rng(12345).integers(1, 2**62, size=m, dtype=np.int64) | 1
     h = np.empty(N, dtype=np.int64)
+    wide = np.empty((min(rows_per, N), m), dtype=np.int64)
     for s in range(0, N, rows_per):  # integer dot products wrap exactly: chunks give the same hashes
-        h[s:s + rows_per] = cand[s:s + rows_per].astype(np.int64) @ coef
+        e = min(N, s + rows_per)
+        wide[:e - s] = cand[s:e]
+        h[s:e] = wide[:e - s] @ coef
+    del wide
     srt = np.lexsort((h, grp))
     del h
     gs = grp[srt]
     dup = np.zeros(N, dtype=bool)
+    r = min(rows_per, N)
+    a_buf, b_buf, eq_buf = np.empty((r, m), np.int8), np.empty((r, m), np.int8), np.empty((r, m), bool)
     for s in range(1, N, rows_per):
         e = min(N, s + rows_per)
-        dup[s:e] = (gs[s:e] == gs[s - 1:e - 1]) & (cand[srt[s:e]] == cand[srt[s - 1:e - 1]]).all(axis=1)
+        a = np.take(cand, srt[s:e], axis=0, out=a_buf[:e - s])
+        b = np.take(cand, srt[s - 1:e - 1], axis=0, out=b_buf[:e - s])
+        dup[s:e] = (gs[s:e] == gs[s - 1:e - 1]) & np.equal(a, b, out=eq_buf[:e - s]).all(axis=1)
+    del a_buf, b_buf, eq_buf
     first = np.sort(srt[~dup])
     del gs, dup, srt
     grp = grp[first]  # row t of the filter below is cand[first[t]]
@@ -797,6 +828,9 @@ def _pareto_by_group(cand: np.ndarray, grp: np.ndarray, meter: _Meter | None = N
             meter.spend(_W_PAIR * float(reps.sum() - len(multi)) * m)
         ends = np.cumsum(reps)
         step = max(1, _PAIR_CELLS // max(m, 1))
+        r = min(step, int(reps.sum()))
+        bi_buf, bj_buf = np.empty((r, m), np.int8), np.empty((r, m), np.int8)
+        ge_buf, ne_buf = np.empty((r, m), bool), np.empty((r, m), bool)
         b = 0
         while b < len(multi):  # a block of rows j whose pairs number about _PAIR_BLOCK (at least one row)
             e = max(b + 1, int(np.searchsorted(ends, ends[b] - reps[b] + _PAIR_BLOCK, side="right")))
@@ -809,9 +843,10 @@ def _pareto_by_group(cand: np.ndarray, grp: np.ndarray, meter: _Meter | None = N
             del offs, ok
             for s in range(0, len(i_all), step):
                 i, j = i_all[s:s + step], j_all[s:s + step]
-                Bi, Bj = cand[first[i]], cand[first[j]]
-                ge = (Bi >= Bj).all(axis=1)
-                ge &= (i < j) | (Bi != Bj).any(axis=1)
+                Bi = np.take(cand, first[i], axis=0, out=bi_buf[:len(i)])
+                Bj = np.take(cand, first[j], axis=0, out=bj_buf[:len(i)])
+                ge = np.greater_equal(Bi, Bj, out=ge_buf[:len(i)]).all(axis=1)
+                ge &= (i < j) | np.not_equal(Bi, Bj, out=ne_buf[:len(i)]).any(axis=1)
                 dominated[j[ge]] = True
             del i_all, j_all
             b = e
