@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:
 
 MB = 2 ** 20
 LIMIT_MB = 800.0        # one computation's share of a 2.7 GB server running two of them beside a ~700 MB server
-DEFAULT_CAP_MB = 3000.0  # the bench stops a child past this (the machine is shared)
+DEFAULT_CAP_MB = 2500.0  # the bench stops a child that adds more than this (the machine is shared)
 CHILD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "TOYMODELS_THREADS": "1",
              "TOYMODELS_CACHE": "off", "TOYMODELS_DEVICE": "cpu", "TQDM_DISABLE": "1"}
 
@@ -116,15 +116,17 @@ def crl_params(cfg) -> float:
 
 def model_crl_train(cfg, *_, **__) -> float:
     """crl.train: the replay buffer (positions and actions, 2 x (I, buffer_episodes·n_envs, T, 2) float32,
-    allocated whole at the start), the parameters with their gradients and Adam's two moments (4 copies), the
-    autograd graph of one SGD step (two ResMLPs of depth+2 layers alive at once, ~4 (I, B, width) float32
-    tensors saved per layer; fitted), the rollout (path and actions of every environment, stacked: ~40 bytes
-    per (I, n_env, T)) and the value map."""
+    allocated whole at the start: 16 bytes per (I, slot, t)), the parameters of the three ResMLPs with their
+    gradients and Adam's two moments (4 float32 copies), the autograd graph of one SGD step (two ResMLPs of
+    depth + 2 Dense layers alive at once, ~5 (I, B, width) float32 tensors saved per layer: Dense output,
+    LayerNorm output, affine output, activation, and the gradient being built; fitted on crl.train#deep), and
+    the rollouts (the path and action lists of every environment and their stacked copies, for the last
+    training rollout and the held-out one alive together: ~56 bytes per (I, n_env, t))."""
     I, N, T = cfg.seeds, cfg.n_envs, cfg.episode_len
-    buffer = 2 * I * cfg.buffer_episodes * N * T * 2 * F32
+    buffer = 16 * I * cfg.buffer_episodes * N * T
     params = 4 * I * crl_params(cfg) * F32
-    graph = 2 * 4 * I * cfg.batch_size * cfg.width * (cfg.depth + 2) * F32
-    rollout = 40 * I * max(N, cfg.n_eval) * T
+    graph = 2 * 5 * I * cfg.batch_size * cfg.width * (cfg.depth + 2) * F32
+    rollout = 56 * I * max(N, cfg.n_eval) * T
     return (buffer + params + graph + rollout) / MB
 
 
@@ -134,15 +136,18 @@ def model_crl_sweep(cfg, param, values, *_, **__) -> float:
 
 
 def model_attention(cfg, lrs_or_variants=None, *_, E: int = 1, **__) -> float:
-    """attention.train's measurement pass (``measure``, explicit attention): it keeps every layer's attention
-    weights (E, eval_batch, H, T, T) float32 and makes three such temporaries for the layer being computed
-    (scores, masked scores, softmax); with RoPE the final pass at twice the length on eval_batch/2 sequences
-    costs twice as much ((2T)² x b/2 = 2 b T²). The training step (SDPA) and the hidden states are small."""
+    """attention.train's measurement pass (``measure``, explicit attention) returns every layer's attention
+    weights P = (E, eval_batch, H, T, T) float32, and ``train`` holds the previous evaluation's result ``m``
+    while it computes the next one, so an evaluation peaks at 2L maps plus two temporaries (scores, masked
+    scores) of the layer being computed: (2L + 2)·P. At the end ``final`` is computed while the last ``m`` is
+    alive, and with RoPE the pass at twice the length (eval_batch/2 sequences of 2T: 2P per layer) while both
+    are: L·P + L·P + (2L + 2)·2P = (4L + 4)·P. Training (SDPA, no T x T) keeps ~15 (E, B, T, d) float32 tensors
+    per layer (fitted)."""
     b, H, T, L = cfg.eval_batch, cfg.n_heads, cfg.seq_len, cfg.n_layers
-    per_layer = E * b * H * T * T * F32
-    if cfg.pos == "rope":
-        per_layer *= 2
-    return (L + 3) * per_layer / MB
+    P = E * b * H * T * T * F32
+    maps = (4 * L + 4 if cfg.pos == "rope" else 2 * L + 2) * P
+    train = 60 * E * cfg.batch_size * T * cfg.d_model * L
+    return (maps + train) / MB
 
 
 def model_attention_sweep(cfg, lrs, *_, **__) -> float:
@@ -151,26 +156,27 @@ def model_attention_sweep(cfg, lrs, *_, **__) -> float:
 
 
 def model_window(cfg, *_, **__) -> float:
-    """learned.train_window's evaluation (every checkpoint): ``mmd2`` builds the kernel matrices
-    (M, S, S), (M, S, 1000) and (M, 1000, 1000) float32 through cdist, pow, divide and exp (about three alive
-    at once), the memorisation test cdist + masked_fill (M, S, n_max) twice; M = len(ns)·seeds models,
-    S = n_samples."""
+    """learned.train_window's evaluation (at every checkpoint): ``mmd2`` keeps the kernel matrices k(x, x)
+    (M, S, S) and k(y, y) (M, 1000, 1000) float32 while it builds k(x, y) (M, S, 1000) through cdist, pow,
+    divide and exp (~3 alive); the memorisation test's cdist + masked_fill are (M, S, n_max) each.
+    M = len(ns)·seeds models, S = n_samples; y is 1000 fresh GMM samples."""
     M, S, n = len({int(v) for v in cfg.ns}) * cfg.seeds, cfg.n_samples, max(int(v) for v in cfg.ns)
-    mmd = 3 * M * (S * S + S * 1000 + 1000 * 1000) * F32
+    mmd = M * (S * S + 1000 * 1000 + 3 * S * 1000) * F32
     mem = 2 * M * S * n * F32
-    return (mmd + mem) / MB
+    return (max(mmd, mem)) / MB
 
 
 def model_rf(cfg, *_, **__) -> float:
-    """rf.run_rf: p x p float64 matrices alive in ``rf_losses`` (U, Ũ, eigenvectors Q, QᵀŨ, G, H, G∘H, and
-    LAPACK's eigh workspace: ~9; fitted) plus one moments chunk (8192, p) float32 (features, noise, products)."""
+    """rf.run_rf, p = ψ_p·d features: the larger of the moments phase (Ũ and one chunk's (8192, p) float32
+    features, pre-activation and product: 8p² + 12·8192·p bytes) and the exact-dynamics phase in ``rf_losses``
+    (U, Ũ, Q, QᵀŨ, G, H, G∘H: 7 p x p float64 matrices, 56p² bytes)."""
     p = int(round(cfg.psi_p * cfg.d))
-    return (9 * p * p * F64 + 3 * 8192 * p * F32) / MB
+    return max(8 * p * p + 12 * 8192 * p, 56 * p * p) / MB
 
 
 def model_rlvr_counts(df, *_, **__) -> float:
     """rlvr.analyse_counts -> pass_at_k_curve: above TABLE_LIMIT entries it evaluates log-gamma on the whole
-    (distinct (n, c) pairs U) x (k values K) grid at once, ~5 float64 temporaries of U x K (fitted); below it a
+    (distinct (n, c) pairs U) x (k values K) grid at once, 4 float64 temporaries of U x K alive (fitted); below it a
     survival table U x (K+1) and its column gather (2 float64 copies)."""
     import numpy as np
 
@@ -182,7 +188,7 @@ def model_rlvr_counts(df, *_, **__) -> float:
         K = len(_analysis_ks(int(sub["n"].min())))
         kmax = int(sub["n"].min())
         big = U * (kmax + 1) > TABLE_LIMIT
-        worst_mb = max(worst_mb, (5 if big else 2) * U * K * F64 / MB)
+        worst_mb = max(worst_mb, (4 if big else 2) * U * K * F64 / MB)
     return worst_mb
 
 
@@ -195,26 +201,31 @@ def model_rlvr_toy(cfg, *_, M: int = 2, C: int = 6, **__) -> float:
             + M * cfg.prompts_per_step * cfg.group_size * S * (F64 + 1)) / MB
 
 
-def model_superposition(n: int, models_per_width: list[int], batch: int) -> float:
+def model_superposition(n: int, models_per_width: list[int], batch: int, m: int = 128, E: float = 1.0) -> float:
     """superposition_core.train_groups: every width group keeps a (I_g, B, n) float32 work buffer ``z`` for the
-    whole run; the group being stepped adds, in ``grads_sparse``, a bool mask and int64 indices of the positive
-    entries (up to ~half of them early on) and, on the dense path, ``res.pow(2)`` (I_g, B, n) float32; its
-    evaluation adds ``ez`` (I_g, 1024, n) float32 (fitted: ~13 bytes per (I_g, B, n) entry for the transients)."""
+    whole run (4 bytes per entry, all groups); the group being stepped adds, in ``grads_sparse``, the bool mask
+    and int64 indices of the positive entries (about half of them early in training) and, on the dense path,
+    ``res.pow(2)``: ~9 bytes per (I_g, B, n) entry; its evaluation adds ``ez`` (I_g, 1024, n) float32; the
+    active entries (E per sample) are gathered as (active, m) float32 rows a few times over (~16 bytes per
+    active entry and width unit; fitted)."""
     I_max = max(models_per_width)
-    return (F32 * batch * n * sum(models_per_width) + 13 * I_max * batch * n + F32 * I_max * 1024 * n) / MB
+    zbuf = F32 * batch * n * sum(models_per_width)
+    step = max(9 * I_max * batch * n, F32 * I_max * 1024 * n)
+    active = 16 * E * max(batch, 1024) * I_max * m
+    return (zbuf + step + active) / MB
 
 
 def model_sp_run(cfg, *_, **__) -> float:
-    return model_superposition(cfg.n, [1], cfg.batch)
+    return model_superposition(cfg.n, [1], cfg.batch, cfg.m, cfg.E)
 
 
 def model_sp_gamma(n=1000, m=20, alpha=1.0, E=1.0, gammas=None, steps=2000, batch=128, *_, **__) -> float:
-    return model_superposition(n, [len(gammas) if gammas is not None else 10], batch)
+    return model_superposition(n, [len(gammas) if gammas is not None else 10], batch, m, E)
 
 
 def model_sp_width(n=1000, ms=(10, 20, 40, 80), regimes=("strong", "weak"), steps=4000, batch=128, seeds=(0,), *_,
                    **__) -> float:
-    return model_superposition(n, [len(regimes) * len(seeds)] * len(ms), batch)
+    return model_superposition(n, [len(regimes) * len(seeds)] * len(ms), batch, max(ms), 1.0)
 
 
 def model_embed(texts, batch_size=32, *_, **__) -> float:
@@ -464,9 +475,11 @@ def sp_gamma(page: bool):
         cands = []
         for n in (1000, 2000):
             for batch in ((32, 64, 128, 256) if page else (256, 512, 1024)):
-                for k in ((16,) if page else (16, 24, 32)):
-                    gam = [round(float(g), 4) for g in __import__("numpy").linspace(-1.5, 1.0, k)]
-                    cands.append(((), dict(n=n, m=128, gammas=gam, steps=100 if page else 10, batch=batch)))
+                for k in ((16,) if page else (8, 16, 24, 32)):
+                    for E in ((1.0,) if page else (1.0, 5.0, 20.0)):
+                        gam = [round(float(g), 4) for g in __import__("numpy").linspace(-1.5, 1.0, k)]
+                        cands.append(((), dict(n=n, m=128, E=E, alpha=0.0, gammas=gam, steps=100 if page else 10,
+                                               batch=batch)))
         return worst(S.gamma_sweep, cands, model_sp_gamma)
     return build
 
@@ -484,6 +497,13 @@ def sp_width(page: bool):
                         cands.append(((), dict(n=n, ms=widths[:k], regimes=["strong", "weak"],
                                                steps=100 if page else 10, batch=batch, seeds=seeds)))
         return worst(S.width_sweep, cands, model_sp_width)
+    return build
+
+
+def sp_point(k: int, E: float):
+    def build():
+        gam = [round(-1.5 + 2.5 * i / (k - 1), 4) for i in range(k)]
+        return (), dict(n=2000, m=128, E=E, alpha=0.0, gammas=gam, steps=10, batch=1024)
     return build
 
 
@@ -590,6 +610,12 @@ CASES = [
     Case("superposition.run", "superposition", "toymodels.superposition:run", sp_run, model_sp_run, quick=True),
     Case("superposition.gamma_sweep", "superposition", "toymodels.superposition:gamma_sweep", sp_gamma(False),
          model_sp_gamma),
+    Case("superposition#I8", "superposition", "toymodels.superposition:gamma_sweep", sp_point(8, 1.0),
+         model_sp_gamma, "point"),
+    Case("superposition#I16", "superposition", "toymodels.superposition:gamma_sweep", sp_point(16, 1.0),
+         model_sp_gamma, "point"),
+    Case("superposition#I8E20", "superposition", "toymodels.superposition:gamma_sweep", sp_point(8, 20.0),
+         model_sp_gamma, "point"),
     Case("superposition.gamma_sweep@page", "superposition", "toymodels.superposition:gamma_sweep", sp_gamma(True),
          model_sp_gamma, "page", quick=True),
     Case("superposition.width_sweep", "superposition", "toymodels.superposition:width_sweep", sp_width(False),
@@ -694,7 +720,7 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
              "predicted_mb": None if math.isnan(predicted) else round(predicted, 1)}
     print(json.dumps(start), file=out, flush=True)
     if cap_mb:   # an allocation past the cap fails instead of taking the machine's memory
-        limit = _vm_data() + int((cap_mb + 200) * MB)
+        limit = _vm_data() + int((1.5 * cap_mb + 200) * MB)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.RLIM_INFINITY))
     t0 = time.perf_counter()
     result = fn(*args, **kwargs)
@@ -719,35 +745,62 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def measure(name: str, cap_mb: float = DEFAULT_CAP_MB, timeout: float = 900.0) -> dict:
-    """Run one case in a fresh child; returns its row (``status``: ok, over_cap, failed, timeout)."""
+def measure(name: str, cap_mb: float = DEFAULT_CAP_MB, timeout: float = 900.0, mmap_threshold: int | None = None) -> dict:
+    """Run one case in a fresh child; returns its row (``status``: ok, over_cap, failed, timeout).
+
+    ``cap_mb``: the most the computation may add to the child's resident memory; the parent stops the child
+    past its baseline + cap (before the baseline is known: past 2 x cap + 2 GB), the child's ``RLIMIT_DATA``
+    makes allocations fail a little past it. ``mmap_threshold``: sets glibc's ``MALLOC_MMAP_THRESHOLD_``
+    for the child (a fixed threshold: freed large blocks go back to the system at once, so the peak counts the
+    arrays alive rather than the heap's fragmentation); None keeps glibc's default (the server's behaviour).
+    """
     env = {**os.environ, **CHILD_ENV}
+    env.pop("MALLOC_MMAP_THRESHOLD_", None)
+    if mmap_threshold:
+        env["MALLOC_MMAP_THRESHOLD_"] = str(int(mmap_threshold))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--cap", str(cap_mb)]
     proc = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = {"rss": 0.0, "killed": False}
+    seen = {"rss": 0.0, "killed": False, "limit": 2 * cap_mb + 2048.0}
+    lines: list[str] = []
+    err_lines: list[str] = []
+
+    def read_out():
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("{") and '"start"' in line:
+                seen["limit"] = json.loads(line)["baseline_mb"] + cap_mb
+
+    def read_err():
+        for line in proc.stderr:
+            err_lines.append(line)
 
     def watch():
         while proc.poll() is None:
             rss = _rss_mb(proc.pid)
             seen["rss"] = max(seen["rss"], rss)
-            if rss > cap_mb:
+            if rss > seen["limit"]:
                 seen["killed"] = True
                 proc.kill()
                 return
             time.sleep(0.02)
 
-    w = threading.Thread(target=watch, daemon=True)
-    w.start()
+    threads = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err, watch)]
+    for t in threads:
+        t.start()
+    status = None
     try:
-        out, err = proc.communicate(timeout=timeout)
-        status = None
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, err = proc.communicate()
+        proc.wait()
         status = "timeout"
-    w.join()
-    row = {"case": name, "topic": BY_NAME[name].topic, "scope": BY_NAME[name].scope, "fn": BY_NAME[name].fn}
-    for line in out.splitlines():
+    for t in threads:
+        t.join(timeout=10)
+    err = "".join(err_lines)
+    case = BY_NAME[name]
+    row = {"case": name, "topic": case.topic, "scope": case.scope, "fn": case.fn,
+           "malloc": f"mmap_threshold={mmap_threshold}" if mmap_threshold else "default"}
+    for line in lines:
         if line.startswith("{"):
             d = json.loads(line)
             d.pop("event")
@@ -797,7 +850,11 @@ def main(argv=None) -> int:
     ap.add_argument("cases", nargs="*", help="case names (default: all; see --list)")
     ap.add_argument("--quick", action="store_true", help="only the cheap cases")
     ap.add_argument("--list", action="store_true", help="print each case's arguments and prediction, run nothing")
-    ap.add_argument("--cap", type=float, default=DEFAULT_CAP_MB, help="stop a child past this resident MB")
+    ap.add_argument("--cap", type=float, default=DEFAULT_CAP_MB,
+                    help="stop a child whose computation adds more than this many MB (default %(default)s)")
+    ap.add_argument("--mmap-threshold", type=int, default=None, metavar="BYTES",
+                    help="run the children with glibc's MALLOC_MMAP_THRESHOLD_ fixed (e.g. 131072): the peak then "
+                         "counts the arrays alive, without the heap's fragmentation")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
@@ -816,10 +873,10 @@ def main(argv=None) -> int:
     rows = []
     for n in names:
         print(f"running {n} ...", file=sys.stderr, flush=True)
-        rows.append(measure(n, a.cap))
+        rows.append(measure(n, a.cap, mmap_threshold=a.mmap_threshold))
         print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(rows))
-    print(json.dumps({"limit_mb": LIMIT_MB, "cap_mb": a.cap, "cases": rows}))
+    print(json.dumps({"limit_mb": LIMIT_MB, "cap_mb": a.cap, "mmap_threshold": a.mmap_threshold, "cases": rows}))
     return 0
 
 
