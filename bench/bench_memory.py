@@ -252,6 +252,13 @@ class Case:
     scope: str = "bounds"                # bounds | page | point
     quick: bool = False
     note: str = ""
+    # (args, kwargs) -> the arguments actually run: a time-driving argument lowered where the peak does not
+    # depend on it (the declaration is checked on the unshortened arguments)
+    shorten: Callable[[tuple, dict], tuple] | None = None
+
+    def run_args(self) -> tuple:
+        args, kwargs = self.build()
+        return self.shorten(args, kwargs) if self.shorten else (args, kwargs)
 
 
 def _fn(path: str):
@@ -280,7 +287,7 @@ def crl_train_bounds():
 def crl_train_page():
     """What the page reaches: n_envs 512, episode_len 200, buffer 20 episodes, n_eval 128 fixed (crl.DEFAULT);
     depth, width, batch, seeds and iterations set by widgets, sgd_steps 200 fixed. The peak does not depend on
-    how many SGD steps run (each step's graph is freed), so the run uses sgd_steps = 1 after the budget check."""
+    how many SGD steps run (each step's graph is freed), so the run uses sgd_steps = 1 (``crl_one_sgd_step``)."""
     from toymodels import crl
 
     best, best_mb = None, -1.0
@@ -289,7 +296,11 @@ def crl_train_page():
         cfg = replace(crl.DEFAULT, iterations=1, **g)
         if accepts(crl.train, cfg) and model_crl_train(cfg) > best_mb:
             best, best_mb = cfg, model_crl_train(cfg)
-    return (replace(best, sgd_steps=1),), {}
+    return (best,), {}
+
+
+def crl_one_sgd_step(args, kwargs):
+    return (replace(args[0], sgd_steps=1),) + tuple(args[1:]), kwargs
 
 
 def crl_train_point(**kw):
@@ -304,10 +315,8 @@ def crl_sweep_page():
     from toymodels import crl
 
     (cfg,), _ = crl_train_page()
-    cands = [((replace(cfg, sgd_steps=200), param, [v]), {}) for param in ("depth", "width", "batch_size")
-             for v in crl.SWEEP_VALUES[param]]
-    (c, param, values), kw = worst(crl.sweep, cands, model_crl_sweep)
-    return (replace(c, sgd_steps=1), param, values), kw
+    cands = [((cfg, param, [v]), {}) for param in ("depth", "width", "batch_size") for v in crl.SWEEP_VALUES[param]]
+    return worst(crl.sweep, cands, model_crl_sweep)
 
 
 # ---------------------------------------------------------------- gated attention
@@ -555,8 +564,10 @@ def gap_sweep_worst():
 CASES = [
     # deep-crl
     Case("crl.train", "deep-crl", "toymodels.crl:train", crl_train_bounds, model_crl_train),
-    Case("crl.train@page", "deep-crl", "toymodels.crl:train", crl_train_page, model_crl_train, "page"),
-    Case("crl.sweep@page", "deep-crl", "toymodels.crl:sweep", crl_sweep_page, model_crl_sweep, "page"),
+    Case("crl.train@page", "deep-crl", "toymodels.crl:train", crl_train_page, model_crl_train, "page",
+         shorten=crl_one_sgd_step),
+    Case("crl.sweep@page", "deep-crl", "toymodels.crl:sweep", crl_sweep_page, model_crl_sweep, "page",
+         shorten=crl_one_sgd_step),
     Case("crl.train#buf5", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=5, n_envs=1024,
          episode_len=400), model_crl_train, "point", quick=True),
     Case("crl.train#buf20", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=20, n_envs=1024,
@@ -688,6 +699,14 @@ def _maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # KiB on Linux
 
 
+def _vm_rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
 def _vm_data() -> int:
     with open("/proc/self/status") as f:
         for line in f:
@@ -703,7 +722,7 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
     set_thread_policy(1)
     case = BY_NAME[name]
     fn = _fn(case.fn)
-    args, kwargs = case.build()
+    args, kwargs = case.run_args()
     if case.topic == "hivemind":    # the model is loaded once per server process: part of the baseline
         from toymodels import diversity
 
@@ -712,6 +731,7 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
 
     gc.collect()
     base = _maxrss_mb()
+    rss0 = _vm_rss_mb()
     try:
         predicted = case.model(*args, **kwargs)
     except Exception:  # noqa: BLE001 - a model is a convenience
@@ -726,9 +746,12 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
     result = fn(*args, **kwargs)
     seconds = time.perf_counter() - t0
     peak = _maxrss_mb()
+    kept = bundle_bytes(result) / MB
+    del result
+    gc.collect()
     print(json.dumps({"event": "done", "case": name, "peak_mb": round(peak, 1), "delta_mb": round(peak - base, 1),
-                      "seconds": round(seconds, 2), "retained_mb": round(bundle_bytes(result) / MB, 2)}),
-          file=out, flush=True)
+                      "seconds": round(seconds, 2), "retained_mb": round(kept, 2),
+                      "held_after_mb": round(_vm_rss_mb() - rss0, 1)}), file=out, flush=True)
 
 
 # =========================================================================== parent
@@ -799,7 +822,7 @@ def measure(name: str, cap_mb: float = DEFAULT_CAP_MB, timeout: float = 900.0, m
     err = "".join(err_lines)
     case = BY_NAME[name]
     row = {"case": name, "topic": case.topic, "scope": case.scope, "fn": case.fn,
-           "malloc": f"mmap_threshold={mmap_threshold}" if mmap_threshold else "default"}
+           "malloc": f"mmap_threshold={mmap_threshold}" if mmap_threshold else "default", "cap_mb": cap_mb}
     for line in lines:
         if line.startswith("{"):
             d = json.loads(line)
@@ -829,17 +852,17 @@ def _fmt(v, width=8):
 
 def table(rows: list[dict]) -> str:
     head = (f"{'case':34} {'scope':6} {'base MB':>8} {'peak MB':>8} {'delta MB':>8} {'pred MB':>8} {'seconds':>8} "
-            f"{'kept MB':>8}  status / worst-case arguments")
+            f"{'result':>8} {'held':>8}  status / worst-case arguments")
     lines = [head, "-" * len(head)]
     for r in rows:
         status = r.get("status", "")
         delta = r.get("delta_mb")
         if status == "over_cap":
-            delta = f">{r.get('peak_mb_seen', 0) - r.get('baseline_mb', 0):,.0f}"
+            delta = f">{r.get('cap_mb', 0):,.0f}"
         flag = " !" if isinstance(delta, str) or (delta or 0) > LIMIT_MB else "  "
         lines.append(f"{r['case']:34} {r.get('scope', ''):6} {_fmt(r.get('baseline_mb'))} {_fmt(r.get('peak_mb'))} "
                      f"{_fmt(delta)}{flag}{_fmt(r.get('predicted_mb'), 7)} {_fmt(r.get('seconds'))} "
-                     f"{_fmt(r.get('retained_mb'))}  {status}: {r.get('args', '')}")
+                     f"{_fmt(r.get('retained_mb'))} {_fmt(r.get('held_after_mb'))}  {status}: {r.get('args', '')}")
         if r.get("error") and status != "over_cap":
             lines.append(f"{'':36}error: {r['error']}")
     return "\n".join(lines)
@@ -867,7 +890,7 @@ def main(argv=None) -> int:
     if a.list:
         for n in names:
             c = BY_NAME[n]
-            args, kwargs = c.build()
+            args, kwargs = c.run_args()
             print(f"{n:34} {c.scope:6} pred {c.model(*args, **kwargs):>9,.0f} MB  {describe(args, kwargs)}")
         return 0
     rows = []
