@@ -169,9 +169,10 @@ def model_window(cfg, *_, **__) -> float:
 def model_rf(cfg, *_, **__) -> float:
     """rf.run_rf, p = ψ_p·d features: the larger of the moments phase (Ũ and one chunk's (8192, p) float32
     features, pre-activation and product: 8p² + 12·8192·p bytes) and the exact-dynamics phase in ``rf_losses``
-    (U, Ũ, Q, QᵀŨ, G, H, G∘H: 7 p x p float64 matrices, 56p² bytes)."""
+    (U, Ũ, Q, QᵀŨ, G, H, G∘H: 7 p x p float64 matrices, 56p² bytes), plus ~60 MB (first use of LAPACK and
+    SciPy; fitted)."""
     p = int(round(cfg.psi_p * cfg.d))
-    return max(8 * p * p + 12 * 8192 * p, 56 * p * p) / MB
+    return 60 + max(8 * p * p + 12 * 8192 * p, 56 * p * p) / MB
 
 
 def model_rlvr_counts(df, *_, **__) -> float:
@@ -194,25 +195,27 @@ def model_rlvr_counts(df, *_, **__) -> float:
 
 def model_rlvr_toy(cfg, *_, M: int = 2, C: int = 6, **__) -> float:
     """rlvr.run_toy / run_sweep: the shared uniforms (problems x n_samples) float64, the checkpoint snapshots
-    (M, C, N, S) float64, the survival table of pass@k over every k <= n_samples ((n+1)² float64, and its
-    gather), one RL step's one-hot (M, B, G, S) float64."""
+    (M, C, N, S) float64, the survival table of pass@k over every k <= n_samples (one row per distinct (n, c):
+    at most min(N, n + 1) rows of n + 1, float64, and its column gather), one RL step's one-hot (M, B, G, S)
+    float64 (only when steps > 0)."""
     N, S, n = cfg.n_problems, cfg.n_strategies, cfg.n_samples
-    return (N * n * F64 + M * C * N * S * F64 + 2 * (n + 1) ** 2 * F64
-            + M * cfg.prompts_per_step * cfg.group_size * S * (F64 + 1)) / MB
+    step = M * cfg.prompts_per_step * cfg.group_size * S * (F64 + 1) if cfg.steps or cfg.distill_steps else 0
+    return (N * n * F64 + M * C * N * S * F64 + 2 * min(N, n + 1) * (n + 1) * F64 + step) / MB
 
 
 def model_superposition(n: int, models_per_width: list[int], batch: int, m: int = 128, E: float = 1.0) -> float:
     """superposition_core.train_groups: every width group keeps a (I_g, B, n) float32 work buffer ``z`` for the
-    whole run (4 bytes per entry, all groups); the group being stepped adds, in ``grads_sparse``, the bool mask
-    and int64 indices of the positive entries (about half of them early in training) and, on the dense path,
-    ``res.pow(2)``: ~9 bytes per (I_g, B, n) entry; its evaluation adds ``ez`` (I_g, 1024, n) float32; the
-    active entries (E per sample) are gathered as (active, m) float32 rows a few times over (~16 bytes per
-    active entry and width unit; fitted)."""
-    I_max = max(models_per_width)
-    zbuf = F32 * batch * n * sum(models_per_width)
-    step = max(9 * I_max * batch * n, F32 * I_max * 1024 * n)
-    active = 16 * E * max(batch, 1024) * I_max * m
-    return (zbuf + step + active) / MB
+    whole run (4 bytes per entry, all groups) and W with its gradient and Adam's moments (16 bytes per (I, n, m)
+    entry); the group being stepped adds, in ``grads_sparse``, the bool mask and int64 indices of the positive
+    entries (about half of them early in training) and, on the dense path, ``res.pow(2)``: ~10 bytes per
+    (I_g, B, n) entry (fitted on superposition#I8 and #I16); its evaluation adds ``ez`` (I_g, 1024, n) float32;
+    the E·B active entries of each model are gathered as (active, m) float32 rows ~2.5 times (fitted on
+    #I8E20); ~90 MB of evaluation sets, data blocks and first-use allocations (fitted)."""
+    I_max, I_all = max(models_per_width), sum(models_per_width)
+    zbuf = F32 * batch * n * I_all + 16 * n * m * I_all
+    step = max(10 * I_max * batch * n, F32 * I_max * 1024 * n)
+    active = 10 * E * max(batch, 1024) * I_max * m
+    return 90 + (zbuf + step + active) / MB
 
 
 def model_sp_run(cfg, *_, **__) -> float:
@@ -229,10 +232,12 @@ def model_sp_width(n=1000, ms=(10, 20, 40, 80), regimes=("strong", "weak"), step
 
 
 def model_embed(texts, batch_size=32, *_, **__) -> float:
-    """diversity.embed_texts: MiniLM (22 M parameters, loaded once per process: ~90 MB) and one batch's
-    activations; BERT's SDPA attention does not keep (B, 12, 256, 256) scores, so a batch of 256 long texts is
-    ~batch x 256 tokens x 384 x ~30 float32 (fitted)."""
-    return 90 + batch_size * 256 * 384 * 30 * F32 / MB
+    """diversity.embed_texts (the model is loaded before the baseline): one batch of B texts at MiniLM's 256
+    tokens materialises the attention scores (B, 12, 256, 256) float32 (3.1 MB a text) and ~2.5 hidden-size
+    activations (B, 256, 384) float32 (~1 MB a text), plus ~120 MB of tokenizer and first-use (fitted on
+    the two hivemind cases: 249 MB at B = 32, 1,137 MB at B = 256, default malloc)."""
+    per_text = 12 * 256 * 256 * F32 + 2.5 * 256 * 384 * F32
+    return 120 + min(batch_size, len(texts)) * per_text / MB
 
 
 def model_none(*_, **__) -> float:
@@ -525,12 +530,19 @@ def sp_run():
 # ---------------------------------------------------------------- hivemind, transductive (owned elsewhere: cheap checks)
 
 
-def embed_worst(batch_size: int, n_texts: int):
+def embed_worst(batch_size: int | None, n_texts: int):
+    """``n_texts`` texts of 600 words (MiniLM truncates at 256 tokens) at ``batch_size``, or (None) at the
+    largest batch size the declaration accepts."""
     def build():
+        from toymodels import diversity as D
+
         words = ("the quick brown fox jumps over a lazy dog while seven wizards quietly hex jolly zebras "
                  "and every model writes the same poem about time being a river").split()
         texts = [" ".join(words[(i + j) % len(words)] for j in range(600)) + f" #{i}" for i in range(n_texts)]
-        return (texts,), {"batch_size": batch_size}
+        if batch_size is not None:
+            return (texts,), {"batch_size": batch_size}
+        cands = [((texts,), {"batch_size": b}) for b in (256, 128, 64, 32, 16)]
+        return worst(D.embed_texts, cands, model_embed)
     return build
 
 
@@ -634,8 +646,8 @@ CASES = [
     Case("superposition.width_sweep@page", "superposition", "toymodels.superposition:width_sweep", sp_width(True),
          model_sp_width, "page"),
     # hivemind, transductive
-    Case("hivemind.embed_texts", "hivemind", "toymodels.diversity:embed_texts", embed_worst(256, 256), model_embed,
-         note="256 texts of 600 words (MiniLM truncates at 256 tokens), batch 256 (the page: 32)"),
+    Case("hivemind.embed_texts", "hivemind", "toymodels.diversity:embed_texts", embed_worst(None, 256), model_embed,
+         note="256 texts of 600 words (MiniLM truncates at 256 tokens) at the largest batch allowed (the page: 32)"),
     Case("hivemind.embed_texts@page", "hivemind", "toymodels.diversity:embed_texts", embed_worst(32, 64), model_embed,
          "page", quick=True),
     Case("transductive.class_summary", "transductive", "toymodels.online:class_summary", online_random16, model_none,
