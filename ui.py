@@ -36,6 +36,29 @@ _QUEUE_LOCK = threading.Lock()
 _WAITING = 0  # computations waiting for a slot, server-wide
 
 
+def _allocator_policy() -> None:
+    """glibc keeps freed mid-size blocks on its heap: a server's resident memory was 1.0-2.9x the arrays alive,
+    and up to 1.35 GB freed by a finished computation stayed resident (bench/bench_memory.py). Serve blocks of
+    1 MiB and up from mmap (returned to the system when freed), so resident memory follows the arrays; the cost
+    measured there is 1.1-1.5x CPU on the allocation-heavy trainings. Linux/glibc only; elsewhere a no-op."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+
+
+def _release_freed_memory() -> None:
+    """Give the heap's free pages back to the system after a computation (glibc ``malloc_trim``): after a deep-CRL
+    training the server kept 705 MB resident, 148 MB after trimming."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+_allocator_policy()
+
+
 def _thread_policy() -> None:
     """Threads per compute slot = cores / slots, set once for the server process (never by the library).
     Called before the first computation, so a page that only reads stored results never imports torch."""
@@ -384,6 +407,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
                 return topic.freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
             finally:
                 _HEAVY.release()
+                _release_freed_memory()
 
     try:
         return _MEMO.get(key, make)
