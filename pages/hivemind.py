@@ -7,13 +7,13 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from toymodels import diversity as D
+import toymodels.hivemind as D
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
 LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
 B = D.CONFIG_BOUNDS.specs  # the analysis knobs' bounds, declared once in the module
-SWEEP = D.sample_size_sweep.bounds
+SWEEP = D.SWEEP_BOUNDS
 
 paper = ui.paper_header(TOPIC)
 ui.claim_box(paper)
@@ -94,7 +94,7 @@ else:
     if quick or st.session_state.get("hm_embedded") == digest:
         emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
     else:
-        secs = D.embed_seconds(new)
+        secs = D.expected_seconds(new, D.model_loaded())
         load = "" if D.model_loaded() else f" (first loading the model, about {D.MODEL_LOAD_SECONDS:.0f} s)"
         st.info(f"{len(texts):,} responses loaded, {new:,} of them new to this server: embedding them with MiniLM "
                 f"takes about {secs:.0f} s{load}, longer when the server is busy.", icon=":material/schedule:")
@@ -124,7 +124,7 @@ cfg = D.Config(threshold=float(threshold), k_clusters=int(k), neighbours=int(nn)
 with ui.guard():
     res = ui.compute(D.analyze, df, emb, cfg, label="Analysing…", run=True)  # capped: under 1 s at 2,000
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
-verdict = D.verdict(res)
+verdict = D.describe(res)
 with strip_slot:
     ui.result_strip(verdict, caption=f"{s['n_responses']} responses · {s['n_models']} model(s) · "
                     f"{s['n_prompts']} prompt(s); embedder MiniLM (the paper: text-embedding-3-small).")
@@ -333,13 +333,13 @@ with tabs[2]:
 
 with tabs[3]:
     ex = ui.view(D, D.HEADLINE)
-    ex_v = D.verdict(ex)
+    ex_v = ui.shipped_verdict(TOPIC)[0]
     es = ex["summary"]
     ui.reproduce_panel([
         {"quantity": "Vendi score of [[1,.9,0],[.9,1,0],[0,0,1]]", "ours": ex_v.metrics["vendi_fixture"],
-         "paper": D.PAPER["vendi_fixture"], "note": "vendi-score README; checks our eigenvalue entropy"},
+         "paper": D.VENDI_README_SCORE, "note": "vendi-score README; checks our eigenvalue entropy"},
         {"quantity": "Share of (model, prompt) pools with mean similarity > 0.8",
-         "ours": es["share_pools_above_0.8"], "paper": D.PAPER["share_above_0.8"],
+         "ours": es["share_pools_above_0.8"], "paper": D.PAPER["share_above_08"].value,
          "note": "illustrative example set; paper: 25 models × 100 queries × 50"},
         {"quantity": "Inter-model mean similarity", "ours": es["inter_model_similarity"], "paper": "0.71–0.82",
          "note": "example set (mixes a hivemind and a diverse prompt)"},
@@ -392,8 +392,8 @@ def _sweeps_tab() -> None:
             ui.download_csv(sw, "hivemind_sample_size_sweep.csv", "Sweep (CSV)", key="hm_dl_sweep")
     st.markdown("**Threshold τ.** Share of pools above each threshold: the paper's Fig. 4 read as a curve.")
     sweep = D.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
-    paper_pts = pd.DataFrame({"threshold": [0.8, 0.8], "share_above": [D.PAPER["share_above_0.8"],
-                                                                        D.PAPER["share_above_0.8_minp"]],
+    paper_pts = pd.DataFrame({"threshold": [0.8, 0.8], "share_above": [D.PAPER["share_above_08"].value,
+                                                                        D.PAPER["share_above_08_minp"].value],
                               "label": ["paper: 79% above 0.8 (top-p)", "paper: 61.2% above 0.8 (min-p)"]})
     st.altair_chart(alt.Chart(sweep).mark_line().encode(
         x=alt.X("threshold:Q", title="threshold τ"),
