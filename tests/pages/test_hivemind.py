@@ -161,3 +161,29 @@ def test_page_refuses_too_many_models_with_a_message():
                                                  "text/csv")).run()
     assert not at.exception, at.exception
     assert any("4,000,000 characters; the limit is 100" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["tour"] = str(step)
+    at.switch_page(get_paper("hivemind").page).run()
+    assert not at.exception, at.exception
+    assert any(f"Step {step} of 5" in c.value for c in at.caption)
+    if step == 3:
+        assert at.slider(key="hm_threshold").value == 0.5
+    if step == 5:
+        assert at.radio(key="hm_source").value == "paste"
+
+
+def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
+    import toymodels.hivemind as H
+
+    at = _page()
+    assert not at.exception, at.exception
+    tables = [d.value for d in at.dataframe]
+    assert "Claim" in tables[0].columns and len(tables[0]) == len(H.CLAIMS)
+    assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)

@@ -68,6 +68,11 @@ PAPER = paper_numbers(
     embedder=Quote("text-embedding-3-small", "§3, footnote 2", "OpenAI's API embedder; cosine similarity"),
 )
 
+#: The example set's three prompts, by the role each plays (toymodels/data/hivemind/README.md).
+EXAMPLE_PROMPTS = {"metaphor": "Write a one-sentence metaphor about time.",
+                   "saturday": "Suggest one thing to do on a free Saturday afternoon.",
+                   "motto": "Give a short motto for a personal finance app."}
+
 DEFAULT_CONFIG = Config()
 DEFAULT_SWEEP_SIZES = [2, 3, 4]
 
@@ -153,7 +158,7 @@ def _minp(views) -> Evidence:
                          "set has neither. The collector samples both (--min-p 0.1 --top-p 1.0 --temperature 2.0).")
 
 
-REGISTERED = "commit 0000000 (2026-11-26)"
+REGISTERED = "commit b20e2aa (2026-11-25)"
 
 CLAIMS = claims(
     Claim("intra-repetition", "headline",
