@@ -5,15 +5,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import toymodels.transductive as M
 import ui
-from toymodels import online as M
-from toymodels.topic import InputError
 
 TOPIC = "transductive"
 paper = ui.paper_header(TOPIC)
-ui.claim_box(paper, extra="Every number on this page is computed exactly by our solver, for classes small enough "
-             "(≤ 16 points, ≤ 1024 hypotheses) to search every order of the points.")
-ui.result_strip(ui.shipped_verdict(TOPIC)[0])
+verdict, _fresh = ui.shipped_verdict(TOPIC)
+ui.claims_table(verdict)
 
 # --------------------------------------------------------------------------- the one chart
 scal = ui.view(M, "scaling")
@@ -128,7 +126,7 @@ try:
     else:
         H = M.preset_class(preset, n=int(n_pts), depth=int(depth), p=float(p_off), seed=int(seed))
     summary = solve_class(H)
-except InputError as exc:  # the message may quote the visitor's text: shown as plain characters
+except M.InputError as exc:  # the message may quote the visitor's text: shown as plain characters
     st.error(f"This class cannot be used: {ui.plain(exc)}", icon=":material/error:")
 
 if summary is not None:
@@ -226,7 +224,7 @@ if summary is not None:
             else:
                 transcript, state = M.play(H, M.make_learner(opponent, H, order),
                                            M.HumanAdversary(H, game, moves, order), with_state=True)
-        except InputError as exc:  # a stale move (cannot happen through the buttons): start over
+        except M.InputError as exc:  # a stale move (cannot happen through the buttons): start over
             st.warning(f"The game was reset: {ui.plain(exc)}", icon=":material/restart_alt:")
             st.session_state["tr_game"] = {"sig": sig, "moves": []}
             st.rerun()
@@ -324,7 +322,7 @@ ui.download_csv(gap["classes"], "transductive_gap_default.csv", label="Download 
 # --------------------------------------------------------------------------- reproduce
 st.header("Reproduce")
 hl = ui.view(M, "headline")
-R = M.REFERENCE
+R = M.NOTES
 ui.reproduce_panel([
     {"quantity": "thresholds on 7 points: [LD, M_tr]", "ours": str(list(hl["thresholds7"])),
      "paper": str(R["thresholds7"]), "note": "notes §7 (exact brute force): ⌊log₂(n+1)⌋ both"},
@@ -345,7 +343,7 @@ ui.reproduce_panel([
      "paper": R["gap_fraction"], "note": f"ours {hl['gap_count']}/300 vs 14/300: a different random draw"},
     {"quantity": "asymptotic law M_tr = Θ(√d)", "ours": None, "paper": "Θ(√d)",
      "note": "not tested at d ≤ 16 (constants √d/10, 48√d)"},
-], verdict=M.verdict(hl))
+], verdict=verdict)
 st.code("python -m toymodels reproduce transductive --quick --out out/", language="bash")
 
 # --------------------------------------------------------------------------- sweep
