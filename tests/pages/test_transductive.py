@@ -19,11 +19,13 @@ def _click(at, label):
     return bool(buttons)
 
 
-def test_page_defaults_result_strip_and_playing_rounds():
+def test_page_defaults_ledger_and_playing_rounds():
     at = _page()
     assert not at.exception, at.exception
     assert any(t.value == "Transductive online learning" for t in at.title)
-    assert any(m.label == "Our toy" and m.value == "4 vs 6" for m in at.metric)
+    ledger = at.dataframe[0].value  # the claims table comes first
+    assert "Claim" in ledger.columns and len(ledger) == len(M.CLAIMS)
+    assert any(m.label == "M_tr (transductive)" and str(m.value) == "2" for m in at.metric)
     for _ in range(8):  # play as the learner against the optimal transductive adversary until the end
         if not _click(at, "Predict 1"):
             break
@@ -118,3 +120,19 @@ def test_page_shows_link_text_as_plain_characters(text):
     assert all("\\" + c in shown for c in set(payload) if c in marks), shown  # quoted, every mark escaped
     bare = [c for i, c in enumerate(shown) if c in marks and shown[i - 1:i] != "\\"]
     assert not bare, (bare, shown)  # no markdown character is left unescaped
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["tour"] = str(step)
+    at.switch_page(get_paper("transductive").page).run()
+    assert not at.exception, at.exception
+    assert any(f"Step {step} of 5" in c.value for c in at.caption)
+    want = {1: ("G", 2, 3), 2: ("G", 2, 3), 3: ("GxG", 4, 6), 4: ("thresholds", 3, 3), 5: ("G", 2, 3)}[step]
+    assert at.selectbox(key="cls").value == want[0]
+    metrics = {m.label: str(m.value) for m in at.metric}
+    assert metrics["M_tr (transductive)"] == str(want[1]) and metrics["LD (standard game)"] == str(want[2])

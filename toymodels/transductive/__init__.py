@@ -25,6 +25,7 @@ from toymodels.topic import InputError, View, as_progress, lazy_exports, views  
 from .config import (  # noqa: F401
     LINK_TR_SECONDS,
     LINK_TR_WORK,
+    MAX_CLASS_ROWS,
     MAX_CLASS_TEXT,
     MAX_HYPOTHESES,
     MAX_POINTS,
@@ -59,7 +60,8 @@ PAPER = paper_numbers(
 #: paper's: the paper gives no small-class values. ``gap_fraction_p05`` is the notes' own random draw (14 of 300
 #: depth-2 tree classes at p = 0.5 had M_tr < LD), another draw than ours.
 NOTES = {"thresholds7": [3, 3], "minimal3": [2, 2], "minimal7": [3, 3], "G": [3, 2], "GxG": [6, 4],
-         "soa_mistakes_on_G": 3, "halving_mistakes_on_G": 3, "rank_rule_mistakes_on_G": 2, "gap_fraction_p05": 14 / 300}
+         "soa_mistakes_on_G": 3, "halving_mistakes_on_G": 3, "rank_rule_mistakes_on_G": 2, "gap_fraction_p05": 14 / 300,
+         "gap_count_by_p": {0.15: 22, 0.3: 23, 0.5: 14}, "gap_classes_per_p": 300}
 #: The notes' exact small-class checks (keys of ``NOTES`` and of the ``headline`` view).
 EXACT_CHECKS = ("thresholds7", "minimal3", "minimal7", "G", "GxG", "soa_mistakes_on_G", "halving_mistakes_on_G",
                 "rank_rule_mistakes_on_G")
@@ -175,7 +177,7 @@ def _bkm(views) -> Evidence:
                     metrics={"ld_G": ld1, "m_tr_G": m1, "ld_GxG": ld2, "m_tr_GxG": m2})
 
 
-REGISTERED = "commit 0000000 (2026-11-25)"
+REGISTERED = "commit 56d0a29 (2026-11-25)"
 
 CLAIMS = claims(
     Claim("sqrt-law", "headline",
@@ -237,6 +239,24 @@ def metrics(views) -> dict:
         "notes_checks_mismatched": mismatched,
         "sqrt_law_tested": False, "paper_law": "M_tr = Θ(√d), M_std = d",
     }
+
+
+def gap_table(sweep: dict):
+    """A gap sweep's per-p table with the exact 95% interval of each share of classes with M_tr < LD, and the
+    notes' own count where it has one (another random draw, not a paper number)."""
+    summ = sweep["summary"]
+    ci = [clopper_pearson(int(k), int(n)) for k, n in zip(summ["gap_count"], summ["classes"])]
+    notes = NOTES["gap_count_by_p"]
+    return summ.assign(ci_lo=[c[0] for c in ci], ci_hi=[c[1] for c in ci],
+                       notes_gap_fraction=[notes[p] / NOTES["gap_classes_per_p"] if p in notes else float("nan")
+                                           for p in summ["p"].round(2)])
+
+
+def gap_pairs(sweep: dict) -> list[tuple[int, int]]:
+    """The distinct (LD, M_tr) of the classes with a gap in a sweep, sorted."""
+    cls = sweep["classes"]
+    gaps = cls[cls["gap"] > 0]
+    return sorted({(int(a), int(b)) for a, b in zip(gaps["ld"], gaps["m_tr"])})
 
 
 # --------------------------------------------------------------------------- reproduce
