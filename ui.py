@@ -526,10 +526,8 @@ def claims_table(verdict: Verdict, key: str = "claims") -> None:
     if not rows:
         return
     st.markdown(f"**{verdict.summary}.** Our toy against the paper, claim by claim:")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}-table",
-                 column_config={"Status": st.column_config.TextColumn(width="small"),
-                                "Claim": st.column_config.TextColumn(width="medium"),
-                                "Kind": st.column_config.TextColumn(width="small")})
+    st.table(pd.DataFrame(rows), hide_index=True, border="horizontal",  # wraps: every word of a claim shows
+             alt=f"The ledger of claims: {verdict.summary}")
     with st.expander("How each claim is tested", icon=":material/rule:"):
         for j in verdict.claims:
             seeds = f"{j.seeds} seed(s)" + (f", {j.uncertainty}" if j.uncertainty else "") if j.seeds else "no run"
