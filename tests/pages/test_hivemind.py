@@ -184,6 +184,7 @@ def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
 
     at = _page()
     assert not at.exception, at.exception
+    ledger = at.table[0].value  # the claims table comes first
+    assert "Claim" in ledger.columns and len(ledger) == len(H.CLAIMS)
     tables = [d.value for d in at.dataframe]
-    assert "Claim" in tables[0].columns and len(tables[0]) == len(H.CLAIMS)
     assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)

@@ -23,7 +23,7 @@ def test_page_defaults_ledger_and_playing_rounds():
     at = _page()
     assert not at.exception, at.exception
     assert any(t.value == "Transductive online learning" for t in at.title)
-    ledger = at.dataframe[0].value  # the claims table comes first
+    ledger = at.table[0].value  # the claims table comes first
     assert "Claim" in ledger.columns and len(ledger) == len(M.CLAIMS)
     assert any(m.label == "M_tr (transductive)" and str(m.value) == "2" for m in at.metric)
     for _ in range(8):  # play as the learner against the optimal transductive adversary until the end
