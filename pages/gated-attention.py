@@ -15,10 +15,64 @@ SHORT = {"baseline": "baseline", "g1_elementwise": "G1 elementwise", "g1_headwis
          "g1_headshared": "G1 head-shared", "g2_elementwise": "G2 (values)", "g1_input_independent": "input-indep.",
          "g1_ns_sigmoid": "NS-sigmoid"}
 D = M.SINK_CFG
+COLOR = {v: ui.PALETTE[i] for i, v in enumerate(M.VARIANTS)}
+
+PRESETS = {  # id -> (label, config)
+    "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", D),
+    "hsd": (f"Head-specific dormancy (shipped, seed {M.HSD_SEEDS[0]})",
+            replace(M.HSD_CFG, variant="g1_elementwise", seed=M.HSD_SEEDS[0]) if M.HSD_CFG else D),
+    "massive": (f"Massive-activation configuration ({M.MACT_NAME}, shipped)", M.MACT_CFG),
+    "no_qknorm": ("Without QK-norm, lr 1e-2", replace(D, qk_norm=False, lr=1e-2)),
+    "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", replace(D, pos="rope", lr=3e-3, qk_norm=False)),
+    "rope_qknorm": ("Paper-like: RoPE + QK-norm (as Qwen3)", replace(D, pos="rope", qk_norm=True)),
+    "deeper": ("Deeper: 3 layers, 4 heads, 300 steps", replace(D, n_layers=3, n_heads=4, steps=300)),
+}
+FORM_KEYS = ("n_layers", "n_heads", "d_model", "seq_len", "steps", "lr", "seed", "pos", "qk_norm")
+
+
+def _preset_settings(pid: str, variant: str) -> dict:
+    """The widget values that open preset ``pid`` with ``variant`` (a tour step sets them, so the link does too)."""
+    cfg = PRESETS[pid][1]
+    return {"ga_preset": pid, "ga_variant": variant, **{f"ga_{k}": getattr(cfg, k) for k in FORM_KEYS}}
+
+
+TOUR = [
+    ui.Step("The sink and the gate",
+            "Ungated heads with nothing to do park their attention on the first token. The G1 gate after SDPA lets a "
+            "head close instead: on both tasks its bars reach 1, the whole sink gone.",
+            settings=_preset_settings("default", "g1_elementwise"),
+            look_at="the headline figure's G1 elementwise bars, and the paper's tick at 0.90"),
+    ui.Step("A gate shared by the heads, on Bigram-Backcopy",
+            "Here every head is idle on the same queries, so one gate for all heads closes them together and the "
+            "sink goes too: the paper's head-shared control is not reproduced on this task.",
+            settings=_preset_settings("default", "g1_headshared"),
+            look_at="the Explore tab: F-Attn of the head-shared model, at the uniform floor"),
+    ui.Step("Heads idle on different queries",
+            "In the head-specific-dormancy task each query needs one head and not the other. A shared gate cannot "
+            "close one and open the other; the claims' table says whether the sink stays.",
+            settings=_preset_settings("hsd", "g1_headshared"),
+            look_at="section 2 of the story and the claim headshared-keeps-hsd"),
+    ui.Step("A gate on the values",
+            "G2 gates each value by its own token: it can make the first token's value small, a cheap place to park "
+            "attention, but cannot close a head for a query. The sink stays, and here grows.",
+            settings=_preset_settings("default", "g2_elementwise"),
+            look_at="the Explore tab: F-Attn of G2 against the baseline's"),
+    ui.Step("Massive activations, seed by seed",
+            "The baseline's first token can hold a value hundreds of times the median; the claim asks G1 to cut it "
+            "5x in at least 4 of 5 fresh seeds.",
+            settings=_preset_settings("massive", "g1_elementwise"),
+            look_at="section 3: the two dots of each seed and the dashed band at 100"),
+    ui.Step("A real transformer",
+            "all-MiniLM-L6-v2 has no gate: it puts several times the uniform share of attention on [CLS] and holds "
+            "its largest activation there. Type your own sentence to see it.",
+            settings={"ga_text": "The gate closes a head that has nothing to say."},
+            look_at="section 4, and the table under your sentence"),
+]
 
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
+active = ui.tour(TOUR)
 if not fresh:
     st.caption("Some shipped results are stale: the code changed after they were computed (see the notes below).")
 status = {j.id: j.status for j in verdict.claims}
@@ -38,14 +92,16 @@ def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle:
     chart = alt.Chart(lv).mark_bar().encode(
         x=alt.X("layer:O", title="layer"), xOffset=alt.XOffset("model:N", sort=[SHORT[v] for v in variants]),
         y=alt.Y(f"{y}:Q", title=ytitle, scale=alt.Scale(type="log") if log else alt.Undefined),
-        color=alt.Color("model:N", title=None, sort=[SHORT[v] for v in variants], legend=alt.Legend(orient="bottom")),
+        color=alt.Color("model:N", title=None, sort=[SHORT[v] for v in variants], legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=[SHORT[v] for v in variants],
+                                        range=[COLOR[v] for v in variants])),
         tooltip=["model", "layer", alt.Tooltip(f"{y}:Q", format=".3f")])
     if log:       # a bar on a log axis needs a base other than 0 (ratios here are >= 1)
         chart = chart.encode(y2=alt.datum(1))
     if rule is not None:
         df = pd.DataFrame({"y": [rule], "t": [rule_text]})
-        chart = chart + alt.Chart(df).mark_rule(strokeDash=[5, 4], color="black").encode(y="y:Q") + alt.Chart(
-            df).mark_text(align="left", dx=4, dy=-6, x=0).encode(y="y:Q", text="t:N")
+        chart = chart + alt.Chart(df).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(y="y:Q") + alt.Chart(
+            df).mark_text(align="left", dx=4, dy=-6, x=0, color=ui.NEUTRAL).encode(y="y:Q", text="t:N")
     return chart.properties(title=title, height=260)
 
 
@@ -62,7 +118,8 @@ def _heat(a: np.ndarray, shown: int, title, marks: list[tuple[int, int]] = ()) -
         tooltip=["query", "key", alt.Tooltip("attention:Q", format=".3f")])
     if marks:
         m = pd.DataFrame(marks, columns=["query", "key"])
-        heat = heat + alt.Chart(m).mark_square(filled=False, color="#E45756", size=30).encode(x="key:O", y="query:O")
+        heat = heat + alt.Chart(m).mark_square(filled=False, color=ui.PALETTE[3], size=30).encode(x="key:O",
+                                                                                                 y="query:O")
     return heat.properties(title=title, height=260)
 
 
@@ -79,25 +136,29 @@ base = alt.Chart(ctrl_plot).encode(x=alt.X("model:N", sort=order, title=None, ax
                                    xOffset=alt.XOffset("task:N"))
 bars = base.mark_bar().encode(
     y=alt.Y("removed:Q", title="share of the baseline's sink removed", scale=alt.Scale(domain=[-1.5, 1.2])),
-    color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom")),
+    color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom"),
+                    scale=alt.Scale(range=[ui.PALETTE[0], ui.PALETTE[2]])),
     tooltip=["task", "model", alt.Tooltip("removed:Q", format=".2f"), alt.Tooltip("removed_lo:Q", format=".2f"),
              alt.Tooltip("removed_hi:Q", format=".2f"), alt.Tooltip("fattn_baseline:Q", format=".3f"),
              alt.Tooltip("fattn:Q", format=".3f"), alt.Tooltip("floor:Q", format=".3f"), "seeds"])
-err = base.mark_rule(color="black").encode(y="removed_lo:Q", y2="removed_hi:Q")
+err = base.mark_rule(color=ui.NEUTRAL, strokeWidth=2).encode(y="removed_lo:Q", y2="removed_hi:Q")
 tick = alt.Chart(ctrl_plot[ctrl_plot.task == ctrl_plot.task.iloc[0]]).mark_tick(
-    color="black", thickness=3, size=34).encode(x=alt.X("model:N", sort=order), y="paper:Q",
+    color=ui.PALETTE[3], thickness=3, size=34).encode(x=alt.X("model:N", sort=order), y="paper:Q",
                                                 tooltip=["model", alt.Tooltip("paper:Q", format=".2f")])
-half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4], color="gray").encode(y="y:Q")
-st.altair_chart((bars + err + tick + half).properties(
+half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
+ui.chart((bars + err + tick + half).properties(
     title="How much of the sink each gate removes, on two tasks (bars: ours, mean of 5 seeds, 95% interval; "
-          "black ticks: the paper)", height=330), width="stretch")
+          "orange ticks: the paper)", height=330), "gated_attention_controls", data=ctrl,
+    alt_text="Share of the baseline's first-token attention (above the uniform floor) that each gated variant "
+             "removes, on Bigram-Backcopy and on head-specific dormancy, with the paper's share as ticks")
 reproduced_controls = [j.id for j in verdict.claims if j.kind == "control" and j.status == "reproduced"]
 st.markdown(
-    "**What to notice.** 1 means the sink is gone (F-Attn down to the uniform floor), 0 that the gate left it as the "
-    "baseline had it, below 0 that the gate made it larger. Head-specific G1 gates (elementwise, headwise) remove it "
-    "on both tasks, as in the paper. The paper's controls keep the sink; of their claims, "
-    f"**{len(reproduced_controls)}** of {sum(j.kind == 'control' for j in verdict.claims)} are reproduced here "
-    f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* below.")
+    "**What to notice.** A bar at 1: the gate took first-token attention down to the uniform floor, the whole "
+    "sink gone (above 1: below the floor); at 0 it left the sink as the baseline had it; below 0 it made it larger. "
+    "The orange ticks are the paper's shares: its head-specific gates remove most of the sink, its controls keep "
+    f"most of it. Of the control claims, **{len(reproduced_controls)}** of "
+    f"{sum(j.kind == 'control' for j in verdict.claims)} are reproduced here "
+    f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story.")
 
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(["The story", "Explore", "Reproduce the paper", "Lab notebook"])
 
@@ -106,9 +167,11 @@ with tab_story:
     st.subheader("1 · The sink, and the gate that removes it")
     b = M.pair_summary(sink, "g1_elementwise")
     c1, c2 = st.columns([3, 2])
-    c1.altair_chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
-                          "Attention on the first token per layer (Bigram-Backcopy, seed 0)", "F-Attn",
-                          rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), width="stretch")
+    with c1:
+        ui.chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
+                       "Attention on the first token per layer (Bigram-Backcopy, seed 0)", "F-Attn",
+                       rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
+                 data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
     with c2:
         st.markdown(
             f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries put **{b['fattn_baseline']:.3f}** "
@@ -125,8 +188,9 @@ with tab_story:
     shown = 48
     for col, v in zip(cols, ["baseline", "g1_elementwise"]):
         a = np.asarray(sink["maps"][v], dtype=np.float32)[1, 0]
-        col.altair_chart(_heat(a, shown, [NAMES[v], "layer 2, head 1 (red: the key a trigger must copy)"],
-                               _needed(sink, shown)), width="stretch")
+        with col:
+            ui.chart(_heat(a, shown, [NAMES[v], "layer 2, head 1 (squares: the key a trigger must copy)"],
+                           _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
 
     st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
     hcfg = hsd_seeds["config"]
@@ -151,8 +215,9 @@ with tab_story:
         cols = st.columns(3)
         for col, v in zip(cols, ["baseline", "g1_elementwise", "g1_headshared"]):
             a = np.asarray(first["maps"][v], dtype=np.float32)[int(hl or 1) - 1, head_i]
-            col.altair_chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
-                             width="stretch")
+            with col:
+                ui.chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
+                         f"gated_attention_hsd_{v}_h{head_i + 1}", alt_text="causal attention map")
     st.caption("Seed 0 of the head-specific task; red squares mark, for each query, the key its next token depends "
                "on (one back for A-queries, two back for B-queries).")
 
@@ -168,11 +233,13 @@ with tab_story:
                                    title="first token's largest |h| / layer median (max over layers)"),
         color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["seed", "model", alt.Tooltip("ratio:Q", format=".1f")])
-    band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color="black").encode(
+    band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(
         y="y:Q")
-    c1.altair_chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, fresh seeds "
-                                                   f"{', '.join(map(str, M.MACT_SEEDS))}", height=280),
-                    width="stretch")
+    with c1:
+        ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, fresh seeds "
+                                                f"{', '.join(map(str, M.MACT_SEEDS))}", height=280),
+                 "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
+                 "median, baseline and G1, per seed, log scale")
     with c2:
         st.markdown(
             f"Sun et al. call an activation *massive* when it is about 1000× the median; in LLMs it sits on the first "
@@ -194,15 +261,20 @@ with tab_story:
     rlong = rl.melt(id_vars=["layer"], value_vars=["first_token_attention", "uniform"], var_name="what",
                     value_name="share").assign(what=lambda d: d.what.map({"first_token_attention": "on [CLS]",
                                                                           "uniform": "uniform 1/T"}))
-    c1.altair_chart(alt.Chart(rlong).mark_line(point=True).encode(
-        x="layer:O", y=alt.Y("share:Q", title="attention from queries i ≥ 1"),
-        color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["layer", "what", alt.Tooltip("share:Q", format=".3f")]).properties(
-        title="all-MiniLM-L6-v2: attention on the first token", height=260), width="stretch")
-    c2.altair_chart(alt.Chart(rl).mark_bar().encode(
-        x="layer:O", y=alt.Y("ratio:Q", title="largest |h| / median |h|"),
-        tooltip=["layer", "pos", "dim", "token", alt.Tooltip("ratio:Q", format=".1f")]).properties(
-        title="Largest activation of each layer over its median", height=260), width="stretch")
+    with c1:
+        ui.chart(alt.Chart(rlong).mark_line(point=True).encode(
+            x="layer:O", y=alt.Y("share:Q", title="attention from queries i ≥ 1"),
+            color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
+            tooltip=["layer", "what", alt.Tooltip("share:Q", format=".3f")]).properties(
+            title="all-MiniLM-L6-v2: attention on the first token", height=260), "gated_attention_minilm_sink",
+            data=rl, alt_text="attention on [CLS] per layer against the uniform share")
+    with c2:
+        ui.chart(alt.Chart(rl).mark_bar(color=ui.PALETTE[0]).encode(
+            x="layer:O", y=alt.Y("ratio:Q", title="largest |h| / median |h|"),
+            tooltip=["layer", "pos", "dim", "token", alt.Tooltip("ratio:Q", format=".1f")]).properties(
+            title="Largest activation of each layer over its median", height=260), "gated_attention_minilm_massive",
+            alt_text="largest activation over the median per layer")
     rj = ours.get("real-ungated-sink")
     st.markdown(f"An ungated 6-layer encoder on {len(real['texts'])} ordinary sentences: {rj.ours if rj else ''}. "
                 "This is the phenomenon the gate removes, in a model that has no gate; there is no gated twin of it "
@@ -224,11 +296,12 @@ with tab_story:
             qi, ki = np.meshgrid(range(n), range(n), indexing="ij")
             df = pd.DataFrame({"query": [f"{i:02d} {toks[i]}" for i in qi.ravel()],
                                "key": [f"{k:02d} {toks[k]}" for k in ki.ravel()], "attention": last.ravel()})
-            st.altair_chart(alt.Chart(df).mark_rect().encode(
+            ui.chart(alt.Chart(df).mark_rect().encode(
                 x=alt.X("key:N", sort=None), y=alt.Y("query:N", sort=None),
                 color=alt.Color("attention:Q", scale=alt.Scale(scheme="blues", type="sqrt")),
                 tooltip=["query", "key", alt.Tooltip("attention:Q", format=".3f")]).properties(
-                title="Head-averaged attention of the layer with the most on [CLS]", height=360), width="stretch")
+                title="Head-averaged attention of the layer with the most on [CLS]", height=360),
+                "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
 
     st.subheader("Which controls the toy reproduces, and why")
     rows = [{"claim": j.id, "paper": j.paper, "ours": j.ours, "status": j.status}
@@ -252,16 +325,6 @@ with tab_story:
     st.markdown("\n\n".join(notes) if notes else "See the table above.")
 
 # --------------------------------------------------------------------------- explore (the knobs)
-PRESETS = {  # id -> (label, config)
-    "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", D),
-    "hsd": ("Head-specific dormancy (shipped, seed 0)", replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise")
-            if M.HSD_NAME else D),
-    "massive": (f"Massive-activation configuration ({M.MACT_NAME}, shipped)", M.MACT_CFG),
-    "no_qknorm": ("Without QK-norm, lr 1e-2", replace(D, qk_norm=False, lr=1e-2)),
-    "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", replace(D, pos="rope", lr=3e-3, qk_norm=False)),
-    "rope_qknorm": ("Paper-like: RoPE + QK-norm (as Qwen3)", replace(D, pos="rope", qk_norm=True)),
-    "deeper": ("Deeper: 3 layers, 4 heads, 300 steps", replace(D, n_layers=3, n_heads=4, steps=300)),
-}
 SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
 if M.HSD_NAME:
     SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]), first)
@@ -420,36 +483,43 @@ with tab_explore:
         for col, v in zip(cols, pair):
             a = np.asarray(res["maps"][v], dtype=np.float32)[layer - 1, head_i - 1]
             f_l = float(layers[(layers.variant == v) & (layers.layer == layer)].fattn.iloc[0])
-            col.altair_chart(_heat(a, shown, [NAMES[v], f"layer {layer}, head {head_i} · F-Attn(layer) {f_l:.3f}"],
-                                   _needed(res, shown)), width="stretch")
+            with col:
+                ui.chart(_heat(a, shown, [NAMES[v], f"layer {layer}, head {head_i} · F-Attn(layer) {f_l:.3f}"],
+                               _needed(res, shown)), f"gated_attention_explore_map_{v}", alt_text="attention map")
     with t_layers:
         c1, c2 = st.columns(2)
-        c1.altair_chart(_bars(layers, pair, "fattn", "First-token attention", "F-Attn", rule=ps["floor"],
-                              rule_text=f"floor {ps['floor']:.3f}"), width="stretch")
-        c2.altair_chart(_bars(layers, pair, "mact_ratio", "Largest |h| / median |h| per layer", "max / median",
-                              rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), width="stretch")
+        with c1:
+            ui.chart(_bars(layers, pair, "fattn", "First-token attention", "F-Attn", rule=ps["floor"],
+                           rule_text=f"floor {ps['floor']:.3f}"), "gated_attention_explore_fattn", data=layers,
+                     alt_text="F-Attn per layer")
+        with c2:
+            ui.chart(_bars(layers, pair, "mact_ratio", "Largest |h| / median |h| per layer", "max / median",
+                           rule=M.MACT_RATIO_MIN, rule_text="massive: 100"), "gated_attention_explore_mact",
+                     alt_text="largest activation over the median per layer")
         st.dataframe(layers[layers.variant.isin(pair)].drop(columns=["mact_dim"]), hide_index=True, width="stretch")
     with t_gate:
         hist = res["hist"]
         hv = hist[hist.variant == pair[1]].assign(layer=lambda d: "layer " + d.layer.astype(str))
         if len(hv):
-            st.altair_chart(alt.Chart(hv).mark_bar(opacity=0.75).encode(
+            ui.chart(alt.Chart(hv).mark_bar(opacity=0.75).encode(
                 x=alt.X("bin_lo:Q", bin=alt.Bin(binned=True, step=1 / M.HIST_BINS), title="gate score σ(XW_θ)"),
                 x2="bin_hi:Q", y=alt.Y("share:Q", title="share of gate entries", stack=None),
                 color=alt.Color("layer:N", title=None),
                 tooltip=["layer", "bin_lo", "bin_hi", alt.Tooltip("share:Q", format=".3f")]).properties(
-                title=f"Gate-score histogram · {NAMES[pair[1]]}", height=260), width="stretch")
+                title=f"Gate-score histogram · {NAMES[pair[1]]}", height=260), "gated_attention_gate_hist",
+                alt_text="histogram of gate scores per layer")
         else:
             st.info("This variant has no gate scores.")
     with t_curves:
         cv = res["curves"][res["curves"].variant.isin(pair)].assign(model=lambda d: d.variant.map(SHORT))
         c1, c2 = st.columns(2)
         for col, q, title in ((c1, "val_loss", "validation loss"), (c2, "fattn", "F-Attn")):
-            col.altair_chart(alt.Chart(cv).mark_line(point=True).encode(
-                x="step:Q", y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
-                color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
-                tooltip=["model", "step", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=240),
-                width="stretch")
+            with col:
+                ui.chart(alt.Chart(cv).mark_line(point=True).encode(
+                    x="step:Q", y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
+                    color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+                    tooltip=["model", "step", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=240),
+                    f"gated_attention_curves_{q}", alt_text=f"{title} during training")
         st.caption(f"Val loss at 2× the training length (RoPE only): baseline {ps['val_loss_2x_baseline']:.3f}, "
                    f"gated {ps['val_loss_2x']:.3f}." if cfg.pos == "rope" else
                    "Learned absolute positions cannot be evaluated beyond the training length; pick RoPE for that.")
@@ -461,10 +531,11 @@ with tab_explore:
             run=lambda d: d.variant.map({"baseline": "baseline (no gate)", "g1_elementwise": "gate from step 0"}))
         mc = mid["curves"].assign(run=f"gate added at step {ms['switch']}")
         both = pd.concat([cm[["run", "step", "fattn"]], mc[["run", "step", "fattn"]]])
-        st.altair_chart(alt.Chart(both).mark_line(point=True).encode(
+        ui.chart(alt.Chart(both).mark_line(point=True).encode(
             x="step:Q", y=alt.Y("fattn:Q", title="F-Attn (attention to <s>)"),
             color=alt.Color("run:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["run", "step", alt.Tooltip("fattn:Q", format=".3f")]).properties(height=260), width="stretch")
+            tooltip=["run", "step", alt.Tooltip("fattn:Q", format=".3f")]).properties(height=260),
+            "gated_attention_midway", data=both, alt_text="F-Attn during training with the gate added halfway")
         st.markdown(f"The paper finds that a gate added during continued training does **not** remove a sink that "
                     f"has already formed. Final F-Attn: baseline **{ms['fattn_baseline']:.3f}**, gate from step 0 "
                     f"**{ms['fattn_gate_from_start']:.3f}**, gate added at step {ms['switch']} "
@@ -472,34 +543,38 @@ with tab_explore:
                     ("Unlike the paper, the late gate removes much of the sink in this toy." if ms["late_gate_removes"]
                      else "As in the paper, the late gate does not undo the sink."))
 
-    with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched models)"):
-        with st.form("ga_sweep"):
-            lrs = st.multiselect("Learning rates", [1e-3, 3e-3, 1e-2, 2e-2, 3e-2], M.DEFAULT_LRS, key="ga_lrs",
-                                 format_func=lambda x: f"{x:g}", max_selections=5)
-            pressed = st.form_submit_button("Run the sweep at the settings above", icon=":material/play_arrow:")
-        lrs = sorted(float(x) for x in lrs)
-        if not lrs:
-            st.warning("Pick at least one learning rate.")
-        elif pressed or st.session_state.get("ga_ran_sweep") == repr((cfg, lrs)):
-            st.session_state["ga_ran_sweep"] = repr((cfg, lrs))
-            with ui.guard():
-                sweep = ui.compute(M.lr_sweep, cfg, lrs, label="Sweeping learning rates…", run=True,
-                                   seconds=M.expected_seconds(cfg, 2 * len(lrs)))
-            sw = sweep.assign(model=lambda d: d.variant.map(SHORT))
-            c1, c2 = st.columns(2)
-            for col, q, title in ((c1, "fattn", "F-Attn"), (c2, "val_loss", "validation loss")):
-                col.altair_chart(alt.Chart(sw).mark_line(point=True).encode(
-                    x=alt.X("lr:Q", scale=alt.Scale(type="log"), title="peak learning rate"),
-                    y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
-                    color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
-                    tooltip=["model", "lr", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=220),
-                    width="stretch")
-            st.dataframe(sw.drop(columns=["label", "model"]).dropna(axis=1, how="all"), hide_index=True,
-                         width="stretch")
-            ui.download_csv(sw.drop(columns=["model"]), "gated_attention_lr_sweep.csv", key="dl-sweep")
-        else:
-            st.caption(f"Two batched trainings at the settings above, about "
-                       f"{M.expected_seconds(cfg, 2 * len(lrs)):.0f} s on one CPU thread.")
+    ui.code_for_view(ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
+                     cli="python -m toymodels reproduce gated-attention --quick")
+    if ui.shown("sweep", active):
+        with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched models)"):
+            with st.form("ga_sweep"):
+                lrs = st.multiselect("Learning rates", [1e-3, 3e-3, 1e-2, 2e-2, 3e-2], M.DEFAULT_LRS, key="ga_lrs",
+                                     format_func=lambda x: f"{x:g}", max_selections=5)
+                pressed = st.form_submit_button("Run the sweep at the settings above", icon=":material/play_arrow:")
+            lrs = sorted(float(x) for x in lrs)
+            if not lrs:
+                st.warning("Pick at least one learning rate.")
+            elif pressed or st.session_state.get("ga_ran_sweep") == repr((cfg, lrs)):
+                st.session_state["ga_ran_sweep"] = repr((cfg, lrs))
+                with ui.guard():
+                    sweep = ui.compute(M.lr_sweep, cfg, lrs, label="Sweeping learning rates…", run=True,
+                                       seconds=M.expected_seconds(cfg, 2 * len(lrs)))
+                sw = sweep.assign(model=lambda d: d.variant.map(SHORT))
+                c1, c2 = st.columns(2)
+                for col, q, title in ((c1, "fattn", "F-Attn"), (c2, "val_loss", "validation loss")):
+                    with col:
+                        ui.chart(alt.Chart(sw).mark_line(point=True).encode(
+                            x=alt.X("lr:Q", scale=alt.Scale(type="log"), title="peak learning rate"),
+                            y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
+                            color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+                            tooltip=["model", "lr", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=220),
+                            f"gated_attention_lr_{q}", alt_text=f"{title} against the learning rate")
+                st.dataframe(sw.drop(columns=["label", "model"]).dropna(axis=1, how="all"), hide_index=True,
+                             width="stretch")
+                ui.download_csv(sw.drop(columns=["model"]), "gated_attention_lr_sweep.csv", key="dl-sweep")
+            else:
+                st.caption(f"Two batched trainings at the settings above, about "
+                           f"{M.expected_seconds(cfg, 2 * len(lrs)):.0f} s on one CPU thread.")
 
 # --------------------------------------------------------------------------- reproduce
 with tab_repro:
@@ -550,4 +625,5 @@ with tab_lab:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
+ui.cite(paper)
 ui.device_caption()
