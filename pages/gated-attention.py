@@ -20,7 +20,9 @@ COLOR = {v: ui.PALETTE[i] for i, v in enumerate(M.VARIANTS)}
 PRESETS = {  # id -> (label, config)
     "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", D),
     "hsd": (f"Head-specific dormancy (shipped, seed {M.HSD_SEEDS[0]})",
-            replace(M.HSD_CFG, variant="g1_elementwise", seed=M.HSD_SEEDS[0]) if M.HSD_CFG else D),
+            replace(M.HSD_CFG, variant="g1_elementwise", seed=M.HSD_SEEDS[0])) if M.HSD_CFG else
+           (f"Head-specific dormancy ({M.HSD_PILOT2[0]}, the second pilot's first candidate; a live run)",
+            replace(M.hsd_config(M.HSD_PILOT2[0]), variant="g1_elementwise", seed=M.HSD_SEEDS[0])),
     "massive": (f"Massive-activation configuration ({M.MACT_NAME}, shipped)", M.MACT_CFG),
     "no_qknorm": ("Without QK-norm, lr 1e-2", replace(D, qk_norm=False, lr=1e-2)),
     "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", replace(D, pos="rope", lr=3e-3, qk_norm=False)),
@@ -80,8 +82,8 @@ ours = {j.id: j for j in verdict.claims}
 
 head = ui.view(M, "compare_all")
 sink_seeds = ui.view(M, "sink_seeds")
-hsd_seeds = ui.view(M, "hsd_seeds")
-mact_seeds = ui.view(M, "mact_seeds")
+hsd_seeds = ui.view(M, "hsd_seeds") if "hsd_seeds" in M.VIEWS else None      # None: registered, not yet run
+mact_seeds = ui.view(M, "mact_seeds") if "mact_seeds" in M.VIEWS else None
 real = ui.view(M, "real_minilm")
 sink, mact = head["sink"], head["mact"]
 
@@ -147,8 +149,9 @@ tick = alt.Chart(ctrl_plot[ctrl_plot.task == ctrl_plot.task.iloc[0]]).mark_tick(
                                                 tooltip=["model", alt.Tooltip("paper:Q", format=".2f")])
 half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
 ui.chart((bars + err + tick + half).properties(
-    title="How much of the sink each gate removes, on two tasks (bars: ours, mean of 5 seeds, 95% interval; "
-          "orange ticks: the paper)", height=330), "gated_attention_controls", data=ctrl,
+    title=f"How much of the sink each gate removes, on {'two tasks' if hsd_seeds else 'Bigram-Backcopy'} (bars: "
+          "ours, mean of 5 seeds, 95% interval; orange ticks: the paper)", height=330), "gated_attention_controls",
+    data=ctrl,
     alt_text="Share of the baseline's first-token attention (above the uniform floor) that each gated variant "
              "removes, on Bigram-Backcopy and on head-specific dormancy, with the paper's share as ticks")
 reproduced_controls = [j.id for j in verdict.claims if j.kind == "control" and j.status == "reproduced"]
@@ -158,7 +161,8 @@ st.markdown(
     "The orange ticks are the paper's shares: its head-specific gates remove most of the sink, its controls keep "
     f"most of it. Of the control claims, **{len(reproduced_controls)}** of "
     f"{sum(j.kind == 'control' for j in verdict.claims)} are reproduced here "
-    f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story.")
+    f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story." +
+    ("" if hsd_seeds else " The head-specific-dormancy task's runs are registered but not yet run."))
 
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(["The story", "Explore", "Reproduce the paper", "Lab notebook"])
 
@@ -193,8 +197,7 @@ with tab_story:
                            _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
 
     st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
-    hcfg = hsd_seeds["config"]
-    first = hsd_seeds["first"]
+    hcfg = hsd_seeds["config"] if hsd_seeds else vars(PRESETS["hsd"][1])
     st.markdown(
         f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
         f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
@@ -202,28 +205,45 @@ with tab_story:
         f"depends on the token before it, after a B token on the one two before. One head serves A-queries, the "
         f"other B-queries, and each must do nothing on the other half. Head dimension "
         f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
-        f"T = {hcfg['seq_len']}.")
-    hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
-    st.dataframe(hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"],
-                        ["fattn_baseline", "fattn", "floor", "removed", "removed_lo", "removed_hi", "seeds"]]
-                 .rename(index=SHORT), width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns if c != "seeds"})
-    layer_opts = list(range(1, hcfg["n_layers"] + 1))
-    hl = ui.choice(st.segmented_control, "Layer", {str(i): f"layer {i}" for i in layer_opts}, key="ga_hsd_layer")
-    hshown = 40
-    for head_i in range(hcfg["n_heads"]):
-        cols = st.columns(3)
-        for col, v in zip(cols, ["baseline", "g1_elementwise", "g1_headshared"]):
-            a = np.asarray(first["maps"][v], dtype=np.float32)[int(hl or 1) - 1, head_i]
-            with col:
-                ui.chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
-                         f"gated_attention_hsd_{v}_h{head_i + 1}", alt_text="causal attention map")
-    st.caption("Seed 0 of the head-specific task; red squares mark, for each query, the key its next token depends "
-               "on (one back for A-queries, two back for B-queries).")
+        f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
+    if hsd_seeds is None:
+        st.info(f"**Not yet run.** {M.PENDING['hsd_seeds'].removeprefix('not yet run: ')}. Its six "
+                "control claims read *not testable here* until then; the pilots tried so far are in the Lab "
+                "notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
+                icon=":material/schedule:")
+    else:
+        first = hsd_seeds["first"]
+        hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
+        st.dataframe(hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"],
+                            ["fattn_baseline", "fattn", "floor", "removed", "removed_lo", "removed_hi", "seeds"]]
+                     .rename(index=SHORT), width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns
+                                    if c != "seeds"})
+        layer_opts = list(range(1, hcfg["n_layers"] + 1))
+        hl = ui.choice(st.segmented_control, "Layer", {str(i): f"layer {i}" for i in layer_opts},
+                       key="ga_hsd_layer")
+        hshown = 40
+        for head_i in range(hcfg["n_heads"]):
+            cols = st.columns(3)
+            for col, v in zip(cols, ["baseline", "g1_elementwise", "g1_headshared"]):
+                a = np.asarray(first["maps"][v], dtype=np.float32)[int(hl or 1) - 1, head_i]
+                with col:
+                    ui.chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
+                             f"gated_attention_hsd_{v}_h{head_i + 1}", alt_text="causal attention map")
+        st.caption(f"Seed {M.HSD_SEEDS[0]} of the head-specific task; squares mark, for each query, the key its next "
+                   "token depends on (one back for A-queries, two back for B-queries).")
 
-    st.subheader("3 · Massive activations, over five seeds")
-    mt = M.mact_seed_table(mact_seeds)
+    st.subheader("3 · Massive activations, seed by seed")
     mm = ours.get("massive-removed")
+    if mact_seeds is None:       # the claim's seeds are not run yet: the search's seen seeds, labelled as such
+        st.info(f"**The claim's run: {M.PENDING['mact_seeds']}.** Below, the three seeds the search ran of config "
+                f"{M.MACT_NAME} (seen before the claim, so they cannot decide it), judged by the claim's criterion.",
+                icon=":material/schedule:")
+        mt = M.search_seed_table()
+        seeds_title = f"seeds {', '.join(map(str, mt.seed))} of the search (seen)"
+    else:
+        mt = M.mact_seed_table(mact_seeds)
+        seeds_title = f"fresh seeds {', '.join(map(str, M.MACT_SEEDS))}"
     long = mt.melt(id_vars=["seed"], value_vars=["bos_ratio_baseline", "bos_ratio_g1"], var_name="model",
                    value_name="ratio").assign(model=lambda d: d.model.map({"bos_ratio_baseline": "baseline",
                                                                            "bos_ratio_g1": "G1 elementwise"}))
@@ -236,24 +256,34 @@ with tab_story:
     band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(
         y="y:Q")
     with c1:
-        ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, fresh seeds "
-                                                f"{', '.join(map(str, M.MACT_SEEDS))}", height=280),
+        ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, {seeds_title}",
+                                          height=280),
                  "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
                  "median, baseline and G1, per seed, log scale")
     with c2:
         st.markdown(
             f"Sun et al. call an activation *massive* when it is about 1000× the median; in LLMs it sits on the first "
             f"token, and the paper finds G1 removes it (M-Act {M.PAPER['mact_baseline'].value} → "
-            f"{M.PAPER['mact_g1_elementwise'].value}). Our band, fixed before these seeds ran: the baseline's first "
-            f"token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× lower over all its "
-            f"layers. **{int(mt.meets.sum())} of {len(mt)}** seeds meet it (median cut {mt.cut.median():.1f}×)" +
+            f"{M.PAPER['mact_g1_elementwise'].value}). Our criterion, fixed before the claim's seeds run: the "
+            f"baseline's first token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× "
+            f"lower over all its layers. **{int(mt.meets.sum())} of {len(mt)}** "
+            f"{'seen ' if mact_seeds is None else ''}seeds meet it (median cut {mt.cut.median():.1f}×)" +
             (f"; the claim is **{mm.status}**." if mm else "."))
-    st.dataframe(mt[["seed", "bos_ratio_baseline", "bos_layer_baseline", "bos_ratio_g1", "bos_layer_g1", "cut",
-                     "meets", "mact_baseline", "mact_g1", "last_layer_fattn_baseline", "last_layer_fattn_g1"]],
+    last = mt if mact_seeds is not None else M.mact_seen_table(mact)
+    if mact_seeds is None:
+        st.dataframe(mt, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3g") for c in ("bos_ratio_baseline",
+                                                                                               "bos_ratio_g1", "cut")})
+    st.dataframe(last[["seed", "bos_ratio_baseline", "bos_layer_baseline", "bos_ratio_g1", "bos_layer_g1", "cut",
+                       "meets", "mact_baseline", "mact_g1", "last_layer_fattn_baseline", "last_layer_fattn_g1"]],
                  hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3g") for c in mt.columns if c != "seed"})
-    st.caption("The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink there "
-               "(its other layers have none), the place where its MLP also writes its largest value on `<s>`.")
+                 column_config={c: st.column_config.NumberColumn(format="%.3g") for c in last.columns if c != "seed"})
+    ll = last.iloc[0]
+    st.caption(f"The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink there "
+               f"(seed {int(ll.seed)}: {ll.last_layer_fattn_g1:.2f} against the baseline's "
+               f"{ll.last_layer_fattn_baseline:.3f}, while G1's other layers have none), the layer where its MLP "
+               "also writes its largest value on `<s>`. The paper's M-Act (largest |h| per layer, averaged over "
+               "layers) is in the `mact_` columns.")
 
     st.subheader("4 · The same sink in a real, ungated transformer")
     rl = real["layers"]

@@ -80,14 +80,28 @@ def test_link_with_ids_opens_that_view():
     assert at.select_slider(key="ga_n_layers").value == 4
 
 
-def test_the_head_specific_preset_is_shipped():
+def test_the_head_specific_preset():
+    """Shipped: shown at once for every variant. Registered but not yet run (``M.PENDING``): the preset opens the
+    second pilot's first candidate with a Train button and its time, and the story says the run is pending."""
     at = _page()
+    pending = "hsd_seeds" in M.PENDING
+    if pending:
+        assert any("Not yet run" in i.value for i in at.info)
     at.selectbox(key="ga_preset").set_value("hsd").run()
     assert not at.exception, at.exception
-    assert not any("Train baseline" in b.label for b in at.button)
+    assert at.select_slider(key="ga_n_heads").value == 4 and at.select_slider(key="ga_d_model").value == 32
+    assert any("Train baseline" in b.label and "(about " in b.label for b in at.button) == pending
     at.selectbox(key="ga_variant").set_value("g1_headshared").run()
     assert not at.exception, at.exception
-    assert not any("Train baseline" in b.label for b in at.button)   # all seven variants shipped for seed 0
+    assert any("Train baseline" in b.label for b in at.button) == pending   # shipped: all seven variants
+
+
+def test_pending_massive_run_shows_the_seen_seeds_as_such():
+    at = _page()
+    assert not at.exception, at.exception
+    if "mact_seeds" in M.PENDING:
+        assert any("cannot decide it" in i.value for i in at.info)
+        assert any("seen seeds meet it" in m.value for m in at.markdown)
 
 
 def test_a_visitors_sentence_waits_for_a_button_then_runs():

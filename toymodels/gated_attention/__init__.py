@@ -72,6 +72,7 @@ from .notebook import (  # noqa: F401
     SEARCH_CONCLUSION,
     hsd_pick,
     hsd_pick2,
+    search_seed_table,
     search_table,
     seed_replicates,
 )
@@ -84,6 +85,7 @@ from .summary import (  # noqa: F401
     loss_table,
     mact_metrics,
     mact_seed_table,
+    mact_seen_table,
     midway_summary,
     pair_summary,
     removal,
@@ -146,7 +148,7 @@ def _hsd_arguments() -> dict:
     return dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS))
 
 
-VIEWS = views(
+_ALL_VIEWS = (
     View("compare_all", ".experiments:reproduction", dict(sink_cfg=SINK_CFG, mact_cfg=MACT_CFG),
          label="Training the seven variants and the massive-activation models…", seconds=900),
     View("layer_demo", ".experiments:layer_demo", dict(cfg=SINK_CFG), label="Building the variants…", seconds=2),
@@ -162,6 +164,19 @@ VIEWS = views(
     View("real_minilm", ".minilm:minilm_sink", dict(texts=list(SENTENCES)),
          label="Loading all-MiniLM-L6-v2 and reading its attention…", seconds=8),
 )
+#: Registered deciding runs that have not been run yet, with why (their claims read "not testable here" and say
+#: so). To run one: delete its entry here (it joins VIEWS), then
+#: ``/work/bin/heavy python -m toymodels precompute gated-attention --view NAME``.
+PENDING = {
+    "hsd_seeds": "not yet run: the head-specific-dormancy claims wait for the second pilot (notebook.HSD_RULE2: P6, "
+                 "P7 baselines on seeds 101-103, about 7 CPU-minutes) and then the seven variants on seeds 5-9 "
+                 "(about 27 CPU-minutes at P6, 55 at P7); neither fitted the session's time on the shared machine",
+    "mact_seeds": "not yet run: the registered run (config T, baseline and G1, seeds 3-7, about 24 CPU-minutes) did "
+                  "not fit the session's time on the shared machine",
+}
+VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
+#: every declared view, the pending ones included (``reproduce`` runs them all)
+ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "compare_all"
 
 # --------------------------------------------------------------------------- the claims and their tests
@@ -182,6 +197,16 @@ REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the tests as registered in 22d87b4)"
 
 
+def _pending(views, name: str):
+    """``views[name]``, or None when it is missing because its registered run has not been run (``PENDING``)."""
+    try:
+        return views[name]
+    except (KeyError, NotStored):
+        if name in PENDING:
+            return None
+        raise
+
+
 def _share(r: dict) -> str:
     return f"{100 * r['removed']:.0f}% of the sink removed (F-Attn {r['fattn_baseline']:.3f} → {r['fattn']:.3f}, " \
            f"floor {r['floor']:.3f})"
@@ -189,7 +214,10 @@ def _share(r: dict) -> str:
 
 def _removal_evidence(views, view: str, variant: str, removes: bool) -> Evidence:
     """The test of a removal claim ("removes": the interval above REMOVES_MIN; "keeps": below KEEPS_MAX)."""
-    r = removal(views[view], variant)
+    sweep = _pending(views, view)
+    if sweep is None:
+        return Evidence("n/a", "not testable here", seeds=0, note=PENDING[view])
+    r = removal(sweep, variant)
     if r["n"] < MIN_SEEDS:
         return Evidence(f"{r['n']} of {r['n_run']} seeds with a baseline sink", "not testable here",
                         seeds=r["n_run"], note=f"the {TASK_NAMES[view]} baseline has a sink (F-Attn ≥ "
@@ -209,7 +237,10 @@ def _sink(views) -> Evidence:
 
 
 def _massive(views) -> Evidence:
-    t = mact_seed_table(views["mact_seeds"])
+    sweep = _pending(views, "mact_seeds")
+    if sweep is None:
+        return Evidence("n/a", "not testable here", seeds=0, note=PENDING["mact_seeds"])
+    t = mact_seed_table(sweep)
     k, n = int(t.meets.sum()), len(t)
     lo, hi = clopper_pearson(k, n)
     ok = k >= MACT_SEEDS_NEEDED
@@ -347,17 +378,17 @@ def metrics(views) -> dict:
            "fattn_g2": _mean(sink, "g2_elementwise"), "fattn_baseline_seeds": _mean(sink, "g1_elementwise",
                                                                                   "fattn_baseline"),
            "fattn_g1_seeds": _mean(sink, "g1_elementwise"), "fattn_floor": float(views["sink_seeds"]["floor"])}
-    try:
-        hsd = removal_table(views["hsd_seeds"])
+    hsd_seeds, mact_seeds = _pending(views, "hsd_seeds"), _pending(views, "mact_seeds")
+    if hsd_seeds is not None:
+        hsd = removal_table(hsd_seeds)
         out.update(hsd_fattn_baseline=_mean(hsd, "g1_elementwise", "fattn_baseline"),
                    hsd_fattn_headshared=_mean(hsd, "g1_headshared"),
-                   hsd_fattn_headspecific=_mean(hsd, "g1_elementwise"), hsd_floor=float(views["hsd_seeds"]["floor"]))
-    except NotStored:
-        pass
-    t = mact_seed_table(views["mact_seeds"])
-    out.update(mact_seeds=len(t), mact_seeds_meeting=int(t.meets.sum()), mact_median_cut=float(t.cut.median()),
-               mact_ratios_baseline=t.bos_ratio_baseline.round(1).tolist(),
-               mact_ratios_g1=t.bos_ratio_g1.round(1).tolist())
+                   hsd_fattn_headspecific=_mean(hsd, "g1_elementwise"), hsd_floor=float(hsd_seeds["floor"]))
+    if mact_seeds is not None:
+        t = mact_seed_table(mact_seeds)
+        out.update(mact_seeds=len(t), mact_seeds_meeting=int(t.meets.sum()), mact_median_cut=float(t.cut.median()),
+                   mact_ratios_baseline=t.bos_ratio_baseline.round(1).tolist(),
+                   mact_ratios_g1=t.bos_ratio_g1.round(1).tolist())
     real = views["real_minilm"]["layers"]
     out.update(real_first_token_attention=real.first_token_attention.round(4).tolist(),
                real_max_over_median=real.ratio.round(2).tolist(), real_uniform=float(real.uniform.mean()))
@@ -418,7 +449,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
                                      "gated_attention_layers": res["layers"], "gated_attention_curves": res["curves"]})
         return reproduce_record(sys.modules[__name__], {}, quick, seed, **extra)
     def seeds(view: str) -> list[int]:
-        return [s + seed for s in VIEWS[view].arguments()["seeds"]]
+        return [s + seed for s in ALL_VIEWS[view].arguments()["seeds"]]
 
     parts = [("compare_all", lambda q: reproduction(replace(SINK_CFG, seed=seed), replace(MACT_CFG, seed=seed),
                                                     progress=q)),

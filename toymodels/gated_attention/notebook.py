@@ -274,3 +274,18 @@ LAB_NOTEBOOK += [
      "outcome": "a pick made on one pilot seed was luck: a second pilot (HSD_RULE2, three seeds) on P6 and P7, "
                 "claims on fresh seeds 5-9"},
 ]
+
+
+def search_seed_table(name: str | None = None) -> pd.DataFrame:
+    """The search's runs of configuration ``name`` (default: the shipped MACT_NAME) on every seed it tried, all
+    seen before the claim (never a claim's seed): the first token's largest |h| / median (max over layers) of the
+    baseline and of G1, the cut, and whether the claim's one criterion holds (baseline >= MACT_RATIO_MIN, cut >=
+    MACT_CUT_MIN)."""
+    name = MACT_NAME if name is None else name
+    t = search_table()
+    rows = pd.concat([t[t.config == name], seed_replicates(name)], ignore_index=True)
+    out = rows[["config", "seed", "bos_ratio_baseline", "bos_ratio_g1"]].astype(
+        {"seed": int, "bos_ratio_baseline": float, "bos_ratio_g1": float})
+    out["cut"] = out.bos_ratio_baseline / out.bos_ratio_g1
+    out["meets"] = (out.bos_ratio_baseline >= MACT_RATIO_MIN) & (out.cut >= MACT_CUT_MIN)
+    return out.sort_values("seed", ignore_index=True)

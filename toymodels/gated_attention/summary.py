@@ -203,3 +203,10 @@ def midway_summary(mid: dict, sink: dict) -> dict:
     fm = float(mid["summary"]["fattn"])
     return {"fattn_baseline": fb, "fattn_gate_from_start": f0, "fattn_gate_late": fm, "switch": int(mid["switch"]),
             "gate_mean_late": float(mid["summary"]["gate_mean"]), "late_gate_removes": bool(fm < (fb + f0) / 2)}
+
+
+def mact_seen_table(mact: dict, seed: int = 0) -> pd.DataFrame:
+    """``mact_seed_table`` of one shipped comparison of the massive-activation configuration (``compare_all``'s
+    ``mact``, seed 0: the seed the search picked the configuration on, so never a claim's seed)."""
+    return mact_seed_table({"summary": mact["summary"].assign(seed=seed), "layers": mact["layers"].assign(seed=seed),
+                            "seeds": [seed]})
