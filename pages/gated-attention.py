@@ -104,7 +104,12 @@ def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle:
         df = pd.DataFrame({"y": [rule], "t": [rule_text]})
         chart = chart + alt.Chart(df).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(y="y:Q") + alt.Chart(
             df).mark_text(align="left", dx=4, dy=-6, x=0, color=ui.NEUTRAL).encode(y="y:Q", text="t:N")
-    return chart.properties(title=title, height=260)
+    return chart.properties(title=title, height=300)
+
+
+def _model_scale(variants: list[str]) -> alt.Scale:
+    """One colour per variant on every chart of the page (legends name them by SHORT)."""
+    return alt.Scale(domain=[SHORT[v] for v in variants], range=[COLOR[v] for v in variants])
 
 
 def _heat(a: np.ndarray, shown: int, title, marks: list[tuple[int, int]] = ()) -> alt.Chart:
@@ -122,7 +127,7 @@ def _heat(a: np.ndarray, shown: int, title, marks: list[tuple[int, int]] = ()) -
         m = pd.DataFrame(marks, columns=["query", "key"])
         heat = heat + alt.Chart(m).mark_square(filled=False, color=ui.PALETTE[3], size=30).encode(x="key:O",
                                                                                                  y="query:O")
-    return heat.properties(title=title, height=260)
+    return heat.properties(title=title, height=420)
 
 
 def _needed(res: dict, shown: int) -> list[tuple[int, int]]:
@@ -137,7 +142,8 @@ order = [SHORT[v] for v in GATED]
 base = alt.Chart(ctrl_plot).encode(x=alt.X("model:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30)),
                                    xOffset=alt.XOffset("task:N"))
 bars = base.mark_bar().encode(
-    y=alt.Y("removed:Q", title="share of the baseline's sink removed", scale=alt.Scale(domain=[-1.5, 1.2])),
+    y=alt.Y("removed:Q", title="share of the baseline's sink removed",
+            scale=alt.Scale(domain=[min(-1.5, float(ctrl.removed_lo.min())), max(1.2, float(ctrl.removed_hi.max()))])),
     color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom"),
                     scale=alt.Scale(range=[ui.PALETTE[0], ui.PALETTE[2]])),
     tooltip=["task", "model", alt.Tooltip("removed:Q", format=".2f"), alt.Tooltip("removed_lo:Q", format=".2f"),
@@ -149,8 +155,8 @@ tick = alt.Chart(ctrl_plot[ctrl_plot.task == ctrl_plot.task.iloc[0]]).mark_tick(
                                                 tooltip=["model", alt.Tooltip("paper:Q", format=".2f")])
 half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
 ui.chart((bars + err + tick + half).properties(
-    title=f"How much of the sink each gate removes, on {'two tasks' if hsd_seeds else 'Bigram-Backcopy'} (bars: "
-          "ours, mean of 5 seeds, 95% interval; orange ticks: the paper)", height=330), "gated_attention_controls",
+    title=f"Share of the sink each gate removes ({'two tasks' if hsd_seeds else 'Bigram-Backcopy'}): ours, 5 seeds, "
+          "95% interval; orange ticks: the paper", height=420), "gated_attention_controls",
     data=ctrl,
     alt_text="Share of the baseline's first-token attention (above the uniform floor) that each gated variant "
              "removes, on Bigram-Backcopy and on head-specific dormancy, with the paper's share as ticks")
@@ -250,14 +256,15 @@ with tab_story:
     c1, c2 = st.columns([3, 2])
     dots = alt.Chart(long).mark_point(filled=True, size=90).encode(
         x=alt.X("seed:O"), y=alt.Y("ratio:Q", scale=alt.Scale(type="log"),
-                                   title="first token's largest |h| / layer median (max over layers)"),
-        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+                                   title="first token's max |h| / median"),
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=_model_scale(["baseline", "g1_elementwise"])),
         tooltip=["seed", "model", alt.Tooltip("ratio:Q", format=".1f")])
     band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(
         y="y:Q")
     with c1:
         ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, {seeds_title}",
-                                          height=280),
+                                          height=340),
                  "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
                  "median, baseline and G1, per seed, log scale")
     with c2:
@@ -293,17 +300,17 @@ with tab_story:
                                                                           "uniform": "uniform 1/T"}))
     with c1:
         ui.chart(alt.Chart(rlong).mark_line(point=True).encode(
-            x="layer:O", y=alt.Y("share:Q", title="attention from queries i ≥ 1"),
+            x="layer:O", y=alt.Y("share:Q", title="attention on [CLS]"),
             color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
             tooltip=["layer", "what", alt.Tooltip("share:Q", format=".3f")]).properties(
-            title="all-MiniLM-L6-v2: attention on the first token", height=260), "gated_attention_minilm_sink",
+            title="all-MiniLM-L6-v2: attention on the first token", height=320), "gated_attention_minilm_sink",
             data=rl, alt_text="attention on [CLS] per layer against the uniform share")
     with c2:
         ui.chart(alt.Chart(rl).mark_bar(color=ui.PALETTE[0]).encode(
             x="layer:O", y=alt.Y("ratio:Q", title="largest |h| / median |h|"),
             tooltip=["layer", "pos", "dim", "token", alt.Tooltip("ratio:Q", format=".1f")]).properties(
-            title="Largest activation of each layer over its median", height=260), "gated_attention_minilm_massive",
+            title="Largest activation of each layer over its median", height=320), "gated_attention_minilm_massive",
             alt_text="largest activation over the median per layer")
     rj = ours.get("real-ungated-sink")
     st.markdown(f"An ungated 6-layer encoder on {len(real['texts'])} ordinary sentences: {rj.ours if rj else ''}. "
@@ -330,13 +337,13 @@ with tab_story:
                 x=alt.X("key:N", sort=None), y=alt.Y("query:N", sort=None),
                 color=alt.Color("attention:Q", scale=alt.Scale(scheme="blues", type="sqrt")),
                 tooltip=["query", "key", alt.Tooltip("attention:Q", format=".3f")]).properties(
-                title="Head-averaged attention of the layer with the most on [CLS]", height=360),
+                title="Head-averaged attention of the layer with the most on [CLS]", height=460),
                 "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
 
     st.subheader("Which controls the toy reproduces, and why")
-    rows = [{"claim": j.id, "paper": j.paper, "ours": j.ours, "status": j.status}
+    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or ""}
             for j in verdict.claims if j.kind == "control"]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.table(pd.DataFrame(rows).set_index("status"))
     notes = []
     if status.get("headshared-keeps-bb") == "not reproduced":
         notes.append("**Head-shared gate, Bigram-Backcopy: not reproduced.** Every head is idle on the same queries "
@@ -348,6 +355,17 @@ with tab_story:
     elif status.get("headshared-keeps-hsd") == "not reproduced":
         notes.append("**Head-shared gate, head-specific dormancy: not reproduced.** Even when each query needs a "
                      "different head, the shared gate removes the sink here.")
+    if status.get("input-independent-keeps-bb") == "not reproduced":
+        notes.append("**Input-independent gate σ(θ), Bigram-Backcopy: not decided.** On average it keeps most of the "
+                     f"sink, as in the paper ({ours['input-independent-keeps-bb'].ours}), but over 5 seeds the "
+                     f"interval ({ours['input-independent-keeps-bb'].uncertainty}) straddles one half, so the "
+                     "registered test does not pass.")
+    if status.get("ns-sigmoid-keeps-bb") == "reproduced":
+        notes.append("**NS-sigmoid 0.5 + 0.5σ, Bigram-Backcopy: reproduced.** A gate that cannot go below one half "
+                     "cannot close a head, so the sink stays.")
+    if "hsd_seeds" in M.PENDING:
+        notes.append("**Head-specific dormancy:** every control on this task is *not testable here* until its "
+                     "registered runs are run (section 2).")
     if status.get("g2-keeps-bb") == "reproduced" or status.get("g2-keeps-hsd") == "reproduced":
         notes.append("**G2 (a gate on the values).** A value gate can make the first token's value small (a cheap "
                      "place to park attention) but cannot close a head for a query, so the sink stays, as in the "
@@ -547,8 +565,9 @@ with tab_explore:
             with col:
                 ui.chart(alt.Chart(cv).mark_line(point=True).encode(
                     x="step:Q", y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
-                    color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
-                    tooltip=["model", "step", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=240),
+                    color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                                    scale=_model_scale(pair)),
+                    tooltip=["model", "step", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=280),
                     f"gated_attention_curves_{q}", alt_text=f"{title} during training")
         st.caption(f"Val loss at 2× the training length (RoPE only): baseline {ps['val_loss_2x_baseline']:.3f}, "
                    f"gated {ps['val_loss_2x']:.3f}." if cfg.pos == "rope" else
@@ -596,7 +615,8 @@ with tab_explore:
                         ui.chart(alt.Chart(sw).mark_line(point=True).encode(
                             x=alt.X("lr:Q", scale=alt.Scale(type="log"), title="peak learning rate"),
                             y=alt.Y(f"{q}:Q", scale=alt.Scale(zero=False), title=title),
-                            color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+                            color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                                            scale=_model_scale(["baseline", "g1_elementwise"])),
                             tooltip=["model", "lr", alt.Tooltip(f"{q}:Q", format=".3f")]).properties(height=220),
                             f"gated_attention_lr_{q}", alt_text=f"{title} against the learning rate")
                 st.dataframe(sw.drop(columns=["label", "model"]).dropna(axis=1, how="all"), hide_index=True,
@@ -642,8 +662,11 @@ with tab_lab:
     st.dataframe(demo.drop(columns=["variant"]).rename(columns={
         "label": "variant", "gate_mean_init": "gate mean at init", "loss_init": "loss at init"}),
         hide_index=True, width="stretch")
-    st.markdown(f"**Head-specific dormancy: the pilot.** Candidates (baseline only, seed {M.HSD_PILOT_SEED}); the "
-                f"rule, written before it ran: {M.HSD_RULE}. Picked: **{M.HSD_NAME or 'none'}**.")
+    st.markdown(f"**Head-specific dormancy: the pilots.** First pilot: candidates (baseline only, seed "
+                f"{M.HSD_PILOT_SEED}); the rule, written before it ran: {M.HSD_RULE}. It picked "
+                f"**{M.hsd_pick(M.HSD_PILOT)}**, whose baseline then learned the task in 1 of the 5 claim seeds (see "
+                f"*Every configuration of this session*). Second pilot, registered before it runs: {M.HSD_RULE2}. "
+                + (f"Picked: **{M.HSD_NAME}**." if M.HSD_NAME else "**Not yet run.**"))
     if M.HSD_PILOT:
         st.dataframe(pd.DataFrame(M.HSD_PILOT), hide_index=True, width="stretch")
     st.markdown("**The massive-activation search** (every configuration tried, the ones not run included; "
