@@ -204,16 +204,18 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
     from toymodels import topic
 
     module = topic.module_for("transductive")
-    src = Path(sys.modules[module.verdict.__module__].__file__)
+    judge = getattr(module, "verdict", None) or module.metrics  # a package judges by CLAIMS and metrics(views)
+    src = Path(sys.modules[judge.__module__].__file__)
     copy = tmp_path / "toymodels" / src.relative_to(root)
-    _insert_statement(copy, "verdict", "_unused = 0")
+    _insert_statement(copy, judge.__name__, "_unused = 0")
     ok = check("transductive")
     assert ok.returncode == 0, ok.stderr  # the verdict reaches no view's hash (its record is recomputed)
 
     view = module.VIEWS[module.HEADLINE]
-    defs = F.definitions(view.fn)
+    fn = view.resolve(module.__name__)
+    defs = F.definitions(fn)
     target = next(n.split(":", 1)[1] for n in defs if n.startswith("transductive:") and not n[13:].isupper()
-                  and n.split(":", 1)[1] != store._unwrap(view.fn).__name__)
+                  and n.split(":", 1)[1] != store._unwrap(fn).__name__)
     for path in (tmp_path / "toymodels").rglob("*.py"):
         mod = F._parse("x", path, path.read_bytes())
         if any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in mod.defs.get(target, [])) \
