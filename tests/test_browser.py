@@ -3,7 +3,6 @@
 Screenshots go to screenshots/ (git-ignored), one per page, for a person to look at.
 """
 import os
-import sys
 import time
 from pathlib import Path
 

@@ -9,8 +9,20 @@ import pytest
 
 from toymodels import store, topic
 from toymodels.registry import PAPERS
-from toymodels.topic import (Each, Fields, InputError, OneOf, Progress, Range, Verdict, View, as_progress,
-                             bounded, freeze, views)
+from toymodels.topic import (
+    Each,
+    Fields,
+    InputError,
+    OneOf,
+    Progress,
+    Range,
+    Verdict,
+    View,
+    as_progress,
+    bounded,
+    freeze,
+    views,
+)
 
 
 @dataclasses.dataclass(frozen=True)
