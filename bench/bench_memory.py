@@ -162,26 +162,15 @@ def model_crl_sweep(cfg, param, values, *_, **__) -> float:
 
 
 def model_attention(cfg, lrs_or_variants=None, *_, E: int = 1, **__) -> float:
-    """attention.train, two phases. The measurement pass (``measure``, explicit attention) returns
-    every layer's attention weights P = (E, eval_batch, H, T, T) float32, and ``train`` holds the previous
-    evaluation's result ``m`` while it computes the next one, so an evaluation peaks at 2L maps plus two
-    temporaries (scores, masked scores) of the layer being computed: (2L + 2)·P. At the end ``final`` is computed
-    while the last ``m`` is alive, and with RoPE the pass at twice the length (eval_batch/2 sequences of 2T: 2P
-    per layer) while both are: L·P + L·P + (2L + 2)·2P = (4L + 4)·P. A training step (SDPA: no T x T) keeps the
-    autograd graph, ~110 bytes per (E, B, T, d) entry and layer (q, k, v and gate projections, QK-norm, RoPE,
-    the head transposes, the SwiGLU FFN at 4d; fitted on attention.compare@page@350 and lr_sweep@page@350 with
-    a fixed mmap threshold: 500 and 618 MB). The two phases' arrays do not coexist, but glibc keeps the training
-    graph's freed heap while the maps (large blocks, mmapped) come on top, so in resident memory they add up
-    (attention.compare@page: 1,517 MB at d = 32, 2,132 MB at d = 128, same maps): the model is their sum."""
-    b, H, T, L = cfg.eval_batch, cfg.n_heads, cfg.seq_len, cfg.n_layers
-    P = E * b * H * T * T * F32
-    maps = (4 * L + 4 if cfg.pos == "rope" else 2 * L + 2) * P
-    train = 110 * E * cfg.batch_size * T * cfg.d_model * L
-    return (maps + train) / MB
+    """gated_attention.compare: the package's memory model (``toymodels.gated_attention.config.memory_mb``, fitted
+    here: the attention maps of the measurement pass plus the training graph, E batched instances)."""
+    from toymodels.gated_attention.config import memory_mb
+
+    return memory_mb(cfg, E)
 
 
 def model_attention_sweep(cfg, lrs, *_, **__) -> float:
-    """attention.lr_sweep: one batched model of E = len(set(lrs)) instances per variant."""
+    """gated_attention.lr_sweep: one batched model of E = len(set(lrs)) instances per variant."""
     return model_attention(cfg, E=len({float(x) for x in lrs}))
 
 
@@ -361,7 +350,7 @@ def crl_sweep_page():
 
 
 def _attention_cands(page: bool):
-    from toymodels import attention as A
+    from toymodels import gated_attention as A
 
     base = replace(A.Config(), steps=100, eval_every=50)
     if page:   # the page's widgets: layers 1-4, heads/width/length from CHOICES, batch and the rest fixed
@@ -375,7 +364,7 @@ def _attention_cands(page: bool):
 
 def attention_compare(page: bool):
     def build():
-        from toymodels import attention as A
+        from toymodels import gated_attention as A
 
         cands = [((c, ["baseline", "g1_elementwise"]), {}) for c in _attention_cands(page)]
         return worst(A.compare, cands, model_attention)
@@ -384,7 +373,7 @@ def attention_compare(page: bool):
 
 def attention_sweep(page: bool):
     def build():
-        from toymodels import attention as A
+        from toymodels import gated_attention as A
 
         lrs_all = [1e-3, 3e-3, 1e-2, 2e-2, 3e-2] if page else [1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2, 1e-4]
         cands = [((c, lrs_all[:k]), {}) for c in _attention_cands(page) for k in range(1, len(lrs_all) + 1)]
@@ -394,7 +383,7 @@ def attention_sweep(page: bool):
 
 def attention_point(E=1, **kw):
     def build():
-        from toymodels import attention as A
+        from toymodels import gated_attention as A
 
         cfg = replace(A.Config(), steps=100, eval_every=50, **kw)
         if E == 1:
@@ -622,22 +611,22 @@ CASES = [
     Case("crl.train#deep", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=1, n_envs=64,
          episode_len=100, depth=64, width=64, batch_size=1024), model_crl_train, "point"),
     # gated attention
-    Case("attention.compare", "gated-attention", "toymodels.attention:compare", attention_compare(False),
+    Case("attention.compare", "gated-attention", "toymodels.gated_attention:compare", attention_compare(False),
          model_attention),
-    Case("attention.compare@page", "gated-attention", "toymodels.attention:compare", attention_compare(True),
+    Case("attention.compare@page", "gated-attention", "toymodels.gated_attention:compare", attention_compare(True),
          model_attention, "page"),
-    Case("attention.lr_sweep", "gated-attention", "toymodels.attention:lr_sweep", attention_sweep(False),
+    Case("attention.lr_sweep", "gated-attention", "toymodels.gated_attention:lr_sweep", attention_sweep(False),
          model_attention_sweep),
-    Case("attention.lr_sweep@page", "gated-attention", "toymodels.attention:lr_sweep", attention_sweep(True),
+    Case("attention.lr_sweep@page", "gated-attention", "toymodels.gated_attention:lr_sweep", attention_sweep(True),
          model_attention_sweep, "page"),
-    Case("attention#T128", "gated-attention", "toymodels.attention:compare", attention_point(
+    Case("attention#T128", "gated-attention", "toymodels.gated_attention:compare", attention_point(
         n_layers=4, n_heads=8, d_model=32, seq_len=128, pos="learned"), model_attention, "point", quick=True),
-    Case("attention#T256", "gated-attention", "toymodels.attention:compare", attention_point(
-        n_layers=2, n_heads=8, d_model=32, seq_len=256, pos="learned"), model_attention, "point"),
-    Case("attention#rope", "gated-attention", "toymodels.attention:compare", attention_point(
+    Case("attention#T256", "gated-attention", "toymodels.gated_attention:compare", attention_point(
+        n_layers=2, n_heads=4, d_model=32, seq_len=256, pos="learned"), model_attention, "point"),
+    Case("attention#rope", "gated-attention", "toymodels.gated_attention:compare", attention_point(
         n_layers=2, n_heads=4, d_model=32, seq_len=128, pos="rope"), model_attention, "point", quick=True),
-    Case("attention#E3", "gated-attention", "toymodels.attention:lr_sweep", attention_point(
-        E=3, n_layers=2, n_heads=8, d_model=32, seq_len=128, pos="learned"), model_attention_sweep, "point"),
+    Case("attention#E3", "gated-attention", "toymodels.gated_attention:lr_sweep", attention_point(
+        E=3, n_layers=2, n_heads=4, d_model=32, seq_len=128, pos="learned"), model_attention_sweep, "point"),
     # diffusion
     Case("window.train", "diffusion", "toymodels.diffusion.learned:train_window", window_bounds, model_window),
     Case("window.train@page", "diffusion", "toymodels.diffusion.learned:train_window", window_page, model_window,
@@ -683,9 +672,9 @@ CASES = [
          "edge"),
     Case("crl.train@page@350", "deep-crl", "toymodels.crl:train", at_proposed_limit(crl_train_page), model_crl_train,
          "edge", shorten=crl_one_sgd_step),
-    Case("attention.compare@page@350", "gated-attention", "toymodels.attention:compare",
+    Case("attention.compare@page@350", "gated-attention", "toymodels.gated_attention:compare",
          at_proposed_limit(attention_compare(True)), model_attention, "edge"),
-    Case("attention.lr_sweep@page@350", "gated-attention", "toymodels.attention:lr_sweep",
+    Case("attention.lr_sweep@page@350", "gated-attention", "toymodels.gated_attention:lr_sweep",
          at_proposed_limit(attention_sweep(True)), model_attention_sweep, "edge"),
     Case("window.train@350", "diffusion", "toymodels.diffusion.learned:train_window", at_proposed_limit(window_bounds),
          model_window, "edge"),
@@ -694,15 +683,17 @@ CASES = [
     Case("superposition.width_sweep@350", "superposition", "toymodels.superposition:width_sweep",
          at_proposed_limit(sp_width(False)), model_sp_width, "edge"),
     # hivemind, transductive
-    Case("hivemind.embed_texts", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(None, 256), model_embed,
+    Case("hivemind.embed_texts", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(None, 256),
+         model_embed,
          note="256 texts of 600 words (MiniLM truncates at 256 tokens) at the largest batch allowed (the page: 32)"),
-    Case("hivemind.embed_texts@page", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(32, 64), model_embed,
-         "page", quick=True),
-    Case("transductive.class_summary", "transductive", "toymodels.transductive.experiments:class_summary", online_random16, model_none,
-         quick=True, note="a random 16-point class at the exact solver's budget"),
-    Case("transductive.class_summary#all10", "transductive", "toymodels.transductive.experiments:class_summary", online_all10,
-         model_none, quick=True, note="all 1024 functions on 10 points"),
-    Case("transductive.gap_sweep", "transductive", "toymodels.transductive.experiments:gap_sweep", gap_sweep_worst, model_none,
+    Case("hivemind.embed_texts@page", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(32, 64),
+         model_embed, "page", quick=True),
+    Case("transductive.class_summary", "transductive", "toymodels.transductive.experiments:class_summary",
+         online_random16, model_none, quick=True, note="a random 16-point class at the exact solver's budget"),
+    Case("transductive.class_summary#all10", "transductive", "toymodels.transductive.experiments:class_summary",
+         online_all10, model_none, quick=True, note="all 1024 functions on 10 points"),
+    Case("transductive.gap_sweep", "transductive", "toymodels.transductive.experiments:gap_sweep", gap_sweep_worst,
+         model_none,
          note="depth 3 (15 points), 40 classes: memory per class; the 180-class cap only adds time"),
 ]
 BY_NAME = {c.name: c for c in CASES}

@@ -24,6 +24,7 @@ Each xfail names the budget change proposed in the issue-25 memory report; once 
 and the strict xfail turns into a failure, as a reminder to remove the mark.
 """
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -129,18 +130,34 @@ def test_crl_train_page_worst_case():   # about 2.5 minutes (rollouts through 66
     assert_within_limit(run_capped("crl.train@page", SLOW))
 
 
-@loose("gated-attention: the work budget does not count the measurement pass's "
-       "attention maps ((4L+4) x E x eval_batch x H x T² float32 with RoPE); the page's 5 learning rates "
-       "at 4 layers x 8 heads x T 256 need ~7 GB; proposed: attention_core.memory_mb (bench "
-       "model_attention) <= 350 MB in check_budget with instances = len(lrs) (issue-25 memory report)")
-def test_attention_lr_sweep_page_worst_case():
+def test_attention_memory_budget_refuses_what_the_page_reached():
+    """The page's old worst cases are refused before anything runs, naming the estimate and the limit; the
+    defaults pass; the bench's model is the package's."""
+    from toymodels import gated_attention as A
+    from toymodels.gated_attention.config import MAX_MEMORY_MB, memory_mb
+    from toymodels.topic import InputError
+
+    big = replace(A.DEFAULT, n_layers=4, n_heads=8, d_model=128, seq_len=256, pos="rope", steps=100)
+    assert memory_mb(big) > MAX_MEMORY_MB
+    with pytest.raises(InputError, match=r"about 1,7\d\d MB of memory, over the 350 MB limit"):
+        A.compare(big, ["baseline"])
+    with pytest.raises(InputError, match="over the 350 MB limit"):
+        A.check_compare(big, ["baseline"])
+    sweep = replace(A.DEFAULT, n_layers=4, n_heads=8, seq_len=256, steps=50)
+    with pytest.raises(InputError, match="5 learning rates at once would need about"):
+        A.lr_sweep(sweep, [1e-3, 3e-3, 1e-2, 2e-2, 3e-2])
+    assert B.accepts(A.compare, A.DEFAULT, A.DEFAULT_VARIANTS) and B.accepts(A.lr_sweep, A.DEFAULT, A.DEFAULT_LRS)
+    assert memory_mb(A.MACT_CFG) <= MAX_MEMORY_MB   # the shipped massive-activation run (over the compute budget)
+    assert B.model_attention(big) == memory_mb(big)
+
+
+@pytest.mark.slow
+def test_attention_lr_sweep_page_worst_case():   # about 4 minutes (4 layers x 4 learning rates x 2 variants)
     assert_within_limit(run_capped("attention.lr_sweep@page"))
 
 
 @pytest.mark.slow
-@loose("gated-attention: one page training (4 layers x 8 heads x d 128 x T 256, "
-       "RoPE) adds 2.1 GB; the same proposed memory budget (issue-25 memory report)")
-def test_attention_compare_page_worst_case():   # about 6 minutes (two trainings of 100 steps at T = 256)
+def test_attention_compare_page_worst_case():   # two trainings of 100 steps, 4 layers x 8 heads, RoPE
     assert_within_limit(run_capped("attention.compare@page", SLOW))
 
 

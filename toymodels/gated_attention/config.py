@@ -113,12 +113,48 @@ def validate(cfg: Config) -> Config:
     return cfg
 
 
-def check_budget(cfg: Config, factor: float = 1.0) -> None:
-    """Raise InputError when ``factor`` trainings of ``cfg`` exceed the compute budget of one live run."""
+#: memory budget of one live run (MB of arrays; glibc's heap adds up to ~2x in resident memory): two runs at once
+#: beside the server must fit a 2.7 GB host (issue 25)
+MAX_MEMORY_MB = 350.0
+
+
+def memory_mb(cfg: Config, instances: int = 1) -> float:
+    """The memory model (MB) of ``training.train`` with ``instances`` batched models (``lr_sweep``: one per
+    learning rate), two phases.
+
+    The measurement pass (``measure``, explicit attention) returns every layer's attention weights
+    P = (instances, eval_batch, H, T, T) float32, and ``train`` holds the previous evaluation's result while it
+    computes the next one, so an evaluation peaks at 2L maps plus two temporaries (scores, masked scores) of the
+    layer being computed: (2L + 2)·P. At the end the final pass runs while the last evaluation is alive, and with
+    RoPE the pass at twice the length (eval_batch/2 sequences of 2T: 2P per layer) while both are:
+    (4L + 4)·P. A training step (SDPA: no T x T) keeps the autograd graph, ~110 bytes per (instances, B, T, d)
+    entry and layer (q, k, v and gate projections, QK-norm, RoPE, the head transposes, the SwiGLU FFN at 4d).
+    The 110 was fitted with ``bench/bench_memory.py`` (one CPU thread, glibc's mmap threshold fixed at 128 KiB)
+    on ``attention.compare@page@350`` and ``attention.lr_sweep@page@350``: 500 and 618 MB measured; the map
+    term was checked on ``attention#T128``, ``#T256``, ``#rope`` and ``#E3``. The two phases' arrays do not
+    coexist, but glibc keeps the training graph's freed heap while the maps come on top, so in resident memory
+    they add up: the model is their sum.
+    """
+    b, H, T, L = cfg.eval_batch, cfg.n_heads, cfg.seq_len, cfg.n_layers
+    P = instances * b * H * T * T * 4
+    maps = (4 * L + 4 if cfg.pos == "rope" else 2 * L + 2) * P
+    train = 110 * instances * cfg.batch_size * T * cfg.d_model * L
+    return (maps + train) / 2 ** 20
+
+
+def check_budget(cfg: Config, factor: float = 1.0, instances: int = 1) -> None:
+    """Raise InputError when ``factor`` trainings of ``cfg`` exceed the compute budget of one live run, or one
+    training of ``instances`` batched models exceeds its memory budget (``memory_mb`` > ``MAX_MEMORY_MB``)."""
     work = _work(cfg) * factor
     if work > MAX_WORK:
         raise ConfigError(f"this run is {work / MAX_WORK:.1f}× over the compute budget of one live run: "
                           "lower steps, batch, sequence length, width or layers")
+    mb = memory_mb(cfg, instances)
+    if mb > MAX_MEMORY_MB:
+        what = f"{instances} learning rates at once" if instances > 1 else "this run"
+        raise ConfigError(f"{what} would need about {mb:,.0f} MB of memory, over the {MAX_MEMORY_MB:.0f} MB limit "
+                          "of one live run: lower the sequence length, heads, layers or batch"
+                          + (", or try fewer learning rates" if instances > 1 else ""))
 
 
 # --------------------------------------------------------------------------- bounds (one source of truth)

@@ -143,7 +143,8 @@ def compare(cfg: Config, variants: list[str], device=None, progress: Progress | 
 
 def _sweep_budget(cfg, lrs, variants=("baseline", "g1_elementwise"), **_) -> None:
     validate(cfg)
-    check_budget(cfg, factor=max(1, len(set(map(float, lrs)))) / 1.5)
+    n = max(1, len(set(map(float, lrs))))
+    check_budget(cfg, factor=n / 1.5, instances=n)
 
 
 @bounded(cfg=CFG_BOUNDS, lrs=Each(BOUNDS["lr"], max_len=8),
