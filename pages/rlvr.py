@@ -275,7 +275,7 @@ with tab_toy:
                     "run meanwhile.", icon=":material/info:")
             res = ui.view(M, "toy_default")
     m = res["metrics"]
-    verdict = M.verdict(res)
+    verdict = ui.shipped_verdict(TOPIC)[0]
     rl_name = M.rl_label(m["algorithm"])
     k_max = m["k_max"]
     st.markdown(f"**Showing:** ρ = {m['rho']:g}, {m['steps']} {m['algorithm'].upper()} steps, "
@@ -383,16 +383,16 @@ with tab_toy:
     P = M.PAPER
     ui.reproduce_panel([
         {"quantity": "pass@1, base → RL", "ours": f"{m['pass1_base']:.3f} → {m['pass1_rl']:.3f} (×{m['pass1_gain']:.2f})",
-         "paper": f"{P['pass1_base']}% → {P['pass1_grpo_150']}% (150 steps) → {P['pass1_grpo_450']}% (450)",
+         "paper": f"{P['pass1_base_train'].value}% → {P['pass1_grpo_train'].value}% (150 steps) → {P['pass1_by_steps'].value[-1]}% (450)",
          "note": "paper: Qwen2.5-7B, GRPO, Omni-MATH train; ours: the toy's training problems"},
         {"quantity": f"pass@{m['k_se']}, base → RL", "ours": f"{m['pass256_base']:.3f} → {m['pass256_rl']:.3f} "
                                                           f"({-100 * m['pass256_drop']:+.1f} pts)",
-         "paper": f"{P['pass256_base']}% → {P['pass256_grpo_150']}% → {P['pass256_grpo_450']}%",
+         "paper": f"{P['pass256_base_train'].value}% → {P['pass256_grpo_train'].value}% → {P['pass256_by_steps'].value[-1]}%",
          "note": "the loss depends on ρ (chart above): large when all is shared"},
         {"quantity": "crossover k", "ours": m["crossover_k"], "paper": "tens to hundreds (benchmark-dependent)",
          "note": "smallest k with base ≥ RL"},
         {"quantity": f"Δ_SE = pass@{m['k_se']}(base) − pass@1(RL), points", "ours": f"{100 * m['delta_se']:.1f}",
-         "paper": f"{P['delta_se_grpo']} (GRPO) … {P['delta_se_rloo']} (RLOO)",
+         "paper": f"{P['delta_se_grpo'].value} (GRPO) … {P['delta_se_rloo'].value} (RLOO)",
          "note": "ours is larger: the toy's base covers more (pass@256 0.82 vs 0.67) and its pass@1 is lower"},
         {"quantity": "share of RL-solved problems base also solves", "ours": f"{m['rl_solved_subset_fraction']:.1%}",
          "paper": "100% on AIME24 (19 ⊂ 23)", "note": "coverage at k = n"},
