@@ -254,40 +254,43 @@ def _rho_contrast(views) -> Evidence:
                          "as the centre of the band where every seed passes this test.")
 
 
+REGISTERED = "commit f79af10 (2026-11-25), before the claim seeds were run"
 _TABLE3 = PAPER["pass256_by_steps"].value
 CLAIMS = claims(
     Claim("pass1-gain", "headline", "RL with verifiable rewards raises pass@1 well above the base model's.",
           "Table 2", f"{PAPER['pass1_base_train'].value} → {PAPER['pass1_grpo_train'].value}% on Omni-MATH train "
                      f"(×{PAPER['pass1_grpo_train'].value / PAPER['pass1_base_train'].value:.2f})",
           f"over the claim seeds, the 95% t-interval of the mean pass@1 gain (RL ÷ base) on the training problems "
-          f"after {HEADLINE_LENGTH} steps lies above ×{THRESHOLDS['min_pass1_gain']:g}", _pass1_gain),
+          f"after {HEADLINE_LENGTH} steps lies above ×{THRESHOLDS['min_pass1_gain']:g}", _pass1_gain,
+          registered=REGISTERED),
     Claim("pass256-loss", "headline", "…while pass@256 falls slightly: at large k the base model solves more.",
           "Table 2", f"{PAPER['pass256_base_train'].value} → {PAPER['pass256_grpo_train'].value}% on Omni-MATH train "
                      f"({PAPER['pass256_grpo_train'].value - PAPER['pass256_base_train'].value:+.1f} pts)",
           f"over the claim seeds, the 95% t-interval of the mean pass@256 drop (base − RL) on the training problems "
           f"after {HEADLINE_LENGTH} steps lies above 0, and the mean drop is under "
-          f"{100 * THRESHOLDS['max_pass256_drop']:g} points", _pass256_loss),
+          f"{100 * THRESHOLDS['max_pass256_drop']:g} points", _pass256_loss, registered=REGISTERED),
     Claim("transfer", "mechanism", "The gain is not memorisation: it carries over to held-out problems.",
           "Table 2", f"Omni-MATH test ×{PAPER['pass1_grpo_test'].value / PAPER['pass1_base_test'].value:.2f} vs "
                      f"train ×{PAPER['pass1_grpo_train'].value / PAPER['pass1_base_train'].value:.2f}: ratio "
                      f"{PAPER['pass1_grpo_test'].value / PAPER['pass1_base_test'].value / (PAPER['pass1_grpo_train'].value / PAPER['pass1_base_train'].value):.2f}",  # noqa: E501
           f"the 95% t-interval of the mean ratio held-out gain ÷ training gain (per seed, {HEADLINE_LENGTH} steps) "
-          f"has its lower end at {THRESHOLDS['min_transfer']:g} or above", _transfer),
+          f"has its lower end at {THRESHOLDS['min_transfer']:g} or above", _transfer, registered=REGISTERED),
     Claim("loss-grows", "scaling", "Longer RL training lowers pass@256 further.", "Table 3",
           " / ".join(f"{x - PAPER['pass256_base_train'].value:+.1f}" for x in _TABLE3) + " pts at "
           + " / ".join(map(str, PAPER["steps"].value)) + " steps (Omni-MATH train)",
           "the mean pass@256 drop on the training problems rises from " + " to ".join(map(str, CLAIM_LENGTHS))
           + f" steps, and the 95% t-interval of the paired difference drop({CLAIM_LENGTHS[-1]}) − "
-            f"drop({CLAIM_LENGTHS[0]}) lies above 0", _loss_grows),
+            f"drop({CLAIM_LENGTHS[0]}) lies above 0", _loss_grows, registered=REGISTERED),
     Claim("crossover", "scaling", "Base overtakes RL as k grows, at k of tens or hundreds.", "Fig. 2",
           str(PAPER["crossover"].value),
           f"base's estimated pass@k on the training problems reaches RL's ({HEADLINE_LENGTH} steps) at some k ≤ "
           f"1024 in at least {100 * THRESHOLDS['min_cross_share']:g}% of the claim seeds, and the median crossover k "
-          f"lies between {THRESHOLDS['crossover_range'][0]} and {THRESHOLDS['crossover_range'][1]}", _crossover),
+          f"lies between {THRESHOLDS['crossover_range'][0]} and {THRESHOLDS['crossover_range'][1]}", _crossover,
+          registered=REGISTERED),
     Claim("distill-above-base", "control", "A distilled model, unlike an RL one, is above base at every k.",
           "Fig. 7", str(PAPER["distill"].value),
           "in every claim seed the distilled policy's estimated pass@k on the held-out problems exceeds base's at "
-          "every k = 1 … 1024", _distill),
+          "every k = 1 … 1024", _distill, registered=REGISTERED),
     Claim("rho-contrast", "control", "RL raises pass@1 ≥ ×2.5, loses 0–8 points of pass@256 and is overtaken "
                                      "at a finite k (the ρ toy of issue 16, kept as a contrast).",
           "Table 2, Fig. 2", f"×2.6, {PAPER['pass256_grpo_train'].value - PAPER['pass256_base_train'].value:+.1f} "
