@@ -54,6 +54,7 @@ from .config import (
     validate,
     work,
 )
+from .notebook import LAB_NOTEBOOK
 
 TOPIC = "rlvr"
 
@@ -90,8 +91,6 @@ VIEWS = views(
     View("toy_default", ".rho:run_toy", dict(cfg=ToyConfig()), label="Training the toy…", seconds=2),
     View("rho_sweep", ".rho:rho_sweep", dict(cfg=ToyConfig(), rhos=RHO_GRID, steps=RHO_STEPS, seeds=RHO_SEEDS),
          label="Training every ρ of the grid (3 seeds)…", seconds=40),
-    View("sweep_default", ".rho:run_sweep", dict(cfg=ToyConfig(), param="steps", values=SWEEP_DEFAULT["steps"]),
-         label="Sweeping training steps…", seconds=3),
     View("example_analysis", ".evaluations:analyse_counts", lambda: dict(df=_example(), base="toy-base"),
          label="Computing pass@k…", seconds=2),
 )
@@ -326,6 +325,20 @@ def metrics(views) -> dict:
     }
 
 
+def paper_by_steps() -> list[dict]:
+    """The paper's step sweep (Table 3; Table 2 for held-out pass@1 at 150 steps) as rows beside ours: steps,
+    split, pass@1 gain over base (x) and pass@256 change (points; None where the paper gives no number)."""
+    b1, b256, t1, t256 = (PAPER[k].value for k in ("pass1_base_train", "pass256_base_train", "pass1_base_test",
+                                                    "pass256_base_test"))
+    rows = [{"steps": L, "split": "train", "pass1_gain": a / b1, "pass256_change": round(c - b256, 1)}
+            for L, a, c in zip(PAPER["steps"].value, PAPER["pass1_by_steps"].value, PAPER["pass256_by_steps"].value)]
+    rows += [{"steps": L, "split": "held-out",
+              "pass1_gain": PAPER["pass1_grpo_test"].value / t1 if L == HEADLINE_LENGTH else None,
+              "pass256_change": round(c - t256, 1)}
+             for L, c in zip(PAPER["steps"].value, PAPER["pass256_test_by_steps"].value)]
+    return rows
+
+
 def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None, progress=None) -> dict:
     """The paper's headline on the typed toy: train on the training split, measure both splits at every training
     length, over seeds ``seed`` … ``seed + 19`` (quick: three seeds); the claims are judged on this run (the ρ
@@ -357,13 +370,16 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     **{name: ".typed" for name in ("type_strategies", "make_typed_problems", "typed_world", "typed_policy")},
     **{name: ".training" for name in ("train_typed", "distill_typed")},
     **{name: ".experiments" for name in ("typed_seed", "typed_run", "typed_seeds", "typed_sweep", "seed_table",
-                                         "SPLITS", "CURVE_KS")},
+                                         "SPLITS", "CURVE_KS", "curve_table",
+                                         "coverage_story")},
     **{name: ".stats" for name in ("t_interval", "clopper_pearson", "bootstrap_median")},
     **{name: ".rho" for name in ("run_toy", "run_sweep", "rho_sweep", "choose_rho", "in_regime", "example_counts",
                                  "write_example")},
 })
 
-__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "THRESHOLDS", "metrics", "reproduce", "InputError",
+__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "THRESHOLDS", "metrics", "reproduce", "paper_by_steps",
+           "LAB_NOTEBOOK",
+           "InputError",
            "TypedConfig", "TYPED_BOUNDS", "TYPED_LENGTHS", "TYPED_SWEEPABLE", "TYPED_SWEEP_CHOICES", "MAX_TYPED_SWEEP",
            "ATYPICAL_VALUES", "CLAIM_LENGTHS", "CLAIM_SEEDS", "HEADLINE_LENGTH", "SWEEP_SEEDS", "typed_seconds",
            "ToyConfig", "ALGORITHMS", "CONFIG_BOUNDS", "DEFAULT_RHO", "LIMITS", "MAX_SWEEP", "REGIME", "RHO_GRID",

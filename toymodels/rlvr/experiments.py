@@ -236,3 +236,32 @@ def typed_sweep(cfg: TypedConfig, param: str, values: tuple, lengths: tuple = TY
     return {"config": dataclasses.asdict(cfg), "param": param, "values": values, "seeds": seeds,
             "lengths": sorted(set(int(x) for x in lengths)), "summary": summary,
             "distill": pd.concat(dists, ignore_index=True), "table": seed_table(summary, (param, "split", "steps"))}
+
+
+def curve_table(curves: pd.DataFrame) -> pd.DataFrame:
+    """pass@k over seeds: the mean of each (split, policy, steps, k) with its 95% t-interval (``lo``, ``hi``), from
+    the per-seed curves of ``typed_seeds`` (for the page's headline figure)."""
+    out = []
+    for (split, policy, steps, k), g in curves.groupby(["split", "policy", "steps", "k"], sort=True):
+        m, lo, hi = t_interval(g["pass_at_k"])
+        out.append({"split": split, "policy": policy, "steps": int(steps), "k": int(k), "pass_at_k": m, "lo": lo,
+                    "hi": hi, "seeds": int(g["seed"].nunique())})
+    return pd.DataFrame(out)
+
+
+def coverage_story(summary: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """Where RL's coverage goes at one training length, summed over seeds, per split: the problems base solves
+    (some correct sample of n) and RL does not (``lost``), split into atypical and typical ones, the problems only
+    RL solves (``gained``), and the atypical problems' mean success probability under base and RL."""
+    rows = []
+    for split, g in summary[summary["steps"] == steps].groupby("split", sort=False):
+        lost = int(g["lost_atypical"].sum() + g["lost_typical"].sum())
+        rows.append({"split": split, "seeds": int(g["seed"].nunique()), "lost": lost,
+                     "lost_atypical": int(g["lost_atypical"].sum()), "lost_typical": int(g["lost_typical"].sum()),
+                     "gained": int(g["solved_rl_only"].sum()), "atypical_problems": int(g["atypical_problems"].sum()),
+                     "atypical_share_of_lost": float(g["lost_atypical"].sum() / lost) if lost else float("nan"),
+                     "p_atypical_base": float(g["p_atypical_base"].mean()),
+                     "p_atypical_rl": float(g["p_atypical_rl"].mean()),
+                     "p_typical_base": float(g["p_typical_base"].mean()),
+                     "p_typical_rl": float(g["p_typical_rl"].mean())})
+    return pd.DataFrame(rows)
