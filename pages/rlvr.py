@@ -10,11 +10,13 @@ import streamlit as st
 import ui
 from toymodels import rlvr as M
 
-BASE_C, RL_C, LONG_C, DIS_C, ATY_C = "#4C78A8", "#E45756", "#9D2A28", "#B279A2", "#F58518"
-SPLIT_NAMES = {"train": "training problems", "held-out": "held-out problems (never trained on)"}
+P = ui.PALETTE
+BASE_C, RL_C, LONG_C, DIS_C, ATY_C, HELD_C = P[0], P[3], P[1], P[5], P[1], P[2]
+SPLIT_NAMES = {"train": "training problems", "held-out": "held-out problems"}
 ERROR_CHARS = 400  # an error shown on the page is cut to this length (it may quote an upload)
 H = M.HEADLINE_LENGTH
 LONG = M.CLAIM_LENGTHS[-1]
+D = M.TypedConfig()
 
 
 def _fmt_k(k):
@@ -37,128 +39,175 @@ def _url_notice(key: str, options) -> None:
     ui.link_notice([(key, v) for v in raw if v not in allowed][:1], "not offered here")
 
 
+def _init(key: str, default) -> dict:
+    """A widget's default, unless the tour (or an earlier run) already put its value into session state."""
+    return {} if key in st.session_state else {"value": default}
+
+
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
 m = verdict.metrics
+gain_paper = M.PAPER["pass1_grpo_train"].value / M.PAPER["pass1_base_train"].value
+gain_paper_test = M.PAPER["pass1_grpo_test"].value / M.PAPER["pass1_base_test"].value
+by_steps = {d["steps"]: d for d in m.get("drop_by_steps", [])}
+claim_steps = [L for L in M.CLAIM_LENGTHS if L in by_steps]
+
+TOUR = [
+    ui.Step("RL sharpens, on problems it never saw too",
+            f"After {H} GRPO steps RL multiplies pass@1 by ×{m.get('pass1_gain_train', float('nan')):.1f} on the "
+            f"training problems and ×{m.get('pass1_gain_heldout', float('nan')):.1f} on held-out ones: nothing is "
+            "memorised per problem, so the gain transfers.",
+            look_at="the red curves at k = 1 in both panels of the first figure"),
+    ui.Step("Base overtakes RL at large k",
+            f"Sampling more, base catches up: it passes RL at k ≈ {_fmt_k(m.get('crossover_k'))} and leads at k = "
+            f"256 by {100 * m.get('pass256_drop_train', float('nan')):.1f} points.",
+            look_at="where the blue curve crosses the red one"),
+    ui.Step("Train longer, lose more",
+            "The loss at k = 256 grows with training on both splits, like the paper's Table 3.",
+            look_at="the right-hand chart under 'Longer training'"),
+    ui.Step("Take the atypical problems away", "With a = 0 every problem is solved by its type's typical strategy: "
+            "RL has nothing to give up.", settings={"rl_a": 0.0},
+            look_at="'pass@256 change, train' under 'Move the property of the data'"),
+    ui.Step("Make half the problems atypical", "With a = 0.5 the typical strategy solves only half of each type: "
+            "the gain shrinks and the loss grows.", settings={"rl_a": 0.5},
+            look_at="the same two numbers, and the dashed line on the charts"),
+    ui.Step("The old toy, for contrast", "The ρ toy stores a share ρ of every update per problem. At ρ = 0 (one "
+            "shared policy) it loses tens of points; ρ was then tuned to land in the paper's regime.",
+            settings={"rl_rho": 0.0}, look_at="the tab 'Contrast: the ρ toy', its pass@256 change", hide=()),
+]
+active = ui.tour(TOUR)
 
 # =========================================================================== the headline figure
 seeds = ui.view(M, "typed_seeds")
 n_seeds = len(seeds["seeds"])
 band = M.curve_table(seeds["curves"].copy())
 shown = band[((band.policy == "RL") & band.steps.isin([H, LONG])) | band.policy.isin(["base", "distilled"])]
-shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy),
-                     where=shown.split.map(SPLIT_NAMES))
+shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy))
 DOMAIN = ["base", f"RL, {H} steps", f"RL, {LONG} steps", "distilled"]
-color = alt.Color("curve:N", scale=alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C]), title=None,
-                  legend=alt.Legend(orient="bottom"))
-head = alt.layer(
-    alt.Chart().mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q", color=color),
-    alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-        x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)",
-                            scale=alt.Scale(domain=[0, 1])),
-        color=color, tooltip=["where", "curve", "k", alt.Tooltip("pass_at_k:Q", format=".3f", title="mean of seeds"),
-                              alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")]),
-    data=shown,
-).properties(height=300, width=330).facet(column=alt.Column("where:N", title=None, sort=list(SPLIT_NAMES.values())))
+color = alt.Color("curve:N", scale=alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C]), title=None)
+
+
+def _passk(d: pd.DataFrame, title: str) -> alt.LayerChart:
+    return alt.layer(
+        alt.Chart(d).mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q", color=color),
+        alt.Chart(d).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)",
+                                scale=alt.Scale(domain=[0, 1])),
+            color=color, tooltip=["curve", "k", alt.Tooltip("pass_at_k:Q", format=".3f", title="mean of seeds"),
+                                  alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")]),
+    ).properties(height=300, title=title)
+
+
 st.subheader("RL wins at small k, base wins at large k, on problems RL never saw as well")
-st.altair_chart(head, width="content")
-drop_t, drop_h = 100 * m["pass256_drop_train"], 100 * m["pass256_drop_heldout"]
+left, right = st.columns(2)
+for col, split in zip((left, right), ("train", "held-out")):
+    d = shown[shown.split == split]
+    with col:
+        ui.chart(_passk(d, SPLIT_NAMES[split] + (" (never trained on)" if split == "held-out" else "")),
+                 f"rlvr_passk_{split}", data=d, key=f"rl_chart_passk_{split}",
+                 alt_text=f"pass@k against k on the {SPLIT_NAMES[split]}: base, RL at {H} and {LONG} steps and the "
+                          "distilled policy, means over seeds with 95% bands")
 st.markdown(
     f"**What to notice.** After {H} GRPO steps on the training problems, RL multiplies pass@1 by "
     f"**×{m['pass1_gain_train']:.1f}** there and by **×{m['pass1_gain_heldout']:.1f}** on held-out problems it never "
-    f"trained on (paper, Omni-MATH: ×{M.PAPER['pass1_grpo_train'].value / M.PAPER['pass1_base_train'].value:.2f} "
-    f"and ×{M.PAPER['pass1_grpo_test'].value / M.PAPER['pass1_base_test'].value:.2f}); at k = 256 base is ahead by "
-    f"**{drop_t:.1f}** and **{drop_h:.1f}** points (paper: "
+    f"trained on (paper, Omni-MATH: ×{gain_paper:.2f} and ×{gain_paper_test:.2f}); at k = 256 base is ahead by "
+    f"**{100 * m['pass256_drop_train']:.1f}** and **{100 * m['pass256_drop_heldout']:.1f}** points (paper: "
     f"{M.PAPER['pass256_base_train'].value - M.PAPER['pass256_grpo_train'].value:.1f} and "
     f"{M.PAPER['pass256_base_test'].value - M.PAPER['pass256_grpo_test'].value:.1f}); base overtakes RL at k ≈ "
-    f"**{_fmt_k(m['crossover_k'])}** (median of seeds, training problems). Bands: 95% t-intervals over "
-    f"{n_seeds} seeds.")
+    f"**{_fmt_k(m['crossover_k'])}** (median of seeds, training problems); distillation stays above base at every k. "
+    f"Bands: 95% t-intervals over {n_seeds} seeds.")
 
 st.markdown(
-    f"**The toy.** Each problem is solved by one of *S* = {M.TypedConfig().n_strategies} strategies. Problems come in "
-    f"*K* = {M.TypedConfig().n_types} **types** (a topic, a kind of question); the policy is shared within a type, "
-    "and each type has a typical correct strategy. A share ***a*** of the problems — here "
-    f"**a = {M.TypedConfig().atypical:g}**, a property of the data — are **atypical**: another strategy solves "
-    "them, drawn from the base model's own prior. RL can only learn what a type's problems have in common, so it "
-    "sharpens every problem of a type toward the typical strategy: pass@1 rises on both splits, and the atypical "
-    "problems, which the base model solved now and then by sampling widely, starve. (On AIME24 the paper's RL "
-    f"model loses {M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
+    f"**The toy.** Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in "
+    f"*K* = {D.n_types} **types** (a topic, a kind of question); the policy is shared within a type, and each type "
+    "has a typical correct strategy. A share ***a*** of the problems (here "
+    f"**a = {D.atypical:g}**, a property of the data) are **atypical**: another strategy solves them, drawn from the "
+    "base model's own prior. RL can only learn what a type's problems have in common, so it sharpens every problem of "
+    "a type toward the typical strategy: pass@1 rises on both splits, and the atypical problems, which the base model "
+    "solved now and then by sampling widely, starve. (On AIME24 the paper's RL model loses "
+    f"{M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
     f"{M.PAPER['aime_base_solved'].value} problems base solves: the same order as a.)")
 st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta_{t_i}+u_i)_s,\qquad "
          r"\theta_t\mathrel{+}=\eta\,\operatorname{mean}_{b:\,t_b=t}\,\frac1G\sum_g A_{bg}\,"
          r"\nabla_z\log\pi(s_{bg}\mid i_b),\qquad p_i=q_i\!\!\sum_{s\ \mathrm{correct}}\!\!\pi(s\mid i)")
 
 # =========================================================================== the story: training length
-st.subheader("Longer training: pass@1 keeps rising, the loss at k = 256 grows")
-table = seeds["table"].copy()
-ours = table.assign(where=table.split.map(SPLIT_NAMES))
-paper_rows = pd.DataFrame(M.paper_by_steps()).assign(where=lambda d: d.split.map(SPLIT_NAMES))
-x_steps = alt.X("steps:Q", title="GRPO steps", scale=alt.Scale(type="log", nice=False, padding=6))
 split_color = alt.Color("where:N", title=None, scale=alt.Scale(domain=list(SPLIT_NAMES.values()),
-                                                               range=[RL_C, "#72B7B2"]),
-                        legend=alt.Legend(orient="bottom"))
+                                                               range=[RL_C, HELD_C]))
+if ui.shown("length", active):
+    st.subheader("Longer training: pass@1 keeps rising, the loss at k = 256 grows")
+    table = seeds["table"].copy()
+    ours = table.assign(where=table.split.map(SPLIT_NAMES))
+    paper_rows = pd.DataFrame(M.paper_by_steps()).assign(where=lambda d: d.split.map(SPLIT_NAMES))
+    x_steps = alt.X("steps:Q", title="GRPO steps", scale=alt.Scale(type="log", nice=False, padding=6))
 
+    def _by_steps(col: str, scale: float, title: str, paper_col: str) -> alt.LayerChart:
+        lo, hi = (f"{col}_lo", f"{col}_hi") if scale > 0 else (f"{col}_hi", f"{col}_lo")
+        d = ours.assign(v=scale * ours[col], lo=scale * ours[lo], hi=scale * ours[hi])
+        pts = paper_rows.dropna(subset=[paper_col])
+        return alt.layer(
+            alt.Chart(d).mark_area(opacity=0.2).encode(x=x_steps, y=alt.Y("lo:Q", title=title), y2="hi:Q",
+                                                       color=split_color),
+            alt.Chart(d).mark_line(point=True).encode(
+                x=x_steps, y="v:Q", color=split_color,
+                tooltip=["where", "steps", alt.Tooltip("v:Q", format=".2f", title="mean of seeds"),
+                         alt.Tooltip("lo:Q", format=".2f"), alt.Tooltip("hi:Q", format=".2f")]),
+            alt.Chart(pts).mark_point(shape="diamond", size=110, filled=True, opacity=0.9).encode(
+                x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
+                tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
+        ).properties(height=240)
 
-def _by_steps(col: str, scale: float, title: str, paper_col: str) -> alt.LayerChart:
-    d = ours.assign(v=scale * ours[col], lo=scale * ours[f"{col}_lo"], hi=scale * ours[f"{col}_hi"])
-    if scale < 0:
-        d = d.assign(lo=scale * ours[f"{col}_hi"], hi=scale * ours[f"{col}_lo"])
-    pts = paper_rows.dropna(subset=[paper_col])
-    return alt.layer(
-        alt.Chart(d).mark_area(opacity=0.2).encode(x=x_steps, y=alt.Y("lo:Q", title=title), y2="hi:Q",
-                                                   color=split_color),
-        alt.Chart(d).mark_line(point=True).encode(
-            x=x_steps, y="v:Q", color=split_color,
-            tooltip=["where", "steps", alt.Tooltip("v:Q", format=".2f", title="mean of seeds"),
-                     alt.Tooltip("lo:Q", format=".2f"), alt.Tooltip("hi:Q", format=".2f")]),
-        alt.Chart(pts).mark_point(shape="diamond", size=90, filled=True, opacity=0.8).encode(
-            x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
-            tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
-    ).properties(height=240)
-
-
-c1, c2 = st.columns(2)
-c1.altair_chart(_by_steps("pass1_gain", 1.0, "pass@1 gain, × base", "pass1_gain"), width="stretch")
-c2.altair_chart(_by_steps("pass256_drop", -100.0, "pass@256 change, points", "pass256_change"), width="stretch")
-by = {d["steps"]: d for d in m.get("drop_by_steps", [])}
-claim_steps = [L for L in M.CLAIM_LENGTHS if L in by]
-st.markdown(
-    "**What to notice.** On the training problems the pass@256 change is "
-    + " → ".join(f"**{-100 * by[L]['drop']:+.1f}**" for L in claim_steps) + " points at "
-    + " / ".join(map(str, claim_steps)) + " steps (paper, Table 3: "
-    + " → ".join(f"{r['pass256_change']:+.1f}" for r in M.paper_by_steps() if r["split"] == "train")
-    + "). Lines: our toy (mean of seeds, 95% bands); diamonds: the paper at its own step counts (the toy's steps "
-      "are not the paper's: its batches are smaller and its policy has 32 strategies, not a language model).")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.chart(_by_steps("pass1_gain", 1.0, "pass@1 gain, × base", "pass1_gain"), "rlvr_gain_by_steps",
+                 data=ours, key="rl_chart_gain", alt_text="pass@1 gain against GRPO steps, both splits, paper diamonds")
+    with c2:
+        ui.chart(_by_steps("pass256_drop", -100.0, "pass@256 change, points", "pass256_change"), "rlvr_loss_by_steps",
+                 data=ours, key="rl_chart_loss",
+                 alt_text="pass@256 change in points against GRPO steps, both splits, paper diamonds")
+    st.markdown(
+        "**What to notice.** On the training problems the pass@256 change is "
+        + " → ".join(f"**{-100 * by_steps[L]['drop']:+.1f}**" for L in claim_steps) + " points at "
+        + " / ".join(map(str, claim_steps)) + " steps (paper, Table 3: "
+        + " → ".join(f"{r['pass256_change']:+.1f}" for r in M.paper_by_steps() if r["split"] == "train")
+        + "). Lines: our toy (means of seeds, 95% bands); diamonds: the paper at its own step counts. The toy's steps "
+          "are not the paper's (smaller batches, a 32-strategy policy rather than a language model): compare shapes.")
 
 # =========================================================================== the story: where coverage goes
-st.subheader("What RL gives up is the atypical problems")
-story = M.coverage_story(seeds["summary"].copy(), H).set_index("split")
-tr = story.loc["train"]
-default = ui.view(M, "typed_default")
-probs = default["problems"].copy()
-probs = probs.assign(kind=np.where(probs.atypical, "atypical for its type", "typical"),
-                     p_base_=probs.p_base.clip(lower=1e-6), p_rl_=probs.p_rl.clip(lower=1e-6),
-                     where=probs.split.map(SPLIT_NAMES))
-left, right = st.columns([3, 2])
-left.altair_chart(alt.Chart(probs).mark_circle(size=20, opacity=0.6).encode(
-    x=alt.X("p_base_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title="base success probability pᵢ"),
-    y=alt.Y("p_rl_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title=f"RL ({H} steps) pᵢ"),
-    color=alt.Color("kind:N", scale=alt.Scale(domain=["typical", "atypical for its type"], range=[BASE_C, ATY_C]),
-                    title=None, legend=alt.Legend(orient="bottom")),
-    tooltip=["where", "problem", "type", "kind", alt.Tooltip("p_base:Q", format=".2e"),
-             alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl"]).properties(
-    height=320, title=f"Every problem, seed {default['seed']}: above the diagonal RL helps, below it hurts"),
-    width="stretch")
-right.markdown(
-    f"Over {int(tr['seeds'])} seeds at {H} steps, base solves (some correct sample of 1024) and RL does not: "
-    f"**{int(tr['lost'])}** training problems, of which **{int(tr['lost_atypical'])}** are atypical "
-    f"({100 * tr['atypical_share_of_lost']:.0f}%; atypical problems are {100 * M.TypedConfig().atypical:g}% of all); "
-    f"RL solves **{int(tr['gained'])}** that base does not. An atypical problem's success probability falls from "
-    f"**{tr['p_atypical_base']:.3f}** to **{tr['p_atypical_rl']:.3f}** on average, a typical one's rises from "
-    f"**{tr['p_typical_base']:.3f}** to **{tr['p_typical_rl']:.3f}**. Held-out problems: "
-    f"{int(story.loc['held-out', 'lost'])} lost ({int(story.loc['held-out', 'lost_atypical'])} atypical), "
-    f"{int(story.loc['held-out', 'gained'])} gained.")
+if ui.shown("coverage", active):
+    st.subheader("What RL gives up is the atypical problems")
+    story = M.coverage_story(seeds["summary"].copy(), H).set_index("split")
+    tr, ho = story.loc["train"], story.loc["held-out"]
+    default = ui.view(M, "typed_default")
+    probs = default["problems"].copy()
+    probs = probs[probs.split == "held-out"]
+    probs = probs.assign(kind=np.where(probs.atypical, "atypical for its type", "typical"),
+                         p_base_=probs.p_base.clip(lower=1e-6), p_rl_=probs.p_rl.clip(lower=1e-6))
+    left, right = st.columns([3, 2])
+    diag = pd.DataFrame({"p": [1e-6, 1.0]})
+    scatter = alt.layer(
+        alt.Chart(diag).mark_line(color=ui.NEUTRAL, strokeDash=[4, 3]).encode(x="p:Q", y="p:Q"),
+        alt.Chart(probs).mark_circle(size=22, opacity=0.65).encode(
+            x=alt.X("p_base_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title="base success probability pᵢ"),
+            y=alt.Y("p_rl_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title=f"RL ({H} steps) pᵢ"),
+            color=alt.Color("kind:N", scale=alt.Scale(domain=["typical", "atypical for its type"],
+                                                      range=[BASE_C, ATY_C]), title=None),
+            tooltip=["problem", "type", "kind", alt.Tooltip("p_base:Q", format=".2e"),
+                     alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl"]),
+    ).properties(height=330, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
+    with left:
+        ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]), key="rl_chart_problems",
+                 alt_text="per-problem success probability under RL against base, held-out split, coloured by "
+                          "typical or atypical")
+    right.markdown(
+        f"**What to notice.** Over {int(tr['seeds'])} seeds at {H} steps, base solves (some correct sample of 1024) "
+        f"and RL does not: **{int(tr['lost'])}** training problems, of which **{int(tr['lost_atypical'])}** are "
+        f"atypical ({100 * tr['atypical_share_of_lost']:.0f}%; atypical problems are {100 * D.atypical:g}% of all); "
+        f"RL solves **{int(tr['gained'])}** that base does not. An atypical problem's success probability falls "
+        f"from **{tr['p_atypical_base']:.3f}** to **{tr['p_atypical_rl']:.3f}** on average, a typical one's rises "
+        f"from **{tr['p_typical_base']:.3f}** to **{tr['p_typical_rl']:.3f}**. Held-out problems: "
+        f"{int(ho['lost'])} lost ({int(ho['lost_atypical'])} atypical), {int(ho['gained'])} gained.")
 
 
 # =========================================================================== the story: move the data property
@@ -172,7 +221,7 @@ def _atypical_section() -> None:
     _url_notice("rl_len", lengths)
     c1, c2 = st.columns([3, 1])
     a = c1.select_slider("Share of atypical problems a (0: every problem is solved by its type's strategy)", values,
-                         value=M.TypedConfig().atypical, key="rl_a", bind="query-params")
+                         key="rl_a", bind="query-params", **_init("rl_a", D.atypical))
     steps = c2.selectbox("GRPO steps", lengths, index=lengths.index(H), key="rl_len", bind="query-params")
     t = sweep["table"].copy()
     t = t[t.steps == steps].assign(where=lambda d: d.split.map(SPLIT_NAMES))
@@ -187,14 +236,15 @@ def _atypical_section() -> None:
         col.metric(f"pass@256 change, {split}", f"{-100 * r.pass256_drop:+.1f} pts",
                    f"{r.pass256_base:.3f} → {r.pass256_rl:.3f}", delta_arrow="off")
     x = alt.X("atypical:Q", title="share of atypical problems a")
-    rule = alt.Chart(pd.DataFrame({"atypical": [a]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="atypical:Q")
+    rule = alt.Chart(pd.DataFrame({"atypical": [a]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(
+        x="atypical:Q")
 
     def _panel(col, scale, title):
-        d = t.assign(v=scale * t[col], lo=scale * t[f"{col}_lo"], hi=scale * t[f"{col}_hi"])
-        if scale < 0:
-            d = d.assign(lo=scale * t[f"{col}_hi"], hi=scale * t[f"{col}_lo"])
+        lo, hi = (f"{col}_lo", f"{col}_hi") if scale > 0 else (f"{col}_hi", f"{col}_lo")
+        d = t.assign(v=scale * t[col], lo=scale * t[lo], hi=scale * t[hi])
         return alt.layer(
-            alt.Chart(d).mark_area(opacity=0.2).encode(x=x, y=alt.Y("lo:Q", title=title), y2="hi:Q", color=split_color),
+            alt.Chart(d).mark_area(opacity=0.2).encode(x=x, y=alt.Y("lo:Q", title=title), y2="hi:Q",
+                                                       color=split_color),
             alt.Chart(d).mark_line(point=True).encode(
                 x=x, y="v:Q", color=split_color, tooltip=["where", "atypical", alt.Tooltip("v:Q", format=".2f"),
                                                           alt.Tooltip("lo:Q", format=".2f"),
@@ -202,45 +252,60 @@ def _atypical_section() -> None:
             rule).properties(height=220)
 
     p1, p2 = st.columns(2)
-    p1.altair_chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), width="stretch")
-    p2.altair_chart(_panel("pass256_drop", -100.0, "pass@256 change, points"), width="stretch")
+    with p1:
+        ui.chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), "rlvr_gain_by_a", data=t, key="rl_chart_gain_a",
+                 alt_text="pass@1 gain against the share of atypical problems a, both splits")
+    with p2:
+        ui.chart(_panel("pass256_drop", -100.0, "pass@256 change, points"), "rlvr_loss_by_a", data=t,
+                 key="rl_chart_loss_a", alt_text="pass@256 change against the share of atypical problems a")
     zero = t[np.isclose(t.atypical, 0.0) & (t.split == "train")]
-    st.caption(
-        f"Means of seeds {', '.join(map(str, sweep['seeds']))} (95% bands), every value of a trained on its own data. "
-        + (f"With a = 0 the training problems' pass@256 changes by {-100 * zero.pass256_drop.iloc[0]:+.1f} points "
-           f"after {steps} steps: what RL gives up comes from the atypical problems." if len(zero) else ""))
+    st.markdown(
+        "**What to notice.** " + (
+            f"With a = 0 the training problems' pass@256 changes by **{-100 * zero.pass256_drop.iloc[0]:+.1f}** "
+            f"points after {steps} steps; the loss comes from the atypical problems, and grows with their share. "
+            if len(zero) else "") + f"Means of seeds {', '.join(map(str, sweep['seeds']))} (95% bands); every value "
+        "of a is trained on its own data.")
 
 
-_atypical_section()
+if ui.shown("data-property", active):
+    _atypical_section()
+
+ui.cite(paper)
+ui.code_for_view(ui.call_snippet("rlvr", "typed_seeds", D, M.TYPED_LENGTHS, M.CLAIM_SEEDS),
+                 cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds")
 
 # =========================================================================== going deeper
 tab_run, tab_data, tab_rho, tab_lab = st.tabs([":material/tune: Run it yourself",
                                                ":material/upload_file: Analyse your evaluations",
                                                ":material/compare_arrows: Contrast: the ρ toy",
                                                ":material/menu_book: Lab notebook"])
-D = M.TypedConfig()
 BOUNDS = M.TYPED_BOUNDS.specs
 
 
 @ui.fragment
 def _run_tab() -> None:
-    """Train the typed toy with your own settings (a form: nothing runs until Train is pressed)."""
+    """Train the typed toy with your own settings (a form: nothing long runs until Train is pressed)."""
     st.markdown("Train the typed toy with your settings: one seed, both splits, every training length of the "
                 "shipped view (" + ", ".join(map(str, M.TYPED_LENGTHS)) + " steps).")
     with st.form("rl_form", border=True):
         c1, c2, c3, c4 = st.columns(4)
-        a = c1.slider("Atypical share a", 0.0, 1.0, D.atypical, 0.05, key="rl_a_run", bind="query-params")
-        K = c2.select_slider("Types K", [1, 2, 4, 8, 16, 32, 64, 128, 512], D.n_types, key="rl_K", bind="query-params")
-        lr = c3.select_slider("Learning rate η", [0.03, 0.1, 0.3, 1.0, 3.0], D.lr, key="rl_lr", bind="query-params")
+        a = c1.slider("Atypical share a", float(BOUNDS["atypical"].lo), float(BOUNDS["atypical"].hi), step=0.05,
+                      key="rl_a_run", bind="query-params", **_init("rl_a_run", D.atypical))
+        K = c2.select_slider("Types K", M.TYPED_SWEEP_CHOICES["n_types"], key="rl_K", bind="query-params",
+                             **_init("rl_K", D.n_types))
+        lr = c3.select_slider("Learning rate η", M.TYPED_SWEEP_CHOICES["lr"], key="rl_lr", bind="query-params",
+                              **_init("rl_lr", D.lr))
         algo = c4.selectbox("Algorithm", list(M.ALGORITHMS), index=0, key="rl_algo", bind="query-params",
                             format_func=lambda x: {"grpo": "GRPO", "rloo": "RLOO", "reinforce": "REINFORCE"}[x])
         c1, c2, c3, c4 = st.columns(4)
-        G = c1.select_slider("Group size G", [2, 4, 8, 16, 32], D.group_size, key="rl_G", bind="query-params")
-        kl = c2.select_slider("KL coefficient β", [0.0, 0.001, 0.01, 0.1, 1.0], D.kl_coef, key="rl_kl",
-                              bind="query-params")
-        n = c3.select_slider("Samples per problem n (= k_max)", [128, 256, 512, 1024, 2048], D.n_samples, key="rl_n",
-                             bind="query-params")
-        seed = c4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, D.seed, key="rl_seed", bind="query-params")
+        G = c1.select_slider("Group size G", M.TYPED_SWEEP_CHOICES["group_size"], key="rl_G", bind="query-params",
+                             **_init("rl_G", D.group_size))
+        kl = c2.select_slider("KL coefficient β", M.TYPED_SWEEP_CHOICES["kl_coef"], key="rl_kl", bind="query-params",
+                              **_init("rl_kl", D.kl_coef))
+        n = c3.select_slider("Samples per problem n (= k_max)", [128, 256, 512, 1024, 2048], key="rl_n",
+                             bind="query-params", **_init("rl_n", D.n_samples))
+        seed = c4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, key="rl_seed", bind="query-params",
+                               **_init("rl_seed", D.seed))
         cfg = dataclasses.replace(D, atypical=float(a), n_types=int(K), lr=float(lr), algorithm=algo,
                                   group_size=int(G), kl_coef=float(kl), n_samples=int(n), seed=int(seed or 0))
         pressed = st.form_submit_button(f"Train (about {max(1, round(M.expected_seconds(cfg)))} s)", key="rl_train",
@@ -254,29 +319,35 @@ def _run_tab() -> None:
     if res is None:
         st.info("Press **Train** to run these settings.", icon=":material/info:")
         return
+    lengths = list(res["lengths"])
+    L = st.select_slider("RL checkpoint (steps)", lengths, key="rl_ck", bind="query-params",
+                         **_init("rl_ck", H if H in lengths else lengths[0]))
     c = res["curves"].copy()
-    L = st.select_slider("RL checkpoint (steps)", list(res["lengths"]), H if H in res["lengths"] else
-                         res["lengths"][0], key="rl_ck", bind="query-params")
-    c = c[(c.policy != "RL") | (c.steps == L)].assign(where=lambda d: d.split.map(SPLIT_NAMES))
-    st.altair_chart(alt.Chart(c).mark_line().encode(
-        x=_log_k(), y=alt.Y("pass_at_k:Q", title=f"pass@k (estimate, n = {res['config']['n_samples']})",
-                            scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("policy:N", scale=alt.Scale(domain=["base", "RL", "distilled"], range=[BASE_C, RL_C, DIS_C]),
-                        title=None),
-        tooltip=["where", "policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f"),
-                 alt.Tooltip("exact:Q", format=".4f")],
-    ).properties(height=260, width=330).facet(column=alt.Column("where:N", title=None)), width="content")
+    c = c[(c.policy != "RL") | (c.steps == L)]
+    cols = st.columns(2)
+    for col, split in zip(cols, ("train", "held-out")):
+        d = c[c.split == split]
+        fig = alt.Chart(d).mark_line().encode(
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title=f"pass@k (estimate, n = {res['config']['n_samples']})",
+                                scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("policy:N", scale=alt.Scale(domain=["base", "RL", "distilled"],
+                                                        range=[BASE_C, RL_C, DIS_C]), title=None),
+            tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f"), alt.Tooltip("exact:Q", format=".4f")],
+        ).properties(height=260, title=SPLIT_NAMES[split])
+        with col:
+            ui.chart(fig, f"rlvr_run_{split}", data=d, key=f"rl_chart_run_{split}",
+                     alt_text=f"pass@k of your run on the {SPLIT_NAMES[split]}")
     s = res["summary"].copy()
     st.dataframe(s[["split", "steps", "pass1_base", "pass1_rl", "pass1_gain", "pass256_base", "pass256_rl",
                     "pass256_drop", "crossover_k", "solved_base_only", "lost_atypical", "solved_rl_only"]],
                  hide_index=True, width="stretch")
-    ui.download_csv(s, "rlvr_typed_run.csv", label="Download the summary (CSV)", key="rl_dl_run")
+    ui.code_for_view(ui.call_snippet("rlvr", "typed_run", cfg, M.TYPED_LENGTHS))
 
-    st.markdown("**Sweep one knob** (five seeds; every value on its own data).")
+    st.markdown(f"**Sweep one knob** ({len(M.SWEEP_SEEDS)} seeds, {H} steps; every value on its own data).")
     _url_notice("rl_sweep_param", M.TYPED_SWEEPABLE)
     c1, c2 = st.columns([1, 2])
     param = c1.selectbox("Parameter", list(M.TYPED_SWEEPABLE), key="rl_sweep_param", bind="query-params",
-                         format_func=lambda p: M.TYPED_SWEEPABLE[p][0])
+                         format_func=lambda p_: M.TYPED_SWEEPABLE[p_][0])
     choices = M.TYPED_SWEEP_CHOICES[param]
     values = c2.multiselect(f"Values (at most {M.MAX_TYPED_SWEEP})", choices, default=choices[:4],
                             key=f"rl_sweep_vals_{param}", bind="query-params", max_selections=M.MAX_TYPED_SWEEP)
@@ -294,17 +365,21 @@ def _run_tab() -> None:
     t = t[t.steps == H].assign(where=lambda d: d.split.map(SPLIT_NAMES), change=lambda d: -100 * d.pass256_drop)
     xk = alt.X(f"{param}:{'N' if param == 'algorithm' else 'O'}", title=M.TYPED_SWEEPABLE[param][0])
     s1, s2 = st.columns(2)
-    s1.altair_chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"),
-                                                             color=split_color).properties(height=220), width="stretch")
-    s2.altair_chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("change:Q", title="pass@256 change, pts"),
-                                                             color=split_color).properties(height=220), width="stretch")
-    st.caption(f"At {H} steps, means of seeds {', '.join(map(str, sw['seeds']))}.")
-    ui.download_csv(sw["summary"].copy(), f"rlvr_typed_sweep_{param}.csv", label="Download the sweep (CSV)",
-                    key="rl_dl_sweep")
+    with s1:
+        ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"),
+                                                           color=split_color).properties(height=220),
+                 f"rlvr_sweep_{param}_gain", data=t, key="rl_chart_sweep_gain", alt_text=f"pass@1 gain against {param}")
+    with s2:
+        ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("change:Q", title="pass@256 change, pts"),
+                                                           color=split_color).properties(height=220),
+                 f"rlvr_sweep_{param}_loss", data=t, key="rl_chart_sweep_loss",
+                 alt_text=f"pass@256 change against {param}")
+    st.caption(f"Means of seeds {', '.join(map(str, sw['seeds']))}.")
 
 
 with tab_run:
-    _run_tab()
+    if ui.shown("run", active):
+        _run_tab()
 
 
 @ui.fragment
@@ -360,16 +435,20 @@ def _data_tab() -> None:
                        alt.Chart(xs).mark_text(align="left", dx=4).encode(
                            x="k:Q", y="y:Q", text="label:N", color=alt.Color("model:N", sort=models, legend=None))]
     left, right = st.columns(2)
-    left.altair_chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {_short(an['base'], 40)})",
-                                                    height=320), width="stretch")
+    with left:
+        ui.chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {_short(an['base'], 40)})",
+                                               height=320), "rlvr_your_passk", data=cur_u, key="rl_chart_upload",
+                 alt_text="pass@k against k for each uploaded model")
     hist = an["histogram"].copy()
-    right.altair_chart(alt.Chart(hist).mark_bar().encode(
-        x=alt.X("accuracy:N", sort=list(dict.fromkeys(hist["accuracy"])), title="per-problem accuracy c/n"),
-        xOffset=alt.XOffset("model:N", sort=models),
-        y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
-        color=alt.Color("model:N", sort=models, title=None),
-        tooltip=["model", "accuracy", "problems", alt.Tooltip("share:Q", format=".1%")]).properties(
-        title="Accuracy histogram", height=320), width="stretch")
+    with right:
+        ui.chart(alt.Chart(hist).mark_bar().encode(
+            x=alt.X("accuracy:N", sort=list(dict.fromkeys(hist["accuracy"])), title="per-problem accuracy c/n"),
+            xOffset=alt.XOffset("model:N", sort=models),
+            y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
+            color=alt.Color("model:N", sort=models, title=None),
+            tooltip=["model", "accuracy", "problems", alt.Tooltip("share:Q", format=".1%")]).properties(
+            title="Accuracy histogram", height=320), "rlvr_your_histogram", data=hist, key="rl_chart_hist",
+            alt_text="share of problems by per-problem accuracy, per model")
     st.dataframe(summ_u.rename(columns={"k_max": "k_max (min n)", "solved": "solved at k = n",
                                         "crossover_k": "crossover k (base ≥ model)",
                                         "delta_se": "Δ_SE = pass@256(base) − pass@1",
@@ -378,11 +457,11 @@ def _data_tab() -> None:
                  hide_index=True, width="stretch")
     with st.expander("Per-problem coverage table"):
         st.dataframe(an["coverage"].copy(), hide_index=True, width="stretch")
-    ui.download_csv(cur_u, "rlvr_pass_at_k_curves.csv", label="Download the curves (CSV)", key="rl_dl_curves")
 
 
 with tab_data:
-    _data_tab()
+    if ui.shown("upload", active):
+        _data_tab()
 
 
 @ui.fragment
@@ -392,7 +471,7 @@ def _rho_tab() -> None:
         "The toy this page used before: every problem has its own learnable logits φᵢ beside the shared θ, and a "
         "share ρ of every update goes to φᵢ. Nothing in the paper fixes ρ; **ρ = "
         f"{M.DEFAULT_RHO:g} was chosen as the centre of the band where every seed shows the paper's picture**, so "
-        "its claims can only be *illustrated*. Its gain is largely per-problem memorisation (an independent "
+        "its claim can only be *illustrated*. Its gain is largely per-problem memorisation (an independent "
         "reimplementation in issue 28 measured ×1.2–1.4 on held-out problems), and its loss at k = 256 shrinks "
         "again with long training: the typed toy above has neither problem.")
     st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s,\quad "
@@ -404,7 +483,7 @@ def _rho_tab() -> None:
     _url_notice("rl_rho_len", steps_opts)
     c1, c2 = st.columns([3, 1])
     rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
-                           value=M.DEFAULT_RHO, key="rl_rho", bind="query-params")
+                           key="rl_rho", bind="query-params", **_init("rl_rho", M.DEFAULT_RHO))
     n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_rho_len",
                            bind="query-params")
     t = grid["table"].copy()
@@ -414,15 +493,19 @@ def _rho_tab() -> None:
     cols[0].metric("pass@1 gain (mean of seeds)", f"×{row.pass1_gain:.2f}")
     cols[1].metric("pass@256 change", f"{-100 * row.pass256_drop:+.1f} pts")
     cols[2].metric("crossover k (median)", _fmt_k(row.crossover_k_median))
-    long = pd.concat([t.assign(v=t.pass1_gain, what="pass@1 gain, ×"),
-                      t.assign(v=-100 * t.pass256_drop, what="pass@256 change, points")])
-    st.altair_chart(alt.layer(
-        alt.Chart(long).mark_line(point=True, color=RL_C).encode(
-            x=alt.X("rho:Q", title="capacity share ρ"), y=alt.Y("v:Q", title=None),
-            tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("v:Q", format=".2f")]),
-        alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-    ).properties(height=170).facet(row=alt.Row("what:N", title=None)).resolve_scale(y="independent"),
-        width="stretch")
+    x = alt.X("rho:Q", title="capacity share ρ")
+    rule = alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(x="rho:Q")
+    p1, p2 = st.columns(2)
+    with p1:
+        ui.chart(alt.layer(alt.Chart(t).mark_line(point=True, color=RL_C).encode(
+            x=x, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"), tooltip=["rho", "pass1_gain"]), rule).properties(
+            height=200), "rlvr_rho_gain", data=t, key="rl_chart_rho_gain", alt_text="the ρ toy's pass@1 gain against ρ")
+    with p2:
+        d = t.assign(change=-100 * t.pass256_drop)
+        ui.chart(alt.layer(alt.Chart(d).mark_line(point=True, color=RL_C).encode(
+            x=x, y=alt.Y("change:Q", title="pass@256 change, points"), tooltip=["rho", "change"]), rule).properties(
+            height=200), "rlvr_rho_loss", data=d, key="rl_chart_rho_loss",
+            alt_text="the ρ toy's pass@256 change against ρ")
     st.caption(f"Training problems only (the ρ toy has no held-out split); means of seeds "
                f"{', '.join(map(str, grid['seeds']))}.")
 
@@ -431,20 +514,18 @@ with tab_rho:
     _rho_tab()
 
 with tab_lab:
-    st.markdown("**Every configuration tried**, in order, with what it showed (kept in `toymodels.rlvr.LAB_NOTEBOOK`).")
+    st.markdown("**Every configuration tried**, in order, with what it showed (`toymodels.rlvr.LAB_NOTEBOOK`).")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch",
                  column_config={"what": st.column_config.TextColumn(width="large"),
                                 "outcome": st.column_config.TextColumn(width="large")})
     st.markdown("**The claims' thresholds**, committed before the claim seeds "
                 f"({M.CLAIM_SEEDS[0]}–{M.CLAIM_SEEDS[-1]}) were run:")
     st.json(dict(M.THRESHOLDS), expanded=False)
-    full = seeds["table"].copy()
     st.markdown(f"**The typed toy over {n_seeds} seeds**, every training length (means, 95% t-intervals):")
-    st.dataframe(full, hide_index=True, width="stretch", height=280)
+    st.dataframe(seeds["table"].copy(), hide_index=True, width="stretch", height=280)
     ui.download_csv(seeds["summary"].copy(), "rlvr_typed_seeds.csv", label="Download every seed (CSV)",
                     key="rl_dl_seeds")
     st.markdown(f"**How the ρ toy's ρ = {M.DEFAULT_RHO:g} was chosen.** {M.RHO_RULE}")
-    rt = ui.view(M, "rho_sweep")["table"].copy()
-    st.dataframe(rt, hide_index=True, width="stretch", height=240)
+    st.dataframe(ui.view(M, "rho_sweep")["table"].copy(), hide_index=True, width="stretch", height=240)
 
 ui.device_caption()
