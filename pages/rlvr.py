@@ -47,21 +47,23 @@ def _init(key: str, default) -> dict:
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
-m = verdict.metrics
+seeds = ui.view(M, "typed_seeds")
+n_seeds = len(seeds["seeds"])
+m = M.metrics({"typed_seeds": seeds})  # the numbers of the view on screen (the ledger's, when it is fresh)
 gain_paper = M.PAPER["pass1_grpo_train"].value / M.PAPER["pass1_base_train"].value
 gain_paper_test = M.PAPER["pass1_grpo_test"].value / M.PAPER["pass1_base_test"].value
-by_steps = {d["steps"]: d for d in m.get("drop_by_steps", [])}
+by_steps = {d["steps"]: d for d in m["drop_by_steps"]}
 claim_steps = [L for L in M.CLAIM_LENGTHS if L in by_steps]
 
 TOUR = [
     ui.Step("RL sharpens, on problems it never saw too",
-            f"After {H} GRPO steps RL multiplies pass@1 by ×{m.get('pass1_gain_train', float('nan')):.1f} on the "
-            f"training problems and ×{m.get('pass1_gain_heldout', float('nan')):.1f} on held-out ones: nothing is "
+            f"After {H} GRPO steps RL multiplies pass@1 by ×{m['pass1_gain_train']:.1f} on the "
+            f"training problems and ×{m['pass1_gain_heldout']:.1f} on held-out ones: nothing is "
             "memorised per problem, so the gain transfers.",
             look_at="the red curves at k = 1 in both panels of the first figure"),
     ui.Step("Base overtakes RL at large k",
-            f"Sampling more, base catches up: it passes RL at k ≈ {_fmt_k(m.get('crossover_k'))} and leads at k = "
-            f"256 by {100 * m.get('pass256_drop_train', float('nan')):.1f} points.",
+            f"Sampling more, base catches up: it passes RL at k ≈ {_fmt_k(m['crossover_k'])} and leads at k = "
+            f"256 by {100 * m['pass256_drop_train']:.1f} points.",
             look_at="where the blue curve crosses the red one"),
     ui.Step("Train longer, lose more",
             "The loss at k = 256 grows with training on both splits, like the paper's Table 3.",
@@ -79,8 +81,6 @@ TOUR = [
 active = ui.tour(TOUR)
 
 # =========================================================================== the headline figure
-seeds = ui.view(M, "typed_seeds")
-n_seeds = len(seeds["seeds"])
 band = M.curve_table(seeds["curves"].copy())
 shown = band[((band.policy == "RL") & band.steps.isin([H, LONG])) | band.policy.isin(["base", "distilled"])]
 shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy))
