@@ -21,4 +21,12 @@ LAB_NOTEBOOK = (
      "outcome": "bit-for-bit identical to the bundles shipped before the move."},
     {"when": "typed toy, smoke test", "what": "64 + 64 problems, n = 256, 10 and 20 steps, seed 0 (to run the code)",
      "outcome": "ran; too small to read anything from. Unit tests then ran seeds 0-3 on small configurations."},
+    {"when": "deciding run (claims committed in f79af10)", "what": "typed toy, defaults (K = 16, a = 0.2, lr 0.3, "
+                                                                   "GRPO), claim seeds 1000-1019, lengths 50-800; "
+                                                                   "a-sweep a = 0-0.5, seeds 2000-2004; 26 CPU-s",
+     "outcome": "pass@1 x3.93 (train) / x3.89 (held-out) at 150 steps, transfer 0.99; pass@256 change +1.7 / +0.6 / "
+                "-0.4 / -2.0 points at 150 / 300 / 450 / 800 steps (train): the loss grows with training, as in "
+                "Table 3, but RL is still ahead at k = 256 after 150 steps (claim not reproduced) and only 14/20 "
+                "seeds cross by k = 1024 (median k 443; claim not reproduced). With a = 0 RL gains ~10 points at "
+                "k = 256; with a = 0.5 it loses ~7 (150 steps). Nothing was tuned after the run."},
 )
