@@ -95,18 +95,19 @@ band = M.curve_table(seeds["curves"].copy())
 shown = band[((band.policy == "RL") & band.steps.isin([H, LONG])) | band.policy.isin(["base", "distilled"])]
 shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy))
 DOMAIN = ["base", f"RL, {H} steps", f"RL, {LONG} steps", "distilled"]
-color = alt.Color("curve:N", scale=alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C]), title=None)
+CURVE_SCALE = alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C])
+color = alt.Color("curve:N", scale=CURVE_SCALE, title=None, legend=alt.Legend(symbolOpacity=1))
 
 
 def _passk(d: pd.DataFrame, title: str) -> alt.LayerChart:
     return alt.layer(
-        alt.Chart(d).mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q", color=color),
+        alt.Chart(d).mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q",
+                                                    color=color),
         alt.Chart(d).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)",
-                                scale=alt.Scale(domain=[0, 1])),
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])),
             color=color, tooltip=["curve", "k", alt.Tooltip("pass_at_k:Q", format=".3f", title="mean of seeds"),
                                   alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")]),
-    ).properties(height=300, title=title)
+    ).properties(height=380, title=title)
 
 
 st.subheader("RL wins at small k, base catches up at large k, on problems RL never saw as well")
@@ -131,7 +132,8 @@ st.markdown(
        f"so); it does with longer training (the {LONG}-step curve, and the next figure). "
        if m["pass256_drop_train"] <= 0 else "")
     + "Distillation stays above base at every k. "
-    f"Bands: 95% t-intervals over {n_seeds} seeds.")
+    "pass@k is the unbiased estimator (Eq. 2) from n = 1024 samples per problem; "
+    f"bands: 95% t-intervals over {n_seeds} seeds.")
 
 st.markdown(
     f"**The toy.** Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in "
@@ -148,8 +150,8 @@ st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta_{t_i}+u_i)_s,\qquad "
          r"\nabla_z\log\pi(s_{bg}\mid i_b),\qquad p_i=q_i\!\!\sum_{s\ \mathrm{correct}}\!\!\pi(s\mid i)")
 
 # =========================================================================== the story: training length
-split_color = alt.Color("where:N", title=None, scale=alt.Scale(domain=list(SPLIT_NAMES.values()),
-                                                               range=[RL_C, HELD_C]))
+SPLIT_SCALE = alt.Scale(domain=list(SPLIT_NAMES.values()), range=[RL_C, HELD_C])
+split_color = alt.Color("where:N", title=None, scale=SPLIT_SCALE, legend=alt.Legend(symbolOpacity=1))
 if ui.shown("length", active):
     st.subheader("Longer training: pass@1 keeps rising, pass@256 falls")
     table = seeds["table"].copy()
@@ -171,7 +173,7 @@ if ui.shown("length", active):
             alt.Chart(pts).mark_point(shape="diamond", size=110, filled=True, opacity=0.9).encode(
                 x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
                 tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
-        ).properties(height=240)
+        ).properties(height=300)
 
     c1, c2 = st.columns(2)
     with c1:
@@ -266,7 +268,7 @@ def _atypical_section() -> None:
                 x=x, y="v:Q", color=split_color, tooltip=["where", "atypical", alt.Tooltip("v:Q", format=".2f"),
                                                           alt.Tooltip("lo:Q", format=".2f"),
                                                           alt.Tooltip("hi:Q", format=".2f")]),
-            rule).properties(height=220)
+            rule).properties(height=280)
 
     p1, p2 = st.columns(2)
     with p1:
@@ -345,12 +347,11 @@ def _run_tab() -> None:
     for col, split in zip(cols, ("train", "held-out")):
         d = c[c.split == split]
         fig = alt.Chart(d).mark_line().encode(
-            x=_log_k(), y=alt.Y("pass_at_k:Q", title=f"pass@k (estimate, n = {res['config']['n_samples']})",
-                                scale=alt.Scale(domain=[0, 1])),
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("policy:N", scale=alt.Scale(domain=["base", "RL", "distilled"],
                                                         range=[BASE_C, RL_C, DIS_C]), title=None),
             tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f"), alt.Tooltip("exact:Q", format=".4f")],
-        ).properties(height=260, title=SPLIT_NAMES[split])
+        ).properties(height=340, title=f"{SPLIT_NAMES[split]} (estimate, n = {res['config']['n_samples']})")
         with col:
             ui.chart(fig, f"rlvr_run_{split}", data=d, key=f"rl_chart_run_{split}",
                      alt_text=f"pass@k of your run on the {SPLIT_NAMES[split]}")
@@ -384,11 +385,11 @@ def _run_tab() -> None:
     s1, s2 = st.columns(2)
     with s1:
         ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"),
-                                                           color=split_color).properties(height=220),
+                                                           color=split_color).properties(height=280),
                  f"rlvr_sweep_{param}_gain", data=t, key="rl_chart_sweep_gain", alt_text=f"pass@1 gain against {param}")
     with s2:
         ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("change:Q", title="pass@256 change, pts"),
-                                                           color=split_color).properties(height=220),
+                                                           color=split_color).properties(height=280),
                  f"rlvr_sweep_{param}_loss", data=t, key="rl_chart_sweep_loss",
                  alt_text=f"pass@256 change against {param}")
     st.caption(f"Means of seeds {', '.join(map(str, sw['seeds']))}.")
@@ -516,12 +517,12 @@ def _rho_tab() -> None:
     with p1:
         ui.chart(alt.layer(alt.Chart(t).mark_line(point=True, color=RL_C).encode(
             x=x, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"), tooltip=["rho", "pass1_gain"]), rule).properties(
-            height=200), "rlvr_rho_gain", data=t, key="rl_chart_rho_gain", alt_text="the ρ toy's pass@1 gain against ρ")
+            height=260), "rlvr_rho_gain", data=t, key="rl_chart_rho_gain", alt_text="the ρ toy's pass@1 gain against ρ")
     with p2:
         d = t.assign(change=-100 * t.pass256_drop)
         ui.chart(alt.layer(alt.Chart(d).mark_line(point=True, color=RL_C).encode(
             x=x, y=alt.Y("change:Q", title="pass@256 change, points"), tooltip=["rho", "change"]), rule).properties(
-            height=200), "rlvr_rho_loss", data=d, key="rl_chart_rho_loss",
+            height=260), "rlvr_rho_loss", data=d, key="rl_chart_rho_loss",
             alt_text="the ρ toy's pass@256 change against ρ")
     st.caption(f"Training problems only (the ρ toy has no held-out split); means of seeds "
                f"{', '.join(map(str, grid['seeds']))}.")
