@@ -67,13 +67,13 @@ TOUR = [
             f"After {H} GRPO steps RL multiplies pass@1 by ×{m['pass1_gain_train']:.1f} on the "
             f"training problems and ×{m['pass1_gain_heldout']:.1f} on held-out ones: nothing is "
             "memorised per problem, so the gain transfers.",
-            look_at="the red curves at k = 1 in both panels of the first figure"),
+            look_at="the RL curves (orange) at k = 1 in both panels of the first figure"),
     ui.Step("Base catches up at large k",
             f"Sampling more, base catches up: after {H} steps it is level with RL at k ≈ "
             f"{_fmt_k(m['crossover_k'])} (median of seeds; {100 * cross_share:.0f}% of seeds cross by k = 1024); "
             "at k = 256 "
             f"{_lead(m['pass256_drop_train'])} points.",
-            look_at="where the blue curve meets the red ones"),
+            look_at="where the blue base curve meets the orange RL curves, near k = 256"),
     ui.Step("Train longer, lose more",
             "pass@256 falls with training on both splits, like the paper's Table 3; in the toy the loss only "
             f"appears after {H} steps.",

@@ -193,8 +193,9 @@ def _loss_grows(views) -> Evidence:
     m, lo, hi = t_interval(diff)
     ok = all(a < b for a, b in zip(means, means[1:])) and lo > 0
     return Evidence(" / ".join(f"{-100 * x:+.1f}" for x in means) + " pts", _status(ok), seeds=len(diff),
-                    uncertainty=f"drop({CLAIM_LENGTHS[-1]}) − drop({CLAIM_LENGTHS[0]}): {100 * m:+.1f} pts, 95% "
-                                f"t-interval {100 * lo:+.1f} to {100 * hi:+.1f}",
+                    uncertainty=f"pass@256 {'fell' if m > 0 else 'rose'} a further {100 * abs(m):.1f} pts from "
+                                f"{CLAIM_LENGTHS[0]} to {CLAIM_LENGTHS[-1]} steps (paired drop difference, 95% "
+                                f"t-interval {100 * lo:+.1f} to {100 * hi:+.1f})",
                     note="pass@256 change on the training problems at " + " / ".join(map(str, CLAIM_LENGTHS))
                          + " steps (mean of seeds).",
                     metrics={"drop_steps": list(CLAIM_LENGTHS), "drop_means": means})
