@@ -375,7 +375,7 @@ def _run_tab() -> None:
         return
     secs = sum(M.expected_seconds(dataclasses.replace(D, **{param: v}), len(M.SWEEP_SEEDS)) for v in values)
     with ui.guard():
-        sw = ui.compute(M.typed_sweep, D, param, values, M.TYPED_LENGTHS, M.SWEEP_SEEDS, label="Sweeping…",
+        sw = ui.compute(M.typed_sweep, D, param, values, M.TYPED_LENGTHS, M.SWEEP_SEEDS, label="Run this sweep",
                         seconds=secs)
     if sw is None:
         return
