@@ -533,9 +533,7 @@ with tab_rho:
 
 with tab_lab:
     st.markdown("**Every configuration tried**, in order, with what it showed (`toymodels.rlvr.LAB_NOTEBOOK`).")
-    st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch",
-                 column_config={"what": st.column_config.TextColumn(width="large"),
-                                "outcome": st.column_config.TextColumn(width="large")})
+    st.table(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, border="horizontal")   # wraps: every word shows
     st.markdown("**The claims' thresholds**, committed before the claim seeds "
                 f"({M.CLAIM_SEEDS[0]}–{M.CLAIM_SEEDS[-1]}) were run:")
     st.json(dict(M.THRESHOLDS), expanded=False)

@@ -6,6 +6,7 @@ import pytest
 from tests.apptest_helpers import open_page
 from toymodels import rlvr as M
 from toymodels import store
+from toymodels.claims import judge
 
 
 def _page():
@@ -24,7 +25,13 @@ def test_page_defaults_open_on_the_ledger_and_the_shipped_views():
     assert not at.exception, at.exception
     assert at.title[0].value == "RLVR & reasoning"
     assert not at.error
-    assert at.dataframe, "the claims table"
+    ledger = at.table[0].value          # the claims table comes first, as st.table
+    assert len(ledger) == len(M.CLAIMS)
+    views = _views() | {"rho_sweep": store.load_shipped("rlvr", "rho_sweep")}
+    for shown, claim in zip(ledger["Status"], M.CLAIMS):   # each row's status is the one its test gives today
+        assert str(shown).split(" ", 1)[1] == judge(claim, views).status, (claim.id, shown)
+    notebook = at.table[1].value          # the lab notebook wraps its text (st.table), every entry shown
+    assert len(notebook) == len(M.LAB_NOTEBOOK)
     text = " ".join(md.value for md in at.markdown)
     assert "claims reproduced" in text and "What to notice" in text
     m = M.metrics(_views())
