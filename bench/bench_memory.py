@@ -195,20 +195,24 @@ def model_rf(cfg, *_, **__) -> float:
 
 
 def model_rlvr_counts(df, *_, **__) -> float:
-    """rlvr.analyse_counts -> pass_at_k_curve: above TABLE_LIMIT entries it evaluates log-gamma on the whole
-    (distinct (n, c) pairs U) x (k values K) grid at once, 4 float64 temporaries of U x K alive (fitted); below it a
-    survival table U x (K+1) and its column gather (2 float64 copies)."""
+    """rlvr.analyse_counts -> pass_at_k_curve: above TABLE_LIMIT entries it evaluates log-gamma on the
+    (distinct (n, c) pairs U) x (k values K) grid in blocks of LGAMMA_CHUNK entries (issue 25; before, on the whole
+    grid at once), 4 float64 temporaries of a block alive (fitted on rlvr.counts#5k and #15k, unchunked); below
+    it a survival table U x (K+1) and its column gather (2 float64 copies)."""
     import numpy as np
 
-    from toymodels.rlvr import TABLE_LIMIT, _analysis_ks
+    from toymodels.rlvr.evaluations import _analysis_ks
+    from toymodels.rlvr.passk import LGAMMA_CHUNK, TABLE_LIMIT
 
     worst_mb = 0.0
     for _, sub in df.groupby("model", sort=False):
         U = len(np.unique(sub[["n", "c"]].to_numpy(), axis=0))
         K = len(_analysis_ks(int(sub["n"].min())))
         kmax = int(sub["n"].min())
-        big = U * (kmax + 1) > TABLE_LIMIT
-        worst_mb = max(worst_mb, (4 if big else 2) * U * K * F64 / MB)
+        if U * (kmax + 1) > TABLE_LIMIT:
+            worst_mb = max(worst_mb, 4 * min(U, max(1, LGAMMA_CHUNK // K)) * K * F64 / MB)
+        else:
+            worst_mb = max(worst_mb, 2 * U * K * F64 / MB)
     return worst_mb
 
 

@@ -161,11 +161,33 @@ def test_attention_compare_page_worst_case():   # two trainings of 100 steps, 4 
     assert_within_limit(run_capped("attention.compare@page", SLOW))
 
 
-@loose("rlvr: pass_at_k_curve evaluates log-gamma on the whole (distinct (n, c)) "
-       "x k grid at once: an upload of 100,000 rows with n >= 4096 needs ~12 GB; proposed: evaluate it "
-       "in row chunks of ~2e6 entries as _survival_table does (issue-25 memory report)")
-def test_rlvr_analyse_counts_worst_case():
+@pytest.mark.slow
+def test_rlvr_analyse_counts_worst_case():   # about 25 s: 4e8 log-gamma entries in blocks of 2e6
     assert_within_limit(run_capped("rlvr.analyse_counts"))
+
+
+def test_rlvr_chunked_log_gamma_equals_the_whole_grid(monkeypatch):
+    """pass_at_k_curve's log-gamma path in row blocks (LGAMMA_CHUNK entries) gives the whole grid's result (and
+    the survival table's), whatever the block size: blocks that divide the rows, that do not, and one row each."""
+    import numpy as np
+
+    from toymodels.rlvr import passk
+
+    rng = np.random.default_rng(0)
+    n = 300 + rng.integers(0, 2000, 3001)
+    c = rng.integers(0, n + 1)
+    c[:50] = 0
+    c[50:100] = n[50:100]
+    ks = np.unique(np.concatenate([np.arange(1, 200), rng.integers(1, int(n.min()) + 1, 57)]))
+    table = passk.pass_at_k_curve(n, c, ks)                      # below TABLE_LIMIT: the survival table
+    pairs, counts = np.unique(np.stack([n, c], 1), axis=0, return_counts=True)
+    whole = (counts @ passk._pass_at_k_lgamma(pairs[:, 0, None], pairs[:, 1, None], ks[None, :])) / n.size
+    monkeypatch.setattr(passk, "TABLE_LIMIT", 0)                 # every call takes the log-gamma path
+    for chunk in (len(ks) * 100, len(ks) * 7 + 3, 1, 10 ** 9):
+        monkeypatch.setattr(passk, "LGAMMA_CHUNK", chunk)
+        got = passk.pass_at_k_curve(n, c, ks)
+        np.testing.assert_allclose(got, whole, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(got, table, rtol=1e-10, atol=1e-12)
 
 
 def test_rlvr_run_toy_worst_case():

@@ -72,6 +72,7 @@ def _survival_table(n: np.ndarray, c: np.ndarray, kmax: int) -> np.ndarray:
 
 
 TABLE_LIMIT = 20_000_000  # entries of the (distinct (n, c)) x k table before switching to log-gamma
+LGAMMA_CHUNK = 2_000_000  # entries of one block of log-gamma rows (a few float64 temporaries of ~16 MB each)
 
 
 def _pass_at_k_lgamma(n, c, k) -> np.ndarray:
@@ -156,9 +157,13 @@ def pass_at_k_curve(n, c, ks) -> np.ndarray:
                          f"min n={int(n_a.min())})")
     # ... then one survival row per distinct (n, c), weighted by how many problems share it
     pairs, counts = np.unique(np.stack([n_a, c_a], 1), axis=0, return_counts=True)
-    if ks_a.size and len(pairs) * (int(ks_a.max()) + 1) > TABLE_LIMIT:
-        vals = _pass_at_k_lgamma(pairs[:, 0, None], pairs[:, 1, None], ks_a[None, :])
-        return (counts @ vals) / c_a.size
+    if ks_a.size and len(pairs) * (int(ks_a.max()) + 1) > TABLE_LIMIT:  # in row blocks: memory bounded (issue 25)
+        total = np.zeros(ks_a.size)
+        rows = max(1, LGAMMA_CHUNK // ks_a.size)
+        for lo in range(0, len(pairs), rows):
+            vals = _pass_at_k_lgamma(pairs[lo:lo + rows, 0, None], pairs[lo:lo + rows, 1, None], ks_a[None, :])
+            total += counts[lo:lo + rows] @ vals
+        return total / c_a.size
     table = _survival_table(pairs[:, 0], pairs[:, 1], int(ks_a.max()) if ks_a.size else 0)
     return 1.0 - (counts @ table[:, ks_a]) / c_a.size
 
