@@ -157,7 +157,7 @@ def test_attention_lr_sweep_page_worst_case():   # about 4 minutes (4 layers x 4
 
 
 @pytest.mark.slow
-def test_attention_compare_page_worst_case():   # two trainings of 100 steps, 4 layers x 8 heads, RoPE
+def test_attention_compare_page_worst_case():   # about 2 minutes: two trainings of 100 steps, 4 layers x 8 heads
     assert_within_limit(run_capped("attention.compare@page", SLOW))
 
 
