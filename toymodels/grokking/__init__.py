@@ -68,7 +68,7 @@ VIEWS = views(
 )
 HEADLINE = "default"
 
-REGISTERED = ""  # the commit that wrote the claims' tests (filled in by the next commit)
+REGISTERED = "commit 0bc0562 (2026-11-25)"  # the commit that wrote the claims' rules and thresholds
 
 _LAST_SEED = STUDY.first_seed + STUDY.n_seeds - 1
 _STUDY_TEXT = (f"On each of {STUDY.n_seeds} random splits (seeds {STUDY.first_seed}-{_LAST_SEED}; "
