@@ -76,8 +76,8 @@ def sizes(cfg: Config) -> tuple[int, int, int, int]:
 # Seconds per multiply-add of each part of one iteration, fitted on this implementation (one thread; lab notebook):
 # the LU solve (2/3 n³), the kernels (n² d + n_te n d), the digit-grouped gradients (2 n² c) and the AGOP
 # accumulation (n c d²); plus a fixed cost per iteration.
-_SEC_PER_FLOP = 2.0e-11
-_SEC_FIXED = 0.003
+_SEC_PER_FLOP = 3.5e-11
+_SEC_FIXED = 0.005
 
 
 def _iteration_flops(cfg: Config) -> float:
