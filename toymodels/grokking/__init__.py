@@ -23,6 +23,7 @@ from toymodels.errors import NotStored
 from toymodels.topic import View, lazy_exports, views
 
 from . import analysis as A
+from .analysis import iteration_table, metric_frame, seed_table, study_curves, study_summary, summary  # noqa: F401
 from .config import (  # noqa: F401 - the page reads these here
     BOUNDS,
     CONTROL_LABELS,

@@ -129,3 +129,65 @@ def seed_table(study: Mapping[str, Any]):
     import pandas as pd
 
     return pd.DataFrame(per_seed(study))
+
+
+# --------------------------------------------------------------------------- what a page quotes
+
+
+def _leading(mask) -> int:
+    """How many leading entries of ``mask`` are true."""
+    m = np.asarray(mask, bool)
+    return int(m.size if m.all() else np.argmin(m))
+
+
+def summary(result: Mapping[str, Any]) -> dict:
+    """The numbers a page's sentences quote about one ``run`` result (None where a number does not exist)."""
+    test, train = np.asarray(result["test_acc"], float), np.asarray(result["train_acc"], float)
+    mse, dev = np.asarray(result["test_mse"], float), np.asarray(result["circulant_deviation"], float)
+    t_on, t_90 = onset(test), onset(test, 0.9)
+    return {"iters": int(test.size), "onset": t_on, "onset_level": ONSET_LEVEL, "t90": t_90,
+            "t99": onset(test, GROKKED_LEVEL),
+            "final_test_acc": float(test[-1]), "max_test_acc": float(test.max()), "min_train_acc": float(train.min()),
+            "quiet_iters": _leading(test < QUIET_LEVEL), "quiet_level": QUIET_LEVEL,
+            "flat_iters": _leading(np.abs(mse / mse[0] - 1) <= FLAT_TOL), "flat_tol": FLAT_TOL,
+            "mse_first": float(mse[0]), "mse_last": float(mse[-1]),
+            "D_first": float(dev[0]), "D_last": float(dev[-1]),
+            "D_before_onset": float(dev[t_on - 1]) if t_on else None,
+            "grokked": grokked(train, test),
+            "random_circulant_test_acc": float(result["random_circulant_test_acc"]),
+            "identity_test_acc": float(result["identity_test_acc"])}
+
+
+def study_summary(study: Mapping[str, Any]) -> dict:
+    """The many-seed study in a few numbers: how many splits grokked, the onset and t90 medians with their IQR,
+    the controls' ranges."""
+    rows = per_seed(study)
+    rc = [r["random_circulant_test_acc"] for r in rows]
+    ident = [r["identity_test_acc"] for r in rows]
+    return {"n": len(rows), "grokked": sum(r["grokked"] for r in rows), "onset": median_iqr([r["onset"] for r in rows]),
+            "t90": median_iqr([r["t90"] for r in rows]),
+            "ratio": median_iqr([r["D_before_onset_over_D0"] for r in rows]),
+            "rc_min": float(min(rc)), "rc_max": float(max(rc)), "identity_max": float(max(ident))}
+
+
+def study_curves(study: Mapping[str, Any]):
+    """The study's per-iteration curves as one long table: seed, iteration, test accuracy, D (pandas)."""
+    import pandas as pd
+
+    acc, dev = np.asarray(study["test_acc"], float), np.asarray(study["circulant_deviation"], float)
+    n, T = acc.shape
+    return pd.DataFrame({"seed": np.repeat(np.asarray(study["seeds"], int), T), "iteration": np.tile(np.arange(T), n),
+                         "test_acc": acc.ravel(), "circulant_deviation": dev.ravel()})
+
+
+def metric_frame(M, drop_diagonal: bool = True):
+    """A metric M as a long table (row, col, value) for a heatmap, its diagonal left out by default (it dwarfs
+    the structure off it, as in the official code's ``M_no_diag`` plot) (pandas)."""
+    import pandas as pd
+
+    M = np.asarray(M, float).copy()
+    if drop_diagonal:
+        np.fill_diagonal(M, np.nan)
+    i, j = np.indices(M.shape)
+    keep = np.isfinite(M.ravel())
+    return pd.DataFrame({"row": i.ravel()[keep], "col": j.ravel()[keep], "value": M.ravel()[keep]})

@@ -1,0 +1,72 @@
+"""The grokking page through the router (AppTest): it opens on the shipped run and quotes its numbers, a live
+p = 31 run replaces them, the controls show their accuracy, a long run waits for its button, an over-budget run is
+refused with a message, and a tour link sets the knobs."""
+import pytest
+
+import toymodels.grokking as M
+from tests.apptest_helpers import open_page
+from toymodels import store
+
+
+def _text(at) -> str:
+    return " ".join(e.value for e in [*at.markdown, *at.caption, *at.info, *at.warning, *at.error])
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = open_page(M.TOPIC, 180)
+    assert not at.exception, at.exception
+    return at
+
+
+def test_opens_on_the_shipped_run_with_its_numbers(page):
+    s = M.summary(store.load_shipped(M.TOPIC, "default"))
+    text = _text(page)
+    assert "claims reproduced" in text
+    assert f"first {s['quiet_iters']} iterations" in text and f"{s['final_test_acc']:.1%}" in text
+    assert f"falls from {s['D_first']:.2f}" in text
+    assert not page.error
+    assert any(b.label.startswith("Take the guided tour") for b in page.button)
+
+
+def test_p31_runs_live_and_replaces_the_numbers(page):
+    page.select_slider(key="gk_p").set_value(31).run(timeout=180)
+    assert not page.exception, page.exception
+    s = M.summary(M.run(M.Config(p=31)))
+    text = _text(page)
+    assert f"first {s['quiet_iters']} iterations" in text and f"{s['final_test_acc']:.1%}" in text
+    assert "p = 31" in text
+
+
+def test_the_random_circulant_control_reports_its_accuracy():
+    at = open_page(M.TOPIC, 180)
+    at.select_slider(key="gk_p").set_value(31).run(timeout=180)
+    at.radio(key="gk_ctrl").set_value("random_circulant").run(timeout=180)
+    assert not at.exception, at.exception
+    acc = M.run(M.Config(p=31, control="random_circulant"))["test_acc"][0]
+    assert any(m.label == "Test accuracy, this metric" and m.value == f"{acc:.1%}" for m in at.metric)
+
+
+def test_a_long_run_waits_for_its_button_and_an_over_budget_one_is_refused():
+    at = open_page(M.TOPIC, 180)
+    at.number_input(key="gk_seed").set_value(1).run(timeout=180)    # p = 61, seed 1: not shipped, ~20 s
+    assert not at.exception
+    assert any(b.label.startswith("Iterating RFM (about") for b in at.button)
+    assert "shipped default run" in _text(at)
+    at.slider(key="gk_frac").set_value(0.9).run(timeout=60)
+    at.slider(key="gk_iters").set_value(60).run(timeout=60)
+    assert not at.exception
+    assert any("limit 90 s" in e.value for e in at.error)
+
+
+def test_a_tour_link_sets_the_knobs():
+    from streamlit.testing.v1 import AppTest
+
+    from toymodels.registry import REPO_ROOT, get_paper
+
+    at = AppTest.from_file(str(REPO_ROOT / "Home.py"), default_timeout=180).run()
+    at.query_params["tour"] = "5"
+    at.switch_page(get_paper(M.TOPIC).page).run(timeout=180)
+    assert not at.exception, at.exception
+    assert at.select_slider(key="gk_p").value == 31
+    assert any("Step 5 of 5" in c.value for c in at.caption)
