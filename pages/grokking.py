@@ -93,7 +93,7 @@ where = (f"p = {cfg.p}, {OPS[cfg.op]}, {cfg.train_frac:g} of the pairs for train
 
 
 def _iteration_axis():
-    return alt.X("iteration:Q", title="RFM iteration", scale=alt.Scale(domain=[0, max(1, s["iters"] - 1)]))
+    return alt.X("iteration:Q", title="RFM iteration", scale=alt.Scale(domain=[0, max(1, s["iters"] - 1)], nice=False))
 
 
 # --------------------------------------------------------------------------- the headline figure
@@ -112,10 +112,15 @@ with headline_box:
         refs = pd.DataFrame({"accuracy": [s["random_circulant_test_acc"], s["identity_test_acc"]],
                              "curve": ["random circulant M (no learning)", "M = I (no learning)"]})
         domain = ["train accuracy", "test accuracy", "random circulant M (no learning)", "M = I (no learning)"]
-        color = alt.Color("curve:N", title=None,
+        color = alt.Color("curve:N", title=None, legend=alt.Legend(labelLimit=0, columns=2),
                           scale=alt.Scale(domain=domain, range=[TRAIN_C, TEST_C, CIRC_C, CTRL_C]))
+        refs["iteration"] = s["iters"] - 1
+        refs["text"] = [f"random circulant M: {s['random_circulant_test_acc']:.1%}",
+                        f"M = I: {s['identity_test_acc']:.1%}"]
         top = alt.layer(
             alt.Chart(refs).mark_rule(strokeDash=[5, 4], strokeWidth=1.6).encode(y="accuracy:Q", color=color),
+            alt.Chart(refs).mark_text(align="right", dy=-9, fontSize=12).encode(
+                x=alt.X("iteration:Q"), y="accuracy:Q", text="text:N", color=color),
             alt.Chart(acc).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
                 x=_iteration_axis(), y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1])),
                 color=color, tooltip=["curve", "iteration", alt.Tooltip("accuracy:Q", format=".3f")]),
@@ -169,30 +174,35 @@ with story_box:
     @ui.fragment
     def _heatmap() -> None:
         n = len(res["M"])
-        if n > 1:
-            t = st.slider("Iteration", 0, n - 1, min(n - 1, 5), key="gk_iter", bind="query-params")
-        else:
-            t = 0
+        st.subheader("The metric, iteration by iteration" if is_rfm else "The metric")
+        t = st.slider("Iteration", 0, n - 1, min(n - 1, 5), key="gk_iter", bind="query-params") if n > 1 else 0
         frame = M.metric_frame(res["M"][t])
         lim = float(frame["value"].abs().max()) or 1.0
         p_ = cfg.p
+        ticks = [0, p_ - 1, p_, 2 * p_ - 1]
         heat = alt.Chart(frame).mark_rect().encode(
             x=alt.X("col:O", title=f"column (0-{p_ - 1}: x digit, {p_}-{2 * p_ - 1}: y digit)",
-                    axis=alt.Axis(values=[0, p_ - 1, p_, 2 * p_ - 1], labelAngle=0)),
-            y=alt.Y("row:O", title="row", axis=alt.Axis(values=[0, p_ - 1, p_, 2 * p_ - 1])),
-            color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-lim, lim]), title="M (off its "
-                            "diagonal)"),
+                    axis=alt.Axis(values=ticks, labelAngle=0)),
+            y=alt.Y("row:O", title="row", axis=alt.Axis(values=ticks)),
+            color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-lim, lim]),
+                            title="M off its diagonal", legend=alt.Legend(orient="right")),
             tooltip=["row", "col", alt.Tooltip("value:Q", format=".4f")],
-        ).properties(height=420, width=420)
+        ).properties(height=440)
         label = "the fixed metric" if not is_rfm else f"M after iteration {t}"
-        st.subheader("The metric, iteration by iteration" if is_rfm else "The metric")
-        ui.chart(heat, f"grokking-metric-{t}", data=frame,
-                 alt_text=f"Heatmap of {label} with its diagonal left out")
-        if is_rfm:
-            st.caption(f"{label} (the AGOP of iteration {t}'s predictor, to the power s; the next iteration's "
-                       f"metric), its diagonal left out. D = {res['circulant_deviation'][t]:.3f}; test accuracy at "
-                       f"iteration {t}: {res['test_acc'][t]:.3f}. The top-right block couples x digits to y digits: "
-                       "circulant structure shows as stripes along its wrapped diagonals.")
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            ui.chart(heat, f"grokking-metric-{t}", data=frame,
+                     alt_text=f"Heatmap of {label} with its diagonal left out")
+        with right:
+            if is_rfm:
+                st.metric("Circulant deviation D", f"{res['circulant_deviation'][t]:.3f}")
+                st.metric(f"Test accuracy at iteration {t}", f"{res['test_acc'][t]:.3f}")
+                st.caption(f"{label}: the AGOP of iteration {t}'s predictor to the power s, which is the next "
+                           "iteration's metric; its diagonal is left out. The top-right block couples x digits to y "
+                           "digits: circulant structure shows as stripes along its wrapped diagonals.")
+            else:
+                st.caption(f"{label}, its diagonal left out. Its x-y block (top right) has D = "
+                           f"{res['circulant_deviation'][t]:.3f}.")
 
     _heatmap()
 
