@@ -146,8 +146,8 @@ def _kernel_weighted_inputs(K_rows: np.ndarray, A: np.ndarray, X: np.ndarray, gr
     """Z_ic = Σ_j K_ij A_jc x_j for the rows of ``K_rows``: (b, c, d). Dense without ``groups``; with one-hot
     inputs, Z_ic[v] (block x) = Σ_{j: x_j = v} K_ij A_jc, a product per digit value."""
     b, c, d = len(K_rows), A.shape[1], X.shape[1]
-    if groups is None:
-        return np.einsum("ij,jc,jd->icd", K_rows, A, X)
+    if groups is None:  # dense: one matrix product per class, (b, n) @ (n, d)
+        return np.stack([K_rows @ (A[:, k, None] * X) for k in range(c)], axis=1)
     p = d // 2
     Z = np.zeros((b, c, d))
     for block, (order, slices) in enumerate(groups):
