@@ -44,6 +44,7 @@ with explainer:
     headline_box = st.container()
     story_box = st.container()
     knobs_box = st.container(border=True)
+    sweep_box = st.container()
     share_box = st.container()
 
 with knobs_box:
@@ -76,6 +77,7 @@ with knobs_box:
         control = ui.choice(st.radio, "Metric M", M.CONTROL_LABELS, key="gk_ctrl", default=DEFAULT.control)
     cfg = M.Config(p=int(p), train_frac=float(frac), op=op, iters=int(iters), bandwidth=float(bandwidth),
                    power=float(power), control=control, seed=int(seed))
+    knob_cfg = cfg
     n_train, n_test, _, _ = M.sizes(cfg)
     st.caption(f"{n_train:,} training pairs, {n_test:,} test pairs, inputs of {2 * cfg.p} numbers.")
     with ui.guard():
@@ -228,6 +230,38 @@ with story_box:
                          color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"))
         ui.chart(both, "grokking-twenty-splits", data=long,
                  alt_text="Test accuracy and circulant deviation against iteration for twenty random splits")
+
+with sweep_box:
+    if ui.shown("sweep", active):
+        st.subheader("Sweep a knob")
+        st.markdown("The run above again for several values of one knob (the other knobs as set above): where the "
+                    "jump starts, and where test accuracy ends.")
+        c = st.columns([1, 2])
+        with c[0]:
+            param = ui.choice(st.radio, "Knob", M.SWEEP_LABELS, key="gk_sweep")
+        options = list(M.SWEEPS[param])
+        picked = c[1].multiselect("Values", options, default=[options[1], options[3], options[5]]
+                                  if len(options) > 5 else options[:3], key=f"gk_sweep_{param}", bind="query-params")
+        if picked and knob_cfg.control == "rfm":
+            values = sorted(float(v) for v in picked)
+            cost = sum(M.expected_seconds(M.Config(**{**knob_cfg.__dict__, param: v})) for v in values)
+            with ui.guard():
+                sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
+            if sw is not None:
+                table, long = M.sweep_table(sw), M.sweep_curves(sw)
+                label = M.SWEEP_LABELS[param]
+                lines = alt.Chart(long).mark_line(point=alt.OverlayMarkDef(size=14)).encode(
+                    x=alt.X("iteration:Q", title="RFM iteration"),
+                    y=alt.Y("test_acc:Q", title="test accuracy", scale=alt.Scale(domain=[0, 1])),
+                    color=alt.Color("value:O", title=label, scale=alt.Scale(scheme="viridis")),
+                    tooltip=[alt.Tooltip("value:Q", title=label), "iteration",
+                             alt.Tooltip("test_acc:Q", format=".3f", title="test accuracy"),
+                             alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")]).properties(height=280)
+                ui.chart(lines, f"grokking-sweep-{param}", data=long,
+                         alt_text=f"Test accuracy against RFM iteration for several values of the {label}")
+                st.dataframe(table, hide_index=True, width="stretch")
+        elif knob_cfg.control != "rfm":
+            st.caption("A sweep runs RFM: set the metric to RFM above.")
 
 with share_box:
     ui.cite(paper)

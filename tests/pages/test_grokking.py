@@ -38,6 +38,18 @@ def test_p31_runs_live_and_replaces_the_numbers(page):
     assert "p = 31" in text
 
 
+def test_a_sweep_at_p31_runs_from_its_button(page):
+    page.select_slider(key="gk_p").set_value(31).run(timeout=180)
+    button = next((b for b in page.button if b.label.startswith("Sweeping")), None)
+    if button is not None:   # the cost model may put it under the auto-run threshold
+        button.click().run(timeout=300)
+    assert not page.exception, page.exception
+    want = M.sweep_table(M.sweep(M.Config(p=31), "train_frac", [0.3, 0.5, 0.7]))
+    shown = [d.value for d in page.dataframe if "train_frac" in d.value.columns]
+    assert shown and list(shown[0]["train_frac"]) == [0.3, 0.5, 0.7]
+    assert list(shown[0]["final_test_acc"]) == list(want["final_test_acc"])
+
+
 def test_the_random_circulant_control_reports_its_accuracy():
     at = open_page(M.TOPIC, 180)
     at.select_slider(key="gk_p").set_value(31).run(timeout=180)

@@ -23,7 +23,16 @@ from toymodels.errors import NotStored
 from toymodels.topic import View, lazy_exports, views
 
 from . import analysis as A
-from .analysis import iteration_table, metric_frame, seed_table, study_curves, study_summary, summary  # noqa: F401
+from .analysis import (  # noqa: F401
+    iteration_table,
+    metric_frame,
+    seed_table,
+    study_curves,
+    study_summary,
+    summary,
+    sweep_curves,
+    sweep_table,
+)
 from .config import (  # noqa: F401 - the page reads these here
     BOUNDS,
     CONTROL_LABELS,
@@ -31,6 +40,8 @@ from .config import (  # noqa: F401 - the page reads these here
     OPERATIONS,
     PRIMES,
     SEEDS_BOUNDS,
+    SWEEP_LABELS,
+    SWEEPS,
     Config,
     SeedsConfig,
     expected_seconds,
@@ -208,6 +219,6 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "run": ".experiments", "run_seeds": ".experiments",
+    "run": ".experiments", "run_seeds": ".experiments", "sweep": ".experiments",
     "gaussian_kernel": ".rfm", "agop": ".rfm", "circulant_deviation": ".rfm", "random_circulant_metric": ".rfm",
     "predictor_gradients": ".rfm", "split": ".rfm"})

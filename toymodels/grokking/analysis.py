@@ -191,3 +191,26 @@ def metric_frame(M, drop_diagonal: bool = True):
     i, j = np.indices(M.shape)
     keep = np.isfinite(M.ravel())
     return pd.DataFrame({"row": i.ravel()[keep], "col": j.ravel()[keep], "value": M.ravel()[keep]})
+
+
+def sweep_table(result: Mapping[str, Any]):
+    """A ``sweep`` result, one row per value: when the jump starts and ends, where it lands, D (pandas)."""
+    import pandas as pd
+
+    rows = []
+    for v, r in zip(result["values"], result["runs"]):
+        s = summary(r)
+        rows.append({result["param"]: v, "onset": s["onset"], "t90": s["t90"], "final_test_acc": s["final_test_acc"],
+                     "min_train_acc": s["min_train_acc"], "D_first": s["D_first"], "D_last": s["D_last"],
+                     "random_circulant_test_acc": s["random_circulant_test_acc"]})
+    return pd.DataFrame(rows)
+
+
+def sweep_curves(result: Mapping[str, Any]):
+    """A ``sweep`` result's test-accuracy and D curves as one long table (pandas)."""
+    import pandas as pd
+
+    frames = [pd.DataFrame({"value": v, "iteration": r["iteration"], "test_acc": r["test_acc"],
+                            "circulant_deviation": r["circulant_deviation"]})
+              for v, r in zip(result["values"], result["runs"])]
+    return pd.concat(frames, ignore_index=True)

@@ -34,6 +34,11 @@ BOUNDS = {
 }
 SEEDS_BOUNDS = {"n_seeds": Range(1, 20, integer=True), "first_seed": Range(0, 2**31 - 1 - 20, integer=True)}
 
+# The values a sweep may take per parameter (the page offers these; ``sweep`` accepts any value inside BOUNDS).
+SWEEPS = {"train_frac": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), "bandwidth": (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0),
+          "power": (0.25, 0.5, 0.75, 1.0)}
+SWEEP_LABELS = {"train_frac": "training fraction", "bandwidth": "bandwidth L", "power": "AGOP power s"}
+
 MAX_SECONDS = 90.0      # one run, on one thread of a 2-core CPU
 MAX_BYTES = 800 << 20   # arrays held at once by one run
 

@@ -13,13 +13,25 @@ import dataclasses
 import numpy as np
 
 from toymodels.errors import InputError
-from toymodels.topic import Fields, as_progress, bounded
+from toymodels.topic import Each, Fields, OneOf, Range, as_progress, bounded
 
 from . import rfm
-from .config import BOUNDS, MAX_BYTES, SEEDS_BOUNDS, Config, SeedsConfig, check_budget, expected_bytes, expected_seconds
+from .config import (
+    BOUNDS,
+    MAX_BYTES,
+    MAX_SECONDS,
+    SEEDS_BOUNDS,
+    SWEEPS,
+    Config,
+    SeedsConfig,
+    check_budget,
+    expected_bytes,
+    expected_seconds,
+)
 
 DEFAULT = Config()
 DEFAULT_STUDY = SeedsConfig()
+SWEEP_DEFAULT = Config(p=31)
 MAX_STUDY_SECONDS = 900.0  # the many-seed study is a precompute (the page shows it shipped, never runs it live)
 
 
@@ -115,3 +127,30 @@ def run_seeds(cfg: SeedsConfig = DEFAULT_STUDY, progress=None) -> dict:
     controls = {k: [r[k] for r in rows] for k in ("random_circulant_test_acc", "identity_test_acc")}
     return {"config": dataclasses.asdict(cfg), "seeds": seeds, **arrays, **controls}
 
+
+
+def _sweep_budget(cfg: Config, param: str, values, progress=None) -> None:
+    if param not in SWEEPS:
+        raise InputError(f"param must be one of {', '.join(SWEEPS)}; got {param!r}")
+    for v in values:
+        BOUNDS[param].check(param, v)
+    if cfg.control != "rfm":
+        raise InputError("a sweep runs RFM (set the metric to RFM)")
+    secs = sum(expected_seconds(dataclasses.replace(cfg, **{param: v})) for v in values)
+    if secs > MAX_SECONDS:
+        raise InputError(f"this sweep would take about {secs:.0f} s (limit {MAX_SECONDS:.0f} s): fewer values, a "
+                         "smaller p or fewer iterations")
+
+
+@bounded(cfg=Fields(**BOUNDS), param=OneOf(*SWEEPS), values=Each(Range(0.1, 20.0), max_len=8), _budget=_sweep_budget)
+def sweep(cfg: Config = SWEEP_DEFAULT, param: str = "train_frac", values=SWEEPS["train_frac"], progress=None) -> dict:
+    """``run`` once per value of ``param`` (the rest of ``cfg`` fixed): per value, the per-iteration curves (no
+    metric snapshots) and both controls. Returns ``param``, ``values``, ``runs`` (one dict per value), ``config``."""
+    prog = as_progress(progress)
+    runs = []
+    for i, v in enumerate(values):
+        res = run.__wrapped__(dataclasses.replace(cfg, **{param: v}),
+                              progress=prog.part(i, len(values), f"{param} = {v:g}: "))
+        res.pop("M")
+        runs.append(res)
+    return {"param": param, "values": [float(v) for v in values], "runs": runs, "config": dataclasses.asdict(cfg)}

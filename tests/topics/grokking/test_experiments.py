@@ -110,3 +110,21 @@ def test_the_shipped_cheap_view_is_recomputed_bit_for_bit():
         store.verify_shipped(G.TOPIC, "p31", fn, rtol=0, **kwargs)
         fresh, shipped = store.normalise(fn(**kwargs)), store.load_shipped(G.TOPIC, "p31")
     store.assert_same(fresh, shipped, rtol=0, atol=0)
+
+
+def test_a_sweep_is_the_single_runs_and_refuses_what_it_cannot_do():
+    from toymodels.grokking.experiments import sweep
+
+    res = sweep(SMALL, "bandwidth", [1.5, 2.5])
+    assert res["values"] == [1.5, 2.5] and len(res["runs"]) == 2 and "M" not in res["runs"][0]
+    one = run(dataclasses.replace(SMALL, bandwidth=1.5))
+    assert res["runs"][0]["test_acc"] == one["test_acc"]
+    assert list(G.sweep_table(res)["bandwidth"]) == [1.5, 2.5]
+    for bad in [dict(param="seed", values=[1.0]), dict(param="power", values=[5.0]), dict(param="power", values=[]),
+                dict(param="train_frac", values=[0.95])]:
+        with pytest.raises(InputError):
+            sweep(SMALL, **bad)
+    with pytest.raises(InputError, match="sweep would take"):
+        sweep(Config(p=61), "train_frac", [0.5, 0.6, 0.7, 0.8])
+    with pytest.raises(InputError):
+        sweep(dataclasses.replace(SMALL, control="identity"), "bandwidth", [1.5])
