@@ -19,4 +19,30 @@ LAB_NOTEBOOK: tuple[dict, ...] = (
      "wrapped anti-diagonals (i + j mod p, Hankel), x + y, p = 31 and 61, seed 0",
      "outcome": "circulant D falls (0.855 -> 0.136 at p = 61); Hankel D stays at 0.996-1.000: for x + y the "
      "off-diagonal block turns circulant, as the official control (scipy.linalg.circulant) assumes", "cpu": ""},
+    {"when": "pilot", "what": "x - y, seed 0: p = 31 (40 iterations) and p = 61 (30 iterations); D against wrapped "
+     "anti-diagonals (the Hankel block of the official x - y control)",
+     "outcome": "p = 31: onset (test accuracy >= 0.1) at 13, 0.886 at 39, D 0.920 -> 0.180; p = 61: onset 12, >= 0.9 "
+     "at 15, 1.000 at 29, D 0.877 -> 0.120; random circulant (Hankel) control 0.956 (p = 31), 1.000 (p = 61)",
+     "cpu": "1.1 s and 12.3 s"},
+    {"when": "pilot", "what": "the official random-circulant construction, "
+     "real(sqrtm([[I - 11ᵀ/p, C], [Cᵀ, I - 11ᵀ/p]])), seed 7, p = 13, 31, 61",
+     "outcome": "x + y: symmetric to 1e-10, PSD, D < 1e-14. x - y: the block matrix has repeated negative eigenvalues, "
+     "so no principal square root exists; scipy's answer at p = 13 and 31 is non-symmetric (|M - Mᵀ| up to 0.06), "
+     "indefinite, D 0.09-0.10; at p = 61 it is symmetric and circulant. Kept as the official code does it (the "
+     "kernel only sees M's symmetric part)", "cpu": ""},
+    {"when": "timing", "what": "one AGOP at p = 61 (n = 1860, c = 61, d = 122), one thread: the official code's "
+     "structure in numpy (the 110 MB n × c × d gradient tensor via K @ (A ⊗ XM)) against rfm.agop",
+     "outcome": "official structure 2.4 s; rfm.agop with digit groups and 16 MB chunks 0.19 s (12×), same AGOP to "
+     "2e-13 relative; rfm.agop's dense fallback (non-one-hot inputs) 23 s as a single einsum, 1.5 s after rewriting "
+     "it as one matrix product per class. Kernel + LU solve: 0.16 s. A full iteration: 0.35-0.40 s (the issue's "
+     "independent implementation: 2.3 s)", "cpu": "see outcome"},
+    {"when": "tests", "what": "the shipped p31 view recomputed in pytest with numpy's default BLAS threads",
+     "outcome": "float64 curves equal to 1e-9, but float32 metric snapshots differ in last bits (BLAS sums in "
+     "another order); under one BLAS thread (the app's and precompute's policy) the recomputation is bit for bit",
+     "cpu": ""},
+    {"when": "cost model", "what": "wall time per iteration (+2 control solves), one thread: p = 11, 31, 47, 61 at "
+     "f = 0.5; p = 31 at 0.9; p = 61 at 0.3 and 0.9",
+     "outcome": "0.0007, 0.017, 0.095, 0.35 s; 0.038 s; 0.15 and 2.2 s: fitted as 0.005 s + 3.5e-11 s per flop of "
+     "(2/3 n³ + (n² + n_te n) d + 2 n² c + n c d²) multiply-adds, conservative at p = 61, f = 0.5 (0.51 s predicted)",
+     "cpu": "15 s"},
 )
