@@ -320,7 +320,7 @@ def _seconds_text(seconds: float | None) -> str:
 
 
 def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None = None,
-            seconds: float | None = None, **kwargs) -> Any:
+            seconds: float | None = None, cost_text: str | None = None, **kwargs) -> Any:
     """``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar; returns a read-only result,
     or None when it is not computed (see ``run``).
 
@@ -329,8 +329,8 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
     of ``SLOTS`` (and for the visitor's own earlier computation); while it waits the visitor sees how many runs
     are ahead. ``run``: True computes (a button was pressed); False never computes (returns None unless
     stored); None computes by itself only when ``seconds`` (the expected time) is at most ``AUTO_SECONDS``,
-    and otherwise shows a button that states the cost and computes when it is pressed: a link alone never
-    starts a long computation. The result is frozen (``topic.freeze``): shared, so read-only. An
+    and otherwise shows a button that states the cost (``cost_text``, else "about N s") and computes when it
+    is pressed: a link alone never starts a long computation. The result is frozen (``topic.freeze``): shared, so read-only. An
     out-of-bounds argument raises ``InputError`` before anything runs (see ``guard``).
     """
     key = store.call_key(fn, args, kwargs)
@@ -346,7 +346,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
         else:
             if getattr(fn, "bounds", None) is not None:  # out of bounds: say so now, not after a button press
                 _check_only(fn, args, kwargs)
-            run = st.button(f"{label.rstrip('…. ')} ({_seconds_text(seconds)})", key=f"run-{key}",
+            run = st.button(f"{label.rstrip('…. ')} ({cost_text or _seconds_text(seconds)})", key=f"run-{key}",
                             icon=":material/play_arrow:", type="primary")
     if not run:
         return None
