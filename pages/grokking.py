@@ -203,7 +203,7 @@ with story_box:
                            "iteration's metric; its diagonal is left out. The top-right block couples x digits to y "
                            "digits: circulant structure shows as stripes along its wrapped diagonals.")
             else:
-                st.caption(f"{label}, its diagonal left out. Its x-y block (top right) has D = "
+                st.caption(f"{label[0].upper() + label[1:]}, its diagonal left out. Its x-y block (top right) has D = "
                            f"{res['circulant_deviation'][t]:.3f}.")
 
     _heatmap()
