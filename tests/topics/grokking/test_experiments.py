@@ -128,3 +128,13 @@ def test_a_sweep_is_the_single_runs_and_refuses_what_it_cannot_do():
         sweep(Config(p=61), "train_frac", [0.5, 0.6, 0.7, 0.8])
     with pytest.raises(InputError):
         sweep(dataclasses.replace(SMALL, control="identity"), "bandwidth", [1.5])
+
+
+def test_quick_reproduce_prints_the_issue_keys(tmp_path):
+    rec = G.reproduce(quick=True, seed=0, out=tmp_path)
+    assert rec["topic"] == "grokking" and rec["quick"] is True and rec["p"] == 31
+    for key in ("train_acc", "test_acc", "test_mse", "circulant_deviation"):
+        assert isinstance(rec[key], list) and len(rec[key]) == 40
+    assert rec["test_acc"] == list(store.load_shipped(G.TOPIC, "p31")["test_acc"])   # the same run as the view
+    assert 0 <= rec["random_circulant_test_acc"] <= 1 and "claims" in rec
+    assert (tmp_path / "iterations.csv").read_text().startswith("iteration,train_acc,test_acc")
