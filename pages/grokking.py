@@ -208,28 +208,8 @@ with story_box:
 
     _heatmap()
 
-    if ui.shown("seeds", active):
-        st.subheader("Twenty splits, the same story")
-        study = ui.view(M, "seeds")
-        ss = M.study_summary(study)
-        st.markdown(f"**What to notice:** the claims are decided on {ss['n']} fresh random splits (seeds "
-                    f"{study['seeds'][0]}-{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of "
-                    f"{ss['n']} grok. Test accuracy leaves zero at iteration {ss['onset']} and reaches 0.9 at "
-                    f"{ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value by then. The random "
-                    f"circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
-                    f"{ss['identity_max']:.3f}.")
-        long = M.study_curves(study)
-        lines = alt.Chart(long).mark_line(strokeWidth=1.2, opacity=0.6).encode(
-            x=alt.X("iteration:Q", title="RFM iteration"), detail="seed:N",
-            tooltip=["seed", "iteration", alt.Tooltip("test_acc:Q", format=".3f"),
-                     alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")])
-        both = alt.hconcat(
-            lines.encode(y=alt.Y("test_acc:Q", title="test accuracy"), color=alt.value(TEST_C)).properties(
-                height=240, title="test accuracy, one line per split"),
-            lines.encode(y=alt.Y("circulant_deviation:Q", title="D", scale=alt.Scale(domain=[0, 1])),
-                         color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"))
-        ui.chart(both, "grokking-twenty-splits", data=long,
-                 alt_text="Test accuracy and circulant deviation against iteration for twenty random splits")
+    study_box = st.container()
+
 
 with sweep_box:
     if ui.shown("sweep", active):
@@ -277,11 +257,7 @@ with notebook:
     st.subheader("Per iteration, this run")
     st.dataframe(curves, hide_index=True, width="stretch")
     ui.download_csv(curves, "grokking-iterations.csv")
-    if ui.shown("seeds", active):
-        st.subheader("Per split, the deciding study")
-        table = M.seed_table(ui.view(M, "seeds"))
-        st.dataframe(table, hide_index=True, width="stretch")
-        ui.download_csv(table, "grokking-splits.csv")
+    study_table_box = st.container()
     st.subheader("Caveats")
     st.markdown(
         "- **Iteration bookkeeping.** Iteration t solves with the metric M_t (M_0 = I) and reports its accuracies and "
@@ -294,3 +270,34 @@ with notebook:
         "- **M^s** uses the eigendecomposition of the symmetric AGOP (the official code: the real part of "
         "scipy's sqrtm, the same matrix for a PSD AGOP).\n"
         "- **Not tested here:** the paper's neural-network features and its Fourier-multiplication analysis.")
+
+# --------------------------------------------------------------------------- the deciding study, drawn last
+# (into its boxes above): were its view missing, ui.view would stop the script here, after the rest is drawn.
+if ui.shown("seeds", active):
+    with study_box:
+        st.subheader("Twenty splits, the same story")
+        study = ui.view(M, "seeds")
+        ss = M.study_summary(study)
+        st.markdown(f"**What to notice:** the claims are decided on {ss['n']} fresh random splits (seeds "
+                    f"{study['seeds'][0]}-{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of "
+                    f"{ss['n']} grok. Test accuracy leaves zero at iteration {ss['onset']} and reaches 0.9 at "
+                    f"{ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value by then. The random "
+                    f"circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
+                    f"{ss['identity_max']:.3f}.")
+        long = M.study_curves(study)
+        lines = alt.Chart(long).mark_line(strokeWidth=1.2, opacity=0.6).encode(
+            x=alt.X("iteration:Q", title="RFM iteration"), detail="seed:N",
+            tooltip=["seed", "iteration", alt.Tooltip("test_acc:Q", format=".3f"),
+                     alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")])
+        both = alt.hconcat(
+            lines.encode(y=alt.Y("test_acc:Q", title="test accuracy"), color=alt.value(TEST_C)).properties(
+                height=240, title="test accuracy, one line per split"),
+            lines.encode(y=alt.Y("circulant_deviation:Q", title="D", scale=alt.Scale(domain=[0, 1])),
+                         color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"))
+        ui.chart(both, "grokking-twenty-splits", data=long,
+                 alt_text="Test accuracy and circulant deviation against iteration for twenty random splits")
+    with study_table_box:
+        st.subheader("Per split, the deciding study")
+        table = M.seed_table(study)
+        st.dataframe(table, hide_index=True, width="stretch")
+        ui.download_csv(table, "grokking-splits.csv")
