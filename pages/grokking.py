@@ -114,7 +114,7 @@ with headline_box:
         refs = pd.DataFrame({"accuracy": [s["random_circulant_test_acc"], s["identity_test_acc"]],
                              "curve": ["random circulant M (no learning)", "M = I (no learning)"]})
         domain = ["train accuracy", "test accuracy", "random circulant M (no learning)", "M = I (no learning)"]
-        color = alt.Color("curve:N", title=None, legend=alt.Legend(labelLimit=0, columns=2),
+        color = alt.Color("curve:N", title=None, legend=alt.Legend(labelLimit=0, columns=2, orient="bottom"),
                           scale=alt.Scale(domain=domain, range=[TRAIN_C, TEST_C, CIRC_C, CTRL_C]))
         refs["iteration"] = s["iters"] - 1
         refs["text"] = [f"random circulant M: {s['random_circulant_test_acc']:.1%}",
@@ -126,13 +126,14 @@ with headline_box:
             alt.Chart(acc).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
                 x=_iteration_axis(), y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1])),
                 color=color, tooltip=["curve", "iteration", alt.Tooltip("accuracy:Q", format=".3f")]),
-        ).properties(height=260)
+        ).properties(height=360)
         bottom = alt.Chart(curves).mark_line(color=MSE_C, point=alt.OverlayMarkDef(size=18, color=MSE_C)).encode(
             x=_iteration_axis(), y=alt.Y("test_mse:Q", title="test MSE", scale=alt.Scale(zero=False)),
-            tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=150)
-        ui.chart(alt.vconcat(top, bottom), "grokking-accuracy-and-loss", data=curves,
-                 alt_text="Train and test accuracy against RFM iteration, with the controls as dashed lines; test MSE "
-                          "below")
+            tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=200)
+        # two charts, not alt.vconcat: a concatenated chart stretched to the column overflows it on the right
+        ui.chart(top, "grokking-accuracy", data=curves,
+                 alt_text="Train and test accuracy against RFM iteration, with the controls as dashed lines")
+        ui.chart(bottom, "grokking-test-loss", data=curves, alt_text="Test MSE against RFM iteration")
         st.caption(f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first "
                    f"{s['flat_iters']} iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}: the loss "
                    "does not announce the jump; it moves with it.")
@@ -289,13 +290,16 @@ if ui.shown("seeds", active):
             x=alt.X("iteration:Q", title="RFM iteration"), detail="seed:N",
             tooltip=["seed", "iteration", alt.Tooltip("test_acc:Q", format=".3f"),
                      alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")])
-        both = alt.hconcat(
-            lines.encode(y=alt.Y("test_acc:Q", title="test accuracy"), color=alt.value(TEST_C)).properties(
-                height=240, title="test accuracy, one line per split"),
-            lines.encode(y=alt.Y("circulant_deviation:Q", title="D", scale=alt.Scale(domain=[0, 1])),
-                         color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"))
-        ui.chart(both, "grokking-twenty-splits", data=long,
-                 alt_text="Test accuracy and circulant deviation against iteration for twenty random splits")
+        left, right = st.columns(2)   # two charts, not alt.hconcat (which overflows the column when stretched)
+        with left:
+            ui.chart(lines.encode(y=alt.Y("test_acc:Q", title="test accuracy"), color=alt.value(TEST_C)).properties(
+                height=240, title="test accuracy, one line per split"), "grokking-splits-test-accuracy", data=long,
+                alt_text="Test accuracy against iteration for twenty random splits")
+        with right:
+            ui.chart(lines.encode(y=alt.Y("circulant_deviation:Q", title="D", scale=alt.Scale(domain=[0, 1])),
+                                  color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"),
+                     "grokking-splits-circulant-deviation", data=long,
+                     alt_text="Circulant deviation D against iteration for twenty random splits")
     with study_table_box:
         st.subheader("Per split, the deciding study")
         table = M.seed_table(study)
