@@ -113,7 +113,7 @@ def median_iqr(values) -> str:
     if not v.size:
         return "n/a"
     q1, med, q3 = np.percentile(v, [25, 50, 75])
-    return f"{med:g} (IQR {q1:g}-{q3:g})"
+    return f"{med:.3g} (IQR {q1:.3g}-{q3:.3g})"
 
 
 def iteration_table(result: Mapping[str, Any]):
