@@ -281,9 +281,9 @@ if ui.shown("seeds", active):
         ss = M.study_summary(study)
         st.markdown(f"**What to notice:** the claims are decided on {ss['n']} fresh random splits (seeds "
                     f"{study['seeds'][0]}-{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of "
-                    f"{ss['n']} grok. Test accuracy leaves zero at iteration {ss['onset']} and reaches 0.9 at "
-                    f"{ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value by then. The random "
-                    f"circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
+                    f"{ss['n']} grok. Test accuracy passes {s['onset_level']:g} at iteration {ss['onset']} and "
+                    f"reaches 0.9 at {ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value "
+                    f"by then. The random circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
                     f"{ss['identity_max']:.3f}.")
         long = M.study_curves(study)
         lines = alt.Chart(long).mark_line(strokeWidth=1.2, opacity=0.6).encode(
@@ -293,11 +293,11 @@ if ui.shown("seeds", active):
         left, right = st.columns(2)   # two charts, not alt.hconcat (which overflows the column when stretched)
         with left:
             ui.chart(lines.encode(y=alt.Y("test_acc:Q", title="test accuracy"), color=alt.value(TEST_C)).properties(
-                height=240, title="test accuracy, one line per split"), "grokking-splits-test-accuracy", data=long,
+                height=300, title="test accuracy, one line per split"), "grokking-splits-test-accuracy", data=long,
                 alt_text="Test accuracy against iteration for twenty random splits")
         with right:
             ui.chart(lines.encode(y=alt.Y("circulant_deviation:Q", title="D", scale=alt.Scale(domain=[0, 1])),
-                                  color=alt.value(CIRC_C)).properties(height=240, title="circulant deviation D"),
+                                  color=alt.value(CIRC_C)).properties(height=300, title="circulant deviation D"),
                      "grokking-splits-circulant-deviation", data=long,
                      alt_text="Circulant deviation D against iteration for twenty random splits")
     with study_table_box:

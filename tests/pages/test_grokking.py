@@ -5,7 +5,7 @@ import pytest
 
 import toymodels.grokking as M
 from tests.apptest_helpers import open_page
-from toymodels import store
+from toymodels import shipped, store
 
 
 def _text(at) -> str:
@@ -27,6 +27,19 @@ def test_opens_on_the_shipped_run_with_its_numbers(page):
     assert f"falls from {s['D_first']:.2f}" in text
     assert not page.error
     assert any(b.label.startswith("Take the guided tour") for b in page.button)
+
+
+def test_quotes_the_deciding_study_and_its_ledger(page):
+    study = store.load_shipped(M.TOPIC, "seeds")
+    assert study is not None, "the deciding study (view seeds) is shipped"
+    ss = M.study_summary(study)
+    text = _text(page)
+    assert f"{ss['grokked']} of {ss['n']} grok" in text and f"D has fallen to {ss['ratio']}" in text
+    ledger = page.table[0].value
+    verdict = shipped.verdict_of(M)
+    assert list(ledger["Claim"]) == [j.statement for j in verdict.claims]
+    assert sum("reproduced" == str(v).split(" ", 1)[-1] for v in ledger["Status"]) == sum(
+        j.status == "reproduced" for j in verdict.claims)
 
 
 def test_p31_runs_live_and_replaces_the_numbers(page):
