@@ -253,8 +253,8 @@ with share_box:
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
     st.subheader("Every configuration tried")
-    st.dataframe(pd.DataFrame(list(M.LAB_NOTEBOOK)), hide_index=True, width="stretch",
-                 column_config={"outcome": st.column_config.TextColumn(width="large")})
+    st.table(pd.DataFrame(list(M.LAB_NOTEBOOK)), hide_index=True, border="horizontal",  # wraps: every word shows
+             alt="Every configuration tried: pilots, timings, tests and the cost model")
     st.subheader("Per iteration, this run")
     st.dataframe(curves, hide_index=True, width="stretch")
     ui.download_csv(curves, "grokking-iterations.csv")
