@@ -1,6 +1,7 @@
 """Grokking without networks: a kernel machine that learns its metric from its own gradients (RFM) groks modular
 addition. The page opens on the shipped p = 61 run; the knobs below re-run it (p = 31 in about a second)."""
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -11,6 +12,9 @@ TOPIC = M.TOPIC
 TRAIN_C, TEST_C, CIRC_C, CTRL_C, MSE_C = ui.PALETTE[0], ui.PALETTE[1], ui.PALETTE[2], ui.PALETTE[5], ui.PALETTE[3]
 DEFAULT = M.Config()
 OPS = {"x+y": "x + y (mod p)", "x-y": "x − y (mod p)"}
+SINGULAR = ("The kernel matrix became singular during this run, so the kernel regression (ridge λ = 0, as in the "
+            "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
+            "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
 
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
@@ -80,8 +84,12 @@ with knobs_box:
     knob_cfg = cfg
     n_train, n_test, _, _ = M.sizes(cfg)
     st.caption(f"{n_train:,} training pairs, {n_test:,} test pairs, inputs of {2 * cfg.p} numbers.")
-    with ui.guard():
-        res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
+    try:
+        with ui.guard():
+            res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
+    except np.linalg.LinAlgError:
+        st.error(f"{SINGULAR} The figures above show the shipped default run (p = 61).", icon=":material/error:")
+        res, cfg = ui.view(M, "default"), DEFAULT
     if res is None:
         st.info("The figures above show the shipped default run (p = 61) until you press the button.",
                 icon=":material/info:")
@@ -226,8 +234,12 @@ with sweep_box:
         if picked and knob_cfg.control == "rfm":
             values = sorted(float(v) for v in picked)
             cost = sum(M.expected_seconds(M.Config(**{**knob_cfg.__dict__, param: v})) for v in values)
-            with ui.guard():
-                sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
+            try:
+                with ui.guard():
+                    sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
+            except np.linalg.LinAlgError:
+                st.error(f"{SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
+                sw = None
             if sw is not None:
                 table, long = M.sweep_table(sw), M.sweep_curves(sw)
                 label = M.SWEEP_LABELS[param]

@@ -95,3 +95,20 @@ def test_a_tour_link_sets_the_knobs():
     assert not at.exception, at.exception
     assert at.select_slider(key="gk_p").value == 31
     assert any("Step 5 of 5" in c.value for c in at.caption)
+
+
+def test_a_singular_kernel_matrix_is_explained_not_raised():
+    """At p = 31, L = 0.5, s = 1 the kernel matrix turns singular at iteration 17 (ridge 0): the page says so and
+    falls back to the shipped run, instead of failing (found by the widget fuzzer)."""
+    import numpy as np
+
+    with pytest.raises(np.linalg.LinAlgError):
+        M.run(M.Config(p=31, bandwidth=0.5, power=1.0))
+    at = open_page(M.TOPIC, 180)
+    at.select_slider(key="gk_p").set_value(31).run(timeout=180)
+    at.slider(key="gk_L").set_value(0.5).run(timeout=180)
+    at.slider(key="gk_s").set_value(1.0).run(timeout=180)
+    assert not at.exception, at.exception
+    assert any("kernel matrix became singular" in e.value for e in at.error)
+    s = M.summary(store.load_shipped(M.TOPIC, "default"))
+    assert f"first {s['quiet_iters']} iterations" in _text(at)
