@@ -45,4 +45,17 @@ LAB_NOTEBOOK: tuple[dict, ...] = (
      "outcome": "0.0007, 0.017, 0.095, 0.35 s; 0.038 s; 0.15 and 2.2 s: fitted as 0.005 s + 3.5e-11 s per flop of "
      "(2/3 n³ + (n² + n_te n) d + 2 n² c + n c d²) multiply-adds, conservative at p = 61, f = 0.5 (0.51 s predicted)",
      "cpu": "15 s"},
+    {"when": "deciding run", "what": "the registered study (rules and thresholds committed in 0bc0562): 20 splits, "
+     "seeds 100-119, p = 61, x + y, official defaults, 40 iterations, with both controls on each split (view seeds)",
+     "outcome": "20/20 grok (onset 11-12, test accuracy >= 0.9 at 14-16, >= 0.9994 at iteration 39); early test MSE "
+     "within 0.31 % of iteration 0's over iterations 0-4 on every split, last / first 0.486-0.500; D(onset - 1) / "
+     "D(0) 0.266-0.300 (D0 0.827-0.915); random circulant M 0.992-1.000 on 19 splits, 0.781 on seed 101 (19/20 >= "
+     "0.95); M = I 0.000 on all 20. 5 of 6 claims reproduced, the neural-network claim not testable here",
+     "cpu": "344.8 + 17.4 s (674 s wall, shared machine)"},
+    {"when": "fuzzer", "what": "the generic widget fuzzer: p = 61, f = 0.11, L = 0.5, s = 1; then p = 31, L = 0.5, "
+     "s = 1 by hand",
+     "outcome": "the kernel matrix turns singular mid-run (iteration 29 and 17: np.linalg.solve fails; ridge 0 as "
+     "in the official code, which would fail the same way); p = 31 at s = 1 with L = 2.5 runs (test accuracy 0.12 "
+     "at iteration 39). The page explains it and shows the shipped run; the package still raises LinAlgError "
+     "(an InputError from rfm.solve would change the shipped views' definitions)", "cpu": ""},
 )
