@@ -16,7 +16,9 @@ its resident memory after imports and arguments (``ru_maxrss``, the baseline), i
 call and the wall time; the delta is what the computation itself allocated. The parent watches the child's
 resident memory and stops it once the computation has added ``--cap`` MB (default 2500: this 2-core, 24 GB
 machine is shared), reporting the case as over the cap with the model's prediction; the child also sets
-``RLIMIT_DATA`` at 1.5 x the cap (+200 MB) so a larger allocation fails at once rather than swapping.
+``RLIMIT_DATA`` at 2 x the cap (+1 GB) so a much larger allocation fails at once rather than swapping (private
+address space that is reserved but never touched counts there too: OpenBLAS's and the allocator's arenas made
+crl.train@page fail at 1.5 x the cap + 200 MB with 387 MB resident).
 Columns: ``result`` is the size of the result (what ``ui``'s in-memory LRU of 96 results keeps per distinct
 call); ``held`` is the resident memory still above the baseline after the result is dropped (freed memory
 glibc's heap keeps), ``trimmed`` the same after ``malloc_trim(0)``.
@@ -795,7 +797,7 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
              "predicted_mb": None if math.isnan(predicted) else round(predicted, 1)}
     print(json.dumps(start), file=out, flush=True)
     if cap_mb:   # an allocation past the cap fails instead of taking the machine's memory
-        limit = _vm_data() + int((1.5 * cap_mb + 200) * MB)
+        limit = _vm_data() + int((2 * cap_mb + 1024) * MB)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.RLIM_INFINITY))
     t0 = time.perf_counter()
     result = fn(*args, **kwargs)
