@@ -1,13 +1,10 @@
 """Diffusion memorization: Bonnaire, Urfin, Biroli, Mézard (NeurIPS 2025). A thin page over toymodels.diffusion."""
 import altair as alt
 import numpy as np
-import pandas as pd
 import streamlit as st
 
+import toymodels.diffusion as D
 import ui
-from toymodels import diffusion as D
-from toymodels.diffusion import learned, rf
-from toymodels.topic import InputError
 
 TOPIC = "diffusion"
 
@@ -93,16 +90,16 @@ with st.expander("Run your own sweep over n (trains live, up to about a minute)"
         win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
                                         icon=":material/play_arrow:", key="win_run")
     default_cfg = D.VIEWS["window"].arguments()["cfg"]
-    cfg = learned.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
+    cfg = D.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
                                steps_per_n=float(spn))
     win = None
     if cfg != default_cfg:
         try:  # a link's settings train only when Run is pressed (or someone already trained them)
-            win = ui.compute(learned.train_window, cfg, label="Training the denoisers…", run=win_run)
+            win = ui.compute(D.train_window, cfg, label="Training the denoisers…", run=win_run)
             if win is None:
                 st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
                         "run meanwhile.", icon=":material/info:")
-        except InputError as exc:
+        except D.InputError as exc:
             st.error(f"{ui.plain(exc)}. Showing the precomputed default run (n = 16…128, 1 seed, W = 64, S = 150 n).",
                      icon=":material/error:")
     if win is None:
@@ -237,7 +234,7 @@ def visualiser() -> None:
     res = ui.view(D, D.VIZ_VIEW[viz])
     if viz == "digits":
         k = int(round(u * 10))
-        a_u, s_u = (float(v) for v in D.core.Schedule().coeffs(res["u"][k]))
+        a_u, s_u = D.ddpm_coeffs(res["u"][k])
         st.image(mosaic(res["forward"], per_row=11), width="stretch",
                  caption=f"Forward process (DDPM) on one training digit, u = 0 … 1; the slider's frame u = "
                          f"{res['u'][k]:.1f} has signal a = {a_u:.2f}, noise σ = {s_u:.2f}.")
@@ -293,15 +290,15 @@ with tab_rf:
         rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
                                       icon=":material/play_arrow:", key="rf_run")
     default_rf = D.VIEWS["rf"].arguments()["cfg"]
-    rcfg = rf.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
+    rcfg = D.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
     rres = None
     if rcfg.normalised() != default_rf.normalised():
         try:
-            rres = ui.compute(rf.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go)
+            rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go)
             if rres is None:
                 st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
                         "meanwhile.", icon=":material/info:")
-        except InputError as exc:
+        except D.InputError as exc:
             st.error(f"{ui.plain(exc)}. Showing the precomputed default.", icon=":material/error:")
     if rres is None:
         rres = ui.view(D, "rf")

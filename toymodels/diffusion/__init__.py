@@ -2,11 +2,12 @@
 Implicit Dynamical Regularization in Training" (NeurIPS 2025 best paper), with the closed-form flow matching of
 Bertrand et al. (arXiv 2506.03719).
 
-* ``core``: schedules (DDPM/VP, OU, VE), data (GMM of SM B, 2-D sets, digits), the closed-form denoiser (Eq. 5),
-  DDIM and reverse-SDE samplers, the flow-matching velocity, the memorisation test (Eq. 6) and quality metrics.
-* ``learned``: the SM B network as a stacked ensemble, and the generalisation window τ_gen vs τ_mem ∝ n.
-* ``rf``: the random-features model of §3, with its exact gradient-flow dynamics.
-* ``explore``: the page's visualiser, flow-matching alignment and hybrid sampling.
+The math: ``core`` (schedules DDPM/VP, OU, VE; data: the GMM of SM B, 2-D sets, digits; the closed-form denoiser
+of Eq. 5; DDIM and reverse-SDE samplers; the flow-matching velocity; the memorisation test of Eq. 6 and quality
+metrics), ``rf`` (the random-features model of §3), ``els`` (Kamb & Ganguli's ELS machine), ``network`` (the SM B
+network as a stacked ensemble). Training: ``training``. Experiments: ``experiments`` (the generalisation window
+τ_gen vs τ_mem ∝ n, the random-features timescales), ``flows`` (closed-form flow matching), ``explore`` (the page's
+visualiser). ``config``: configurations, bounds and cost models (light, no torch). This file: the contract.
 """
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from toymodels.store import write_tables
-from toymodels.diffusion import core, explore, learned, rf  # noqa: F401
-from toymodels.diffusion.learned import WindowConfig, train_window
-from toymodels.diffusion.rf import RFConfig, run_rf
-from toymodels.topic import Verdict, View, as_progress, views
+from toymodels.topic import InputError, Verdict, View, as_progress, lazy_exports, views  # noqa: F401
+
+from .config import DATASETS_2D, RF_BUDGET, WINDOW_BUDGET, RFConfig, WindowConfig, ddpm_coeffs, rf_cost, window_cost  # noqa: F401
 
 TOPIC = "diffusion"
 
@@ -34,7 +34,7 @@ PAPER = {
 }
 
 #: The visualiser's data sets: stable ids (stored in links) → labels, and the view that holds each.
-VIZ_DATA = {**explore.DATASETS_2D, "digits": "8×8 digits (d = 64)"}
+VIZ_DATA = {**DATASETS_2D, "digits": "8×8 digits (d = 64)"}
 VIZ_VIEW = {"moons": "process_2d", "ring": "process_2d_ring", "gmm2": "process_2d_gmm2", "digits": "process_digits"}
 #: The ELS machine's patch sizes, each a shipped view.
 ELS_VIEW = {3: "els", 5: "els_p5", 7: "els_p7"}
@@ -42,22 +42,24 @@ ELS_VIEW = {3: "els", 5: "els_p5", 7: "els_p7"}
 _2D = dict(n=32, train_steps=3000, width=64, n_samples=300, sampler_steps=100, seed=0)
 
 VIEWS = views(
-    View("window", train_window, dict(cfg=WindowConfig()), label="Training the denoisers…", seconds=90),
-    View("rf", run_rf, dict(cfg=RFConfig()), label="Estimating U, V and solving the dynamics…", seconds=25),
-    View("process_2d", explore.process_2d, dict(dataset="moons", **_2D), label="Training a small denoiser…",
+    View("window", ".experiments:train_window", dict(cfg=WindowConfig()), label="Training the denoisers…",
+         seconds=90),
+    View("rf", ".experiments:run_rf", dict(cfg=RFConfig()), label="Estimating U, V and solving the dynamics…",
+         seconds=25),
+    View("process_2d", ".explore:process_2d", dict(dataset="moons", **_2D), label="Training a small denoiser…",
          seconds=20),
-    View("process_2d_ring", explore.process_2d, dict(dataset="ring", **_2D), label="Training a small denoiser…",
+    View("process_2d_ring", ".explore:process_2d", dict(dataset="ring", **_2D), label="Training a small denoiser…",
          seconds=20),
-    View("process_2d_gmm2", explore.process_2d, dict(dataset="gmm2", **_2D), label="Training a small denoiser…",
+    View("process_2d_gmm2", ".explore:process_2d", dict(dataset="gmm2", **_2D), label="Training a small denoiser…",
          seconds=20),
-    View("process_digits", explore.process_digits, dict(n=200, n_samples=16, sampler_steps=100, seed=0),
+    View("process_digits", ".explore:process_digits", dict(n=200, n_samples=16, sampler_steps=100, seed=0),
          label="Sampling digits…", seconds=2),
-    View("flow_alignment", explore.flow_alignment, {}, label="Computing alignments…", seconds=10),
-    View("hybrid", explore.hybrid_sampling, dict(n=128, train_steps=4000, width=64, n_samples=500, steps=100,
+    View("flow_alignment", ".flows:flow_alignment", {}, label="Computing alignments…", seconds=10),
+    View("hybrid", ".flows:hybrid_sampling", dict(n=128, train_steps=4000, width=64, n_samples=500, steps=100,
                                                  seed=0), label="Hybrid sampling…", seconds=30),
-    View("els", explore.els_digits, dict(P=3), label="Running the ELS machine…", seconds=3),
-    View("els_p5", explore.els_digits, dict(P=5), label="Running the ELS machine…", seconds=5),
-    View("els_p7", explore.els_digits, dict(P=7), label="Running the ELS machine…", seconds=8),
+    View("els", ".explore:els_digits", dict(P=3), label="Running the ELS machine…", seconds=3),
+    View("els_p5", ".explore:els_digits", dict(P=5), label="Running the ELS machine…", seconds=5),
+    View("els_p7", ".explore:els_digits", dict(P=7), label="Running the ELS machine…", seconds=8),
 )
 HEADLINE = "window"
 
@@ -149,6 +151,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     rcfg = QUICK_RF if quick else FULL_RF
     wcfg = WindowConfig(**{**wcfg.__dict__, "seed": seed})
     rcfg = RFConfig(**{**rcfg.__dict__, "seed": seed})
+    from .experiments import run_rf, train_window
+
     p = as_progress(progress)
     # the full settings exceed the page's live budgets: call the unchecked functions (fixed, known configs)
     win = train_window.__wrapped__(wcfg, device=device, progress=p.sub(0.0, 0.8, "window: "))
@@ -188,5 +192,9 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     }
 
 
-__all__ = ["TOPIC", "VIEWS", "HEADLINE", "verdict", "rf_verdict", "reproduce", "WindowConfig", "RFConfig",
-           "train_window", "run_rf", "core", "learned", "rf", "explore", "PAPER"]
+#: Public names, each imported from its module on first use (so importing this package never imports torch).
+_LAZY = {name: ".experiments" for name in ("train_window", "run_rf", "checkpoint_steps", "model_times", "summarise")}
+_LAZY.update({name: ".explore" for name in ("process_2d", "process_digits", "els_digits")})
+_LAZY.update({name: ".flows" for name in ("flow_alignment", "hybrid_sampling")})
+_LAZY.update({"fit_denoiser": ".training", "els_denoiser": ".els", "Denoiser": ".network"})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

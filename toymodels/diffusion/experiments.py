@@ -1,142 +1,30 @@
-"""A learned denoiser and the generalisation window τ_gen ≪ τ_mem ∝ n (paper §2, SM B).
+"""The paper's experiments: the generalisation window τ_gen ≪ τ_mem ∝ n (§2, SM B) and the random-features
+timescales (§3).
 
-The network is the paper's GMM model (SM B, ``SimpleTimeModel``): Linear d→W; three blocks, each
-h ← LayerNorm(z + Linear(GELU(Linear(z)))) with z = h + e(t) a fixed sinusoidal time embedding; Linear W→d.
-It has p = W(2d + 13) + d + 6W² parameters (W = 128, d = 8: 102 024). It predicts the noise ε of a DDPM
-(T = 1000, β linear 1e-4 → 2e-2), trained on MSE(ε, ε̂) with t′ ~ U{1, …, 999}, **full batch** (all n points
-every step, fresh (t′, ε) per point), Adam.
+``train_window``: the SM B network (``network``) trained **full batch** (all n points every step, fresh (t′, ε)
+per point) with Adam on the GMM of SM B, many (n, seed) models at once as one stacked ensemble. Smaller training
+sets are padded to the largest n and masked out of their loss; a model stops (is frozen) after its own
+S = steps_per_n · n steps. At log-spaced checkpoints: DDIM samples, f_mem (Eq. 6), the score error against the
+exact GMM score, MMD², and train/test denoising losses.
 
-Many models (several n, several seeds) train together as one *stacked ensemble*: every weight has a leading
-model dimension and the forward pass is batched matrix products. Smaller training sets are padded to the
-largest n and masked out of their loss; a model stops (is frozen) after its own S = steps_per_n · n steps.
-Adam is elementwise, so this is identical to training the models one by one.
+``run_rf``: the random-features model (``rf``) solved exactly for several ψ_n.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
 
 from toymodels.device import get_device
-from toymodels.diffusion import core
 from toymodels.topic import Each, Fields, InputError, Range, as_progress, bounded
 
-GMM_D = 8
-
-
-# --------------------------------------------------------------------------- the model
-
-
-def n_params(width: int, d: int) -> int:
-    """p = W(2d + 13) + d + 6W² (SM B)."""
-    return width * (2 * d + 13) + d + 6 * width * width
-
-
-def time_embedding(T: int, width: int) -> torch.Tensor:
-    """Fixed sinusoidal embedding e(t′) ∈ R^W for t′ = 0 … T − 1 (Vaswani et al.)."""
-    half = width // 2
-    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float64) / half)
-    ang = torch.arange(T, dtype=torch.float64)[:, None] * freqs[None]
-    emb = torch.cat([torch.sin(ang), torch.cos(ang)], 1)
-    if width % 2:
-        emb = torch.cat([emb, torch.zeros(T, 1, dtype=torch.float64)], 1)
-    return emb.float()
-
-
-def _linear(M, fan_in, fan_out, gen):
-    """PyTorch's default nn.Linear init, U(−1/√fan_in, 1/√fan_in), for M models at once."""
-    bound = 1.0 / math.sqrt(fan_in)
-    w = (torch.rand(M, fan_in, fan_out, generator=gen) * 2 - 1) * bound
-    b = (torch.rand(M, 1, fan_out, generator=gen) * 2 - 1) * bound
-    return w, b
-
-
-def init_params(M: int, d: int, width: int, seeds: list[int]) -> dict[str, torch.Tensor]:
-    """Parameters of M independent networks, model m initialised from its own seed."""
-    per = []
-    for s in seeds:
-        gen = torch.Generator().manual_seed(int(s))
-        p = {}
-        p["w_in"], p["b_in"] = _linear(1, d, width, gen)
-        for j in range(3):
-            p[f"w1_{j}"], p[f"b1_{j}"] = _linear(1, width, width, gen)
-            p[f"w2_{j}"], p[f"b2_{j}"] = _linear(1, width, width, gen)
-            p[f"g_{j}"], p[f"be_{j}"] = torch.ones(1, 1, width), torch.zeros(1, 1, width)
-        p["w_out"], p["b_out"] = _linear(1, width, d, gen)
-        per.append(p)
-    assert len(per) == M
-    return {k: torch.cat([p[k] for p in per], 0) for k in per[0]}
-
-
-def forward(params: dict, x: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
-    """ε̂ for a batch per model. x: (M, B, d), emb: (M, B, W) or (B, W) → (M, B, d)."""
-    h = torch.baddbmm(params["b_in"], x, params["w_in"])                     # (M, B, W)
-    for j in range(3):
-        z = h + emb
-        y = torch.baddbmm(params[f"b1_{j}"], z, params[f"w1_{j}"])
-        y = torch.baddbmm(params[f"b2_{j}"], F.gelu(y), params[f"w2_{j}"])
-        h = F.layer_norm(z + y, (z.shape[-1],)) * params[f"g_{j}"] + params[f"be_{j}"]
-    return torch.baddbmm(params["b_out"], h, params["w_out"])
-
-
-def flatten(params: dict) -> tuple[torch.Tensor, list]:
-    """All of a model's weights as one row of an (M, P) tensor, and the shapes to cut it back."""
-    shapes = [(k, tuple(v.shape[1:])) for k, v in params.items()]
-    return torch.cat([v.reshape(v.shape[0], -1) for v in params.values()], 1), shapes
-
-
-def unflatten(flat: torch.Tensor, shapes: list) -> dict:
-    out, i = {}, 0
-    for k, shp in shapes:
-        size = math.prod(shp)
-        out[k] = flat[:, i:i + size].view(flat.shape[0], *shp)
-        i += size
-    return out
-
-
-class Denoiser:
-    """A trained stacked ensemble as a noise predictor / denoiser for the samplers (DDPM time)."""
-
-    def __init__(self, params: dict, width: int, T: int = 1000):
-        self.params, self.emb = params, time_embedding(T, width).to(params["w_in"].device)
-        self.T = T
-
-    def eps(self, x: torch.Tensor, t_idx: int) -> torch.Tensor:
-        return forward(self.params, x, self.emb[t_idx])
-
-    def denoise(self, x, a, s, u):
-        """x̂_0 = (x − σ ε̂)/a, with the DDPM index t′ = round(u (T − 1))."""
-        t_idx = int(round(u * (self.T - 1)))
-        return (x - s * self.eps(x, t_idx)) / a
-
-
-# --------------------------------------------------------------------------- the experiment
-
-
-@dataclass
-class WindowConfig:
-    """The generalisation-window experiment (SM B's GMM, CPU-sized; defaults are the page's)."""
-
-    ns: list = field(default_factory=lambda: [16, 32, 64, 128])
-    seeds: int = 1
-    width: int = 64
-    d: int = GMM_D
-    mu: float = 1.0
-    steps_per_n: float = 150.0     # S = steps_per_n · n (full batch; the notes: 200 n)
-    lr: float = 6e-4               # Adam (the repo's GMM setting)
-    n_samples: int = 500           # DDIM samples per checkpoint (same starting noise at every checkpoint)
-    ddim_steps: int = 50           # (the notes: 1,000 samples and 100 steps; halved for a 2-core CPU)
-    ckpt_per_decade: int = 6       # checkpoints at 50·10^(k/6) steps
-    k: float = 1 / 3               # memorisation threshold
-    seed: int = 0
-
-    def normalised(self) -> "WindowConfig":
-        """A copy with the n sorted and de-duplicated (bounds are checked by ``train_window``'s declaration)."""
-        return WindowConfig(**{**asdict(self), "ns": sorted({int(n) for n in self.ns})})
+from . import core
+from .config import RFConfig, WindowConfig, _rf_budget, _window_budget
+from .network import Denoiser, forward, init_params, n_params, time_embedding
+from .rf import bulk_edges, feature_moments, rf_constants, rf_losses, tau_mem_theory
 
 
 def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
@@ -151,25 +39,6 @@ def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
             out.append(s)
         k += 1
     return out + [int(total)]
-
-
-#: Live compute budget of one ``train_window`` call, in row-steps of the padded ensemble: models × n_max × S_max
-#: × (W/64)², S_max = (S/n)·n_max. The page's default (≈ 10⁷) trains in about a minute on 2 idle cores; the
-#: command line's larger reproduction calls ``train_window.__wrapped__`` (no live budget).
-WINDOW_BUDGET = 1e7
-
-
-def window_cost(cfg: "WindowConfig") -> float:
-    """Row-steps of ``train_window(cfg)`` (the unit of ``WINDOW_BUDGET``)."""
-    ns = {int(n) for n in cfg.ns}
-    return len(ns) * cfg.seeds * max(ns) ** 2 * cfg.steps_per_n * (cfg.width / 64) ** 2
-
-
-def _window_budget(cfg, **_):
-    cost = window_cost(cfg)
-    if cost > WINDOW_BUDGET:
-        raise InputError(f"that run is {cost / WINDOW_BUDGET:.1f}× this demo's live budget (about a minute of "
-                         "CPU): use fewer or smaller n, fewer seeds, a smaller width or fewer steps")
 
 
 @bounded(cfg=Fields(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(1, 8, integer=True),
@@ -284,7 +153,7 @@ def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
     # the closed-form (empirical-optimal) sampler on the same training sets, same noise
     cf = []
     with torch.no_grad():
-        for m, (n, s_) in enumerate(models):
+        for m, (n, s_) in enumerate(models):  # noqa: B007 - kept as shipped (freshness hashes the text)
             tr = data[m, :n]
             x = core.sample(core.closed_form_denoiser(tr), z0, sched, cfg.ddim_steps)
             cf.append(float(core.memorised(x, tr, cfg.k).float().mean()))
@@ -341,3 +210,65 @@ def summarise(curves: pd.DataFrame, ns, steps_per_n) -> tuple[pd.DataFrame, dict
         "tau_gap_slope": core.loglog_slope(summary.n, summary.tau_gap),
     }
     return summary, fits
+
+
+# --------------------------------------------------------------------------- random features (§3)
+
+
+@bounded(cfg=Fields(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
+                    psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
+                    n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True),
+                    seed=Range(0, 2**31 - 1, integer=True)),
+         _budget=_rf_budget)
+def run_rf(cfg: RFConfig, device=None, progress=None) -> dict:
+    """Losses, spectra and timescales of the random-features model for each ψ_n (bounds and the live budget:
+    see the declaration; ``run_rf.__wrapped__`` runs the command line's larger settings unchecked)."""
+    cfg = cfg.normalised()
+    if len(cfg.psi_ns) < 2:
+        raise InputError("pick at least two different values of ψ_n (the slopes need two)")
+    p_ = as_progress(progress)
+    dev = get_device(device)
+    d, p = cfg.d, int(round(cfg.psi_p * cfg.d))
+    psi_p = p / d
+    gen = torch.Generator().manual_seed(cfg.seed)
+    W = torch.randn(p, d, generator=gen).to(dev)
+    consts = rf_constants(cfg.t)
+    delta = consts["delta"]
+    xt = torch.randn(cfg.n_test, d, generator=gen).to(dev)
+    Ut, Vt = feature_moments(xt, W, cfg.t, cfg.test_draws, gen)
+    taus = np.logspace(-1, 6.5, 121)
+    curves, spectra, rows = [], [], []
+    for i, psi_n in enumerate(cfg.psi_ns):
+        n = max(2, int(round(psi_n * d)))
+        x = torch.randn(n, d, generator=gen).to(dev)
+        draws = max(4, cfg.samples // n)
+        U, V = feature_moments(x, W, cfg.t, draws, gen)
+        out = rf_losses(U, V, Ut, Vt, delta, psi_p, taus, d)
+        lam = np.sort(out["eigvals"])
+        lo, hi = bulk_edges(consts, psi_p, n / d)
+        k0 = max(0, p - n - d)                               # the δ peak holds p − n − d eigenvalues
+        lam_min = float(lam[k0]) if n + d < p else float("nan")
+        gap = out["test"] - out["train"]
+        gap_inf = gap[-1]
+        test_min = float(out["test"].min())
+        tau_gen = core.first_crossing(taus, out["test"], 1 - 0.9 * (1 - test_min), above=False)
+        rows.append(dict(psi_n=n / d, n=n, draws=draws, lambda_min=lam_min, lambda_min_theory=lo,
+                         rho1_upper_theory=hi,
+                         tau_mem=psi_p / (delta * lam_min), tau_mem_theory=tau_mem_theory(consts, psi_p, n / d),
+                         tau_mem_gap=core.first_crossing(taus, gap, 0.5 * gap_inf), tau_gen=tau_gen,
+                         loss_train_10=float(np.interp(np.log(10), np.log(taus), out["train"])),
+                         loss_test_10=float(np.interp(np.log(10), np.log(taus), out["test"])),
+                         loss_train_inf=out["train_inf"], test_min=test_min,
+                         mass_delta=float(np.mean(lam < math.sqrt(consts["s2"] * lo))),
+                         mass_rho1=float(np.mean((lam >= math.sqrt(consts["s2"] * lo)) & (lam <= 3 * hi))),
+                         mass_rho2=float(np.mean(lam > 3 * hi))))
+        curves.append(pd.DataFrame({"psi_n": n / d, "tau": taus, "train": out["train"], "test": out["test"]}))
+        spectra.append(pd.DataFrame({"psi_n": n / d, "eigenvalue": lam}))
+        p_((i + 1) / len(cfg.psi_ns), f"ψ_n = {psi_n:g}")
+    summary = pd.DataFrame(rows)
+    return {"config": asdict(cfg), "p": p, "constants": consts, "summary": summary,
+            "curves": pd.concat(curves, ignore_index=True), "spectra": pd.concat(spectra, ignore_index=True),
+            "tau_mem_slope": core.loglog_slope(summary.psi_n, summary.tau_mem),
+            "tau_mem_gap_slope": core.loglog_slope(summary.psi_n, summary.tau_mem_gap),
+            "tau_mem_theory_slope": core.loglog_slope(summary.psi_n, summary.tau_mem_theory),
+            "tau_gen_slope": core.loglog_slope(summary.psi_n, summary.tau_gen)}
