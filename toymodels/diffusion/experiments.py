@@ -22,7 +22,16 @@ from toymodels.device import get_device
 from toymodels.topic import Each, Fields, InputError, Range, as_progress, bounded
 
 from . import core
-from .config import RFConfig, WindowConfig, _rf_budget, _window_budget
+from .config import (
+    RF_STUDY,
+    STUDY_WINDOW,
+    RFConfig,
+    WindowConfig,
+    _rf_budget,
+    _rf_study_budget,
+    _study_budget,
+    _window_budget,
+)
 from .network import Denoiser, forward, init_params, n_params, time_embedding
 from .rf import bulk_edges, feature_moments, rf_constants, rf_losses, tau_mem_theory
 
@@ -56,11 +65,24 @@ def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
     cfg = cfg.normalised()
     if len(cfg.ns) < 2:
         raise InputError("pick at least two different training-set sizes n (the slopes need two)")
+    models = [(n, s) for n in cfg.ns for s in range(cfg.seeds)]
+    curves, cf = train_models(cfg, models, device=device, progress=progress)
+    summary, fits = summarise(curves, cfg.ns, cfg.steps_per_n)
+    return {"config": asdict(cfg), "curves": curves, "summary": summary, "closed_form_fmem": cf,
+            "closed_form_fmem_min": float(min(cf)), **fits, "n_params": n_params(cfg.width, cfg.d)}
+
+
+def train_models(cfg: WindowConfig, models: list, extra_steps=(), device=None, progress=None):
+    """Train the (n, seed) ``models`` of ``cfg`` as one stacked ensemble (padded to the largest n) and evaluate them
+    at log-spaced checkpoints (plus ``extra_steps``). Returns (curves, closed-form f_mem per model).
+
+    Model (n, s) trains on its own GMM set (data seed 10⁴·cfg.seed + 97n + s) from its own initialisation
+    (seed 10³·cfg.seed + 13n + s) for S = steps_per_n · n full-batch steps; every checkpoint draws DDIM samples
+    from the same starting noise."""
     p_ = as_progress(progress)
     dev = get_device(device)
     d, W = cfg.d, cfg.width
-    models = [(n, s) for n in cfg.ns for s in range(cfg.seeds)]
-    M, n_max = len(models), max(cfg.ns)
+    M, n_max = len(models), max(n for n, _ in models)
     # each (n, seed) its own training set, balanced halves
     data = torch.zeros(M, n_max, d)
     mask = torch.zeros(M, n_max)
@@ -123,7 +145,8 @@ def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
         return rows
 
     total = int(stop.max())
-    ckpts = sorted(set(checkpoint_steps(total, cfg.ckpt_per_decade)) | {int(v) for v in stop.tolist()})
+    ckpts = sorted(set(checkpoint_steps(total, cfg.ckpt_per_decade)) | {int(v) for v in stop.tolist()}
+                   | {int(v) for v in extra_steps if 0 < int(v) <= total})
     gen_train = torch.Generator().manual_seed(cfg.seed + 1)   # CPU draws, then moved: any device, same noise
     rows = evaluate(0)
     step = 0
@@ -153,13 +176,11 @@ def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
     # the closed-form (empirical-optimal) sampler on the same training sets, same noise
     cf = []
     with torch.no_grad():
-        for m, (n, s_) in enumerate(models):  # noqa: B007 - kept as shipped (freshness hashes the text)
+        for m, (n, _) in enumerate(models):
             tr = data[m, :n]
             x = core.sample(core.closed_form_denoiser(tr), z0, sched, cfg.ddim_steps)
             cf.append(float(core.memorised(x, tr, cfg.k).float().mean()))
-    summary, fits = summarise(curves, cfg.ns, cfg.steps_per_n)
-    return {"config": asdict(cfg), "curves": curves, "summary": summary, "closed_form_fmem": cf,
-            "closed_form_fmem_min": float(min(cf)), **fits, "n_params": n_params(W, d)}
+    return curves, cf
 
 
 MEM_THRESHOLD = 0.02   # f_mem ≥ 2% (10 of 500 samples); fresh GMM samples score ≈ 1e-4
@@ -272,3 +293,150 @@ def run_rf(cfg: RFConfig, device=None, progress=None) -> dict:
             "tau_mem_gap_slope": core.loglog_slope(summary.psi_n, summary.tau_mem_gap),
             "tau_mem_theory_slope": core.loglog_slope(summary.psi_n, summary.tau_mem_theory),
             "tau_gen_slope": core.loglog_slope(summary.psi_n, summary.tau_gen)}
+
+
+# --------------------------------------------------------------------------- the window over seeds (issue #32)
+
+#: f_mem is read off at these multiples of n (the collapse test: f_mem at fixed τ/n should not depend on n).
+FIXED_TAU_OVER_N = (100, 200, 300)
+#: Secondary memorisation thresholds reported beside the 2% one (never deciding).
+SECONDARY_THRESHOLDS = (0.05, 0.10)
+
+
+def sustained_crossing(steps, f, threshold: float) -> float:
+    """The step where f_mem crosses ``threshold`` for the last time from below (log-linear between checkpoints);
+    NaN when it ends below (``model_times``' τ_mem rule, for any threshold)."""
+    steps, f = np.asarray(steps, float), np.asarray(f, float)
+    if f[-1] < threshold:
+        return float("nan")
+    below = np.flatnonzero(f < threshold)
+    j = int(below[-1]) if below.size else 0
+    return core.first_crossing(steps[j:], f[j:], threshold)
+
+
+def slope_interval(per: pd.DataFrame, col: str, n_boot: int = 2000, seed: int = 0,
+                   level: float = 0.95) -> tuple[float, float, float]:
+    """Log-log slope of ``col`` against n (through the geometric mean over seeds at each n) and its stratified
+    bootstrap interval: seeds resampled with replacement within each n, ``n_boot`` times (percentile interval).
+    Models whose time is missing (NaN) are left out; NaN when an n has none."""
+    ns = sorted(per.n.unique())
+    logs = []
+    for n in ns:
+        v = per.loc[per.n == n, col].to_numpy(float)
+        v = v[np.isfinite(v) & (v > 0)]
+        if not v.size:
+            return float("nan"), float("nan"), float("nan")
+        logs.append(np.log(v))
+    x = np.log(np.asarray(ns, float))
+    xc = x - x.mean()
+
+    def fit(y):
+        return float((xc * (np.asarray(y) - np.mean(y))).sum() / (xc * xc).sum())
+
+    rng = np.random.default_rng(seed)
+    boots = np.array([fit([lg[rng.integers(0, lg.size, lg.size)].mean() for lg in logs]) for _ in range(n_boot)])
+    lo, hi = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return fit([lg.mean() for lg in logs]), float(lo), float(hi)
+
+
+def analyse_window(curves: pd.DataFrame, steps_per_n: float, seed: int = 0) -> dict:
+    """Per model: τ_gen, τ_mem (``model_times``), τ_mem at the secondary thresholds, the crossing's place in its run
+    (τ_mem / S), and f_mem at τ = 100 n, 200 n, 300 n. Per n: geometric means of the times, mean and spread of the
+    fractions. The slopes of τ_mem, τ_gen (and the secondary definitions) against n with stratified bootstrap
+    intervals."""
+    rows = []
+    for (n, s), g in curves.groupby(["n", "seed"]):
+        g = g.sort_values("step")
+        row = dict(n=int(n), seed=int(s), run=float(steps_per_n * n), **model_times(g))
+        for thr in SECONDARY_THRESHOLDS:
+            row[f"tau_mem_{round(100 * thr)}"] = sustained_crossing(g.step, g.f_mem, thr)
+        row["fraction_of_run"] = row["tau_mem"] / row["run"]
+        for r in FIXED_TAU_OVER_N:
+            at = g.loc[g.step == int(round(r * n)), "f_mem"]
+            row[f"f_at_{r}n"] = float(at.iloc[0]) if len(at) else float("nan")
+        rows.append(row)
+    per = pd.DataFrame(rows)
+    times = ["tau_gen", "tau_gen_mmd", "tau_mem", "tau_mem_half", "tau_gap"] + \
+        [f"tau_mem_{round(100 * t)}" for t in SECONDARY_THRESHOLDS]
+    fracs = ["fraction_of_run", "f_final"] + [f"f_at_{r}n" for r in FIXED_TAU_OVER_N]
+    summary = per.groupby("n")[times].agg(_gmean).reset_index()
+    for col in fracs:
+        summary[col] = per.groupby("n")[col].mean().to_numpy()
+        summary[f"{col}_sd"] = per.groupby("n")[col].std(ddof=1).to_numpy()
+    summary["fraction_of_run_max"] = per.groupby("n")["fraction_of_run"].max().to_numpy()
+    summary["memorised"] = per.groupby("n")["tau_mem"].apply(lambda v: int(np.isfinite(v).sum())).to_numpy()
+    summary["seeds"] = per.groupby("n").size().to_numpy()
+    fits = {}
+    for col in times:
+        slope, lo, hi = slope_interval(per, col, seed=seed)
+        fits[f"{col}_slope"], fits[f"{col}_slope_ci"] = slope, [lo, hi]
+    return {"per_model": per, "summary": summary, **fits}
+
+
+@bounded(cfg=Fields(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(2, 12, integer=True),
+                    width=Range(8, 256, integer=True), d=Range(1, 64, integer=True), mu=Range(0.0, 10.0),
+                    steps_per_n=Range(10, 1000), lr=Range(1e-5, 1e-2), n_samples=Range(100, 4000, integer=True),
+                    ddim_steps=Range(10, 200, integer=True), ckpt_per_decade=Range(1, 20, integer=True),
+                    k=Range(0.01, 1.0), seed=Range(0, 2**31 - 1, integer=True)),
+         _budget=_study_budget)
+def window_study(cfg: WindowConfig = STUDY_WINDOW, device=None, progress=None) -> dict:
+    """The memorisation window over sizes and seeds (issue #32): each n trains its seeds as one stacked ensemble
+    (no padding) for S = steps_per_n · n steps, with checkpoints at 100 n, 200 n, 300 n added to the log-spaced
+    ones; ``analyse_window`` gives τ_mem per seed and size, the slopes with bootstrap intervals, where each
+    crossing falls in its run, and f_mem at fixed τ/n. The closed-form sampler runs on every training set."""
+    cfg = cfg.normalised()
+    if len(cfg.ns) < 2:
+        raise InputError("pick at least two different training-set sizes n (the slopes need two)")
+    p = as_progress(progress)
+    weight = np.cumsum([0] + [n * n for n in cfg.ns]) / sum(n * n for n in cfg.ns)    # cost ∝ n · S ∝ n²
+    parts, cf = [], []
+    for i, n in enumerate(cfg.ns):
+        curves, cf_n = train_models(cfg, [(n, s) for s in range(cfg.seeds)],
+                                    extra_steps=[int(round(r * n)) for r in FIXED_TAU_OVER_N], device=device,
+                                    progress=p.sub(weight[i], weight[i + 1], f"n = {n}: "))
+        parts.append(curves)
+        cf += [dict(n=n, seed=s, f_mem=f) for s, f in enumerate(cf_n)]
+    curves = pd.concat(parts, ignore_index=True)
+    return {"config": asdict(cfg), "curves": curves, "closed_form": pd.DataFrame(cf),
+            "n_params": n_params(cfg.width, cfg.d), **analyse_window(curves, cfg.steps_per_n, cfg.seed)}
+
+
+# --------------------------------------------------------------------------- random features over seeds
+
+
+def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean over seeds and its Student-t interval (NaN with fewer than two finite values)."""
+    from scipy import stats
+
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return float(v.mean()) if v.size else float("nan"), float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size))
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+@bounded(cfg=Fields(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
+                    psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
+                    n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True),
+                    seed=Range(0, 2**31 - 1, integer=True)),
+         seeds=Range(2, 8, integer=True), _budget=_rf_study_budget)
+def rf_study(cfg: RFConfig = RF_STUDY, seeds: int = 3, device=None, progress=None) -> dict:
+    """``run_rf`` for seeds cfg.seed, …, cfg.seed + seeds − 1 (new W, data and noise each): the slopes of the
+    measured τ_mem (spectrum), the loss-gap τ_mem, the Thm 3.2 edge and τ_gen against ψ_n, per seed and as a mean
+    with its Student-t interval; the first seed's curves and spectra for the page."""
+    p = as_progress(progress)
+    runs = [run_rf.__wrapped__(RFConfig(**{**asdict(cfg), "seed": cfg.seed + i}), device=device,
+                               progress=p.part(i, seeds, f"seed {cfg.seed + i}: ")) for i in range(seeds)]
+    per_seed = pd.DataFrame([dict(seed=cfg.seed + i, **{k: r[k] for k in RF_SLOPES}) for i, r in enumerate(runs)])
+    summary = pd.concat([r["summary"].assign(seed=cfg.seed + i) for i, r in enumerate(runs)], ignore_index=True)
+    fits = {}
+    for k in RF_SLOPES:
+        mean, lo, hi = seed_interval(per_seed[k])
+        fits[k], fits[f"{k}_ci"] = mean, [lo, hi]
+    return {"config": asdict(cfg), "seeds": seeds, "p": runs[0]["p"], "constants": runs[0]["constants"],
+            "per_seed": per_seed, "summary": summary, "curves": runs[0]["curves"], "spectra": runs[0]["spectra"],
+            **fits}
+
+
+RF_SLOPES = ("tau_mem_slope", "tau_mem_gap_slope", "tau_mem_theory_slope", "tau_gen_slope")

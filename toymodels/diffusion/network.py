@@ -98,3 +98,21 @@ class Denoiser:
         """x̂_0 = (x − σ ε̂)/a, with the DDPM index t′ = round(u (T − 1))."""
         t_idx = int(round(u * (self.T - 1)))
         return (x - s * self.eps(x, t_idx)) / a
+
+
+def flow_embedding(t: torch.Tensor, width: int) -> torch.Tensor:
+    """The sinusoidal embedding of a continuous flow time t ∈ [0, 1], at position 999·t (so it matches
+    ``time_embedding`` on the DDPM grid). t: (..., 1) → (..., W)."""
+    half = width // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32, device=t.device) / half)
+    ang = (999.0 * t) * freqs                                                  # (..., W/2)
+    emb = torch.cat([torch.sin(ang), torch.cos(ang)], -1)
+    if width % 2:
+        emb = torch.cat([emb, torch.zeros_like(emb[..., :1])], -1)
+    return emb
+
+
+def velocity(params: dict, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    """The flow-matching velocity field v_θ(x, t) of every model: the SM B network with the flow-time embedding.
+    x: (M, B, d), t: (M, B, 1) → (M, B, d)."""
+    return forward(params, x, flow_embedding(t, params["w_in"].shape[-1]))
