@@ -209,14 +209,14 @@ CLAIMS = claims(
           f"steps): τ_gen = the step where the score error has made 90% of its drop; the log-log slope of τ_gen "
           f"against n (geometric means over seeds) has its 95% stratified-bootstrap interval inside "
           f"[−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}].",
-          _tau_gen_flat, registered=""),
+          _tau_gen_flat, registered="commit b7554c8 (2026-11-25)"),
     Claim("tau-mem-linear", "headline", "Memorisation sets in at a time τ_mem proportional to n.",
           "§2, Fig. 2; SM B", "τ_mem ∝ n (τ/n ≈ 300 on CelebA)",
           f"Same study: τ_mem = the sustained crossing of f_mem ≥ 2% (1,000 DDIM samples, Eq. 6, k = 1/3). Every model "
           f"memorises inside its run (τ_mem ≤ {TAU_MEM_INSIDE} S), the slope of τ_mem against n lies in "
           f"[{TAU_MEM_POINT[0]}, {TAU_MEM_POINT[1]}] and its 95% stratified-bootstrap interval inside "
           f"[{TAU_MEM_BAND[0]}, {TAU_MEM_BAND[1]}].",
-          _tau_mem_linear, registered=""),
+          _tau_mem_linear, registered="commit b7554c8 (2026-11-25)"),
     Claim("rf-spectrum", "mechanism",
           "In the random-features model the memorisation time τ_mem = ψ_p/(Δ_t λ_min), set by the lower edge of "
           "the ρ₁ bulk, grows ∝ ψ_n = n/d, while τ_gen ~ 1/Δ_t does not depend on ψ_n.",
@@ -225,13 +225,13 @@ CLAIMS = claims(
           "seeds: the mean slope of τ_mem (λ_min measured from U's spectrum) against ψ_n has its 95% Student-t "
           f"interval inside [{TAU_MEM_BAND[0]}, {TAU_MEM_BAND[1]}], and that of τ_gen (test loss 90% of its drop) "
           f"inside [−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}].",
-          _rf_mechanism, registered=""),
+          _rf_mechanism, registered="commit b7554c8 (2026-11-25)"),
     Claim("closed-form-memorises", "control",
           "Sampling with the exact empirical (closed-form) score only reproduces training points.",
           "§2, Eq. 5", str(PAPER["closed_form_fmem"]),
           f"f_mem (Eq. 6, k = 1/3) of the closed-form sampler ≥ {CLOSED_FORM_FMEM_MIN} on every training set: the "
           "window study's 20 GMM sets (DDIM) and the flow-matching comparison's 12 digit sets (Euler on û*).",
-          _closed_form, registered=""),
+          _closed_form, registered="commit b7554c8 (2026-11-25)"),
     Claim("cfm-equals-efm", "control",
           "Training on the closed-form target (EFM) generalises as well as training on the stochastic conditional "
           "target (CFM): generalisation does not come from the target's noise (Bertrand et al.).",
