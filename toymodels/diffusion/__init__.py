@@ -364,7 +364,13 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 #: Public names, each imported from its module on first use (so importing this package never imports torch).
 _LAZY = {name: ".experiments" for name in ("train_window", "window_study", "run_rf", "rf_study", "checkpoint_steps",
-                                           "model_times", "summarise", "analyse_window", "slope_interval")}
+                                           "model_times", "model_times_table", "summarise", "analyse_window",
+                                           "slope_interval")}
+_LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "window_curves", "seed_curves", "timescales",
+                                              "collapse_table", "per_seed_table", "fm_curves", "fm_references",
+                                              "fm_table", "rf_curves", "rf_spectra", "rf_timescales", "hybrid_long",
+                                              "power_fit")})
+_LAZY.update({name: ".notebook" for name in ("lab_notebook", "CAVEATS", "NOTEBOOK")})
 _LAZY.update({name: ".explore" for name in ("process_2d", "process_digits", "els_digits")})
 _LAZY.update({name: ".flows" for name in ("flow_alignment", "hybrid_sampling", "cfm_vs_efm", "compare_arms")})
 _LAZY.update({"fit_denoiser": ".training", "els_denoiser": ".els", "Denoiser": ".network"})

@@ -212,6 +212,11 @@ def model_times(g: pd.DataFrame) -> dict:
                 tau_gap=tau_gap, f_final=float(f[-1]), se_min=float(se_min))
 
 
+def model_times_table(curves: pd.DataFrame) -> pd.DataFrame:
+    """``model_times`` of every (n, seed) model of a run's checkpoint curves, one row each."""
+    return pd.DataFrame([dict(n=n, seed=s, **model_times(g)) for (n, s), g in curves.groupby(["n", "seed"])])
+
+
 def _gmean(v) -> float:
     v = np.asarray(v, float)
     v = v[np.isfinite(v) & (v > 0)]
