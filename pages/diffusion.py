@@ -224,12 +224,12 @@ with tab_fm:
              r"\lambda=\operatorname{softmax}_i\Big(-\frac{\|x-t\,x^{(i)}\|^2}{2(1-t)^2}\Big),")
     st.markdown("and training on $\\hat u^\\star$ itself (**EFM**, their Alg. 2 with the whole training set) removes "
                 "the noise. If the noise were what prevents memorisation, EFM would memorise more. Here the same "
-                f"network (SM B, width {fcfg['width']}) learns {len(fcfg['ns'])} digit training sets sizes "
-                f"(n = {', '.join(str(n) for n in fcfg['ns'])}), {fcfg['seeds']} paired seeds each: a CFM and an EFM "
-                "model share their training set, initialisation and every draw of x₀, t and batch.")
+                f"network (SM B, width {fcfg['width']}) learns 8×8 digits from training sets of "
+                f"{' and '.join(str(n) for n in fcfg['ns'])} digits, {fcfg['seeds']} paired seeds each: a CFM and an "
+                "EFM model share their training set, initialisation and every draw of x₀, t and batch.")
     fc = D.fm_curves(fmr["curves"])
     refs = D.fm_references(fmr["references"])
-    tcol = alt.Color("target:N", title=None, legend=alt.Legend(orient="bottom"))
+    tcol = alt.Color("target:N", title=None, legend=alt.Legend(orient="bottom", columns=1, symbolOpacity=1))
     base = alt.Chart(fc)
     fm_line = base.mark_line(point=True).encode(
         x=alt.X("step:Q", scale=LOGX, title="training steps"), y=alt.Y("f_mem:Q", title="f_mem",
@@ -246,7 +246,8 @@ with tab_fm:
         cf_rule = alt.Chart(rn[rn.source == "closed-form sampler"]).mark_rule(strokeDash=[2, 2], color="gray").encode(
             y="f_mem:Q", tooltip=["source", alt.Tooltip("f_mem:Q", format=".3f")])
         nn_rules = alt.Chart(rn).mark_rule(strokeDash=[2, 2]).encode(
-            y="nn_test:Q", strokeDash=alt.StrokeDash("source:N", title=None, legend=alt.Legend(orient="bottom")),
+            y="nn_test:Q", strokeDash=alt.StrokeDash("source:N", title=None,
+                                                     legend=alt.Legend(orient="bottom", columns=1)),
             tooltip=["source", alt.Tooltip("nn_test:Q", format=".3f")])
         side_by_side((f"n = {n}: memorisation, mean ± sd over seeds (grey: the closed-form sampler)",
                       alt.layer(fm_band.transform_filter(alt.datum.n == n), fm_line.transform_filter(
