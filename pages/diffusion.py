@@ -60,10 +60,11 @@ def mosaic(images, scale: int = 6, per_row: int = 8) -> np.ndarray:
 
 def side_by_side(*charts) -> None:
     """Charts in equal columns, each titled in text above it (text wraps in a narrow column; a chart title does
-    not)."""
-    for column, (title, chart) in zip(st.columns(len(charts)), charts):
-        column.markdown(f"**{title}**")
-        column.altair_chart(chart, width="stretch")
+    not). Each item: (title, chart, name for the downloads, data or None)."""
+    for column, (title, chart, name, data) in zip(st.columns(len(charts)), charts):
+        with column:
+            st.markdown(f"**{title}**")
+            ui.chart(chart, name, data=data, alt_text=title)
 
 
 def _ci(pair, digits: int = 2) -> str:
@@ -91,9 +92,34 @@ def timescale_chart(ts: pd.DataFrame, fits: dict, ns, names: dict, height: int =
     return alt.layer(seeds, means, *lines).properties(height=height)
 
 
+TABS = ["The window", "CFM vs EFM", "Theory: random features", "Watch it denoise", "Flow matching & ELS",
+        "Lab notebook"]
+TOUR = [
+    ui.Step("The window", "Each small dot is one model (one seed), each diamond the geometric mean over the seeds "
+            "of one training-set size n. The time to good samples τ_gen stays flat while the memorisation time "
+            "τ_mem climbs with n: between the two, the model generates without copying.",
+            settings={"diff_tab": TABS[0]}, look_at="the slope of τ_mem and its 95% interval in the headline legend"),
+    ui.Step("The collapse", "Plot every seed's f_mem against τ/n instead of τ: the curves of all sizes fall on one "
+            "another, as in the paper's Fig. 2. The bar chart reads them off at fixed multiples of n.",
+            settings={"diff_tab": TABS[0]}, look_at="f_mem at τ = 200 n in the bar chart, about the same for every n"),
+    ui.Step("Not the target's noise (Bertrand et al.)", "If the noise of the conditional target x₁ − x₀ kept "
+            "models from memorising, training on the noiseless closed-form target (EFM) would memorise more. Same "
+            "network, same digits, paired seeds.",
+            settings={"diff_tab": TABS[1]}, look_at="Δf_mem (EFM − CFM) and its 95% interval in the table"),
+    ui.Step("Why: the random-features theory", "In §3 the score is a random-features model whose gradient flow is "
+            "solved exactly: the population bulk of U's spectrum is learned at τ_gen ~ 1/Δ_t, the finite-sample "
+            "bulk ρ₁ at τ_mem = ψ_p/(Δ_t λ_min) ∝ ψ_n.",
+            settings={"diff_tab": TABS[2]}, look_at="the mean τ_mem slope against ψ_n and its interval"),
+    ui.Step("Train your own", "A live sweep: three sizes, one seed each, 100 steps per training point (about half "
+            "a minute; the estimate is on the Run button). Press Run and compare your slopes with the study's.",
+            settings={"diff_tab": TABS[0], "win_ns": [16, 32, 64], "win_spn": 100, "win_seeds": 1},
+            look_at="the caption under your run: τ_mem ∝ n^… and τ_gen ∝ n^…"),
+]
+
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
 ui.claims_table(verdict)
+active = ui.tour(TOUR)
 if not fresh:
     st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
 bad = _bad_link()
@@ -112,8 +138,10 @@ names = {"τ_gen": f"τ_gen: score error 90% of its drop, ∝ n^{study['tau_gen_
                   f"(95% CI {_ci(study['tau_mem_slope_ci'])})"}
 fits = {"τ_gen": D.power_fit(ssum, "tau_gen").rename(columns={"tau_gen": "steps"}),
         "τ_mem": D.power_fit(ssum, "tau_mem").rename(columns={"tau_mem": "steps"})}
-st.altair_chart(timescale_chart(D.timescales(sper, ssum), fits, scfg["ns"], names).properties(
-    title="The window widens: τ_gen flat, τ_mem ∝ n (log-log)"), width="stretch")
+headline = D.timescales(sper, ssum)
+ui.chart(timescale_chart(headline, fits, scfg["ns"], names).properties(
+    title="The window widens: τ_gen flat, τ_mem ∝ n (log-log)"), "diffusion_window", data=headline,
+    alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
 st.markdown(f"**What to notice:** the memorisation time τ_mem (orange) grows in proportion to n while the time to "
             f"good samples τ_gen (blue) does not, so the stretch of training where the model generates without "
             f"copying widens with the training set: {len(sper)} models, {scfg['seeds']} seeds for each n.")
@@ -127,9 +155,7 @@ st.caption(
     f"least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
     f"{sper.fraction_of_run.max():.2f} of the way through its run.")
 
-tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(
-    ["The window", "CFM vs EFM", "Theory: random features", "Watch it denoise", "Flow matching & ELS",
-     "Lab notebook"])
+tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(TABS, key="diff_tab", bind="query-params")
 
 nsel = alt.selection_point(fields=["n_label"], bind="legend")
 op = alt.condition(nsel, alt.value(1.0), alt.value(0.12))
@@ -141,6 +167,7 @@ def n_color(ns) -> alt.Color:
                      legend=alt.Legend(orient="bottom", columns=4))
 
 
+wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
 with tab_win:
     mean = D.window_curves(study["curves"]).assign(f_plot=lambda d: d.f_mem_plot)
     per_seed = D.seed_curves(study["curves"])
@@ -157,7 +184,8 @@ with tab_win:
         tooltip=["model", alt.Tooltip("steps_over_n:Q", format=".0f"), alt.Tooltip("f_mem:Q", format=".3f")]
     ).add_params(nsel)
     side_by_side((f"Memorisation starts later for larger n (mean of {scfg['seeds']} seeds)", (band + fm).properties(
-        height=330)), ("Every seed's f_mem against τ/n: the curves collapse", collapse.properties(height=330)))
+        height=330), "diffusion_fmem", mean), ("Every seed's f_mem against τ/n: the curves collapse",
+                                                collapse.properties(height=330), "diffusion_collapse", per_seed))
     st.caption("The left band is the seeds' mean of each model's bootstrap interval (1,000 samples). Click a legend "
                "entry to highlight one n.")
     ct = D.collapse_table(ssum)
@@ -171,11 +199,13 @@ with tab_win:
         y=alt.Y("score_err:Q", scale=alt.Scale(type="log"), title="score error (lower = better)"),
         color=col, opacity=op, tooltip=tip).add_params(nsel)
     side_by_side(("f_mem at fixed τ/n (the collapse test; bars: ± 1 sd over seeds)", (bars + ticks).properties(
-        height=300)), ("Quality arrives at the same time for every n", se.properties(height=300)))
+        height=300), "diffusion_fixed_tau_over_n", ct), ("Quality arrives at the same time for every n",
+                                                         se.properties(height=300), "diffusion_score_error", mean))
     gapc = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=alt.Y("gap:Q", title="test − train loss, t = 0.01"),
         color=col, opacity=op, tooltip=["n", "step", alt.Tooltip("gap:Q", format=".4f")]).add_params(nsel)
-    st.altair_chart(gapc.properties(height=260, title="The train/test gap opens at τ ∝ n too"), width="stretch")
+    ui.chart(gapc.properties(height=260, title="The train/test gap opens at τ ∝ n too"), "diffusion_gap", data=mean,
+             alt_text="test minus train denoising loss at t = 0.01 against τ/n, per n")
     st.markdown("**τ_mem per seed and size** (the claims read these):")
     table = D.per_seed_table(sper)
     st.dataframe(table, hide_index=True, width="stretch", key="win-table")
@@ -183,35 +213,39 @@ with tab_win:
     ui.download_csv(study["curves"], "diffusion_window_curves.csv", label="Download every checkpoint (CSV)",
                     key="win-curves-csv")
 
-    st.subheader("Run your own sweep over n")
-    st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM sets, "
-                "every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
-    with st.form("window_form"):
-        f1, f2, f3, f4 = st.columns(4)
-        ns = f1.multiselect("Training-set sizes n", WIN_NS, default=[16, 32, 64, 128], key="win_ns",
-                            bind="query-params")
-        seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
-        width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
-        spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
-        win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                        icon=":material/play_arrow:", key="win_run")
-    wcfg = D.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width), steps_per_n=float(spn))
-    win = None
-    try:
-        if wcfg == D.VIEWS["window"].arguments()["cfg"]:
-            win = ui.view(D, "window")
-        else:
-            win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
-                             seconds=D.expected_seconds(wcfg))
-    except D.InputError as exc:
-        st.error(ui.plain(exc), icon=":material/error:")
-    if win is not None:
-        wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
-        wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}", "τ_mem": f"τ_mem ∝ n^{win['tau_mem_slope']:.2f}"}
-        wfits = {"τ_gen": D.power_fit(win["summary"], "tau_gen").rename(columns={"tau_gen": "steps"}),
-                 "τ_mem": D.power_fit(win["summary"], "tau_mem").rename(columns={"tau_mem": "steps"})}
-        st.altair_chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), width="stretch")
-        st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
+    if ui.shown("sweep", active):
+        st.subheader("Run your own sweep over n")
+        st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM "
+                    "sets, every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
+        with st.form("window_form"):
+            f1, f2, f3, f4 = st.columns(4)
+            ns = f1.multiselect("Training-set sizes n", WIN_NS, default=[16, 32, 64, 128], key="win_ns",
+                                bind="query-params")
+            seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
+            width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
+            spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
+            win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                            icon=":material/play_arrow:", key="win_run")
+        wcfg = D.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
+                              steps_per_n=float(spn))
+        win = None
+        try:
+            if wcfg == D.VIEWS["window"].arguments()["cfg"]:
+                win = ui.view(D, "window")
+            else:
+                win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
+                                 seconds=D.expected_seconds(wcfg))
+        except D.InputError as exc:
+            st.error(ui.plain(exc), icon=":material/error:")
+        if win is not None:
+            wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
+            wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
+                      "τ_mem": f"τ_mem ∝ n^{win['tau_mem_slope']:.2f}"}
+            wfits = {"τ_gen": D.power_fit(win["summary"], "tau_gen").rename(columns={"tau_gen": "steps"}),
+                     "τ_mem": D.power_fit(win["summary"], "tau_mem").rename(columns={"tau_mem": "steps"})}
+            ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
+                     alt_text="your run: τ_gen and τ_mem against n")
+            st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
 
 # --------------------------------------------------------------------------- CFM against EFM
 with tab_fm:
@@ -243,17 +277,20 @@ with tab_fm:
         color=tcol, tooltip=["n", "target", "step", alt.Tooltip("nn_test:Q", format=".3f")])
     for n in fcfg["ns"]:
         rn = refs[refs.n == n]
-        cf_rule = alt.Chart(rn[rn.source == "closed-form sampler"]).mark_rule(strokeDash=[2, 2], color="gray").encode(
+        cf_rule = alt.Chart(rn[rn.source == "closed-form sampler"]).mark_rule(strokeDash=[2, 2],
+                                                                             color=ui.NEUTRAL).encode(
             y="f_mem:Q", tooltip=["source", alt.Tooltip("f_mem:Q", format=".3f")])
-        nn_rules = alt.Chart(rn).mark_rule(strokeDash=[2, 2]).encode(
+        nn_rules = alt.Chart(rn).mark_rule(strokeDash=[2, 2], color=ui.NEUTRAL).encode(
             y="nn_test:Q", strokeDash=alt.StrokeDash("source:N", title=None,
                                                      legend=alt.Legend(orient="bottom", columns=1)),
             tooltip=["source", alt.Tooltip("nn_test:Q", format=".3f")])
         side_by_side((f"n = {n}: memorisation, mean ± sd over seeds (grey: the closed-form sampler)",
                       alt.layer(fm_band.transform_filter(alt.datum.n == n), fm_line.transform_filter(
-                          alt.datum.n == n), cf_rule).properties(height=280)),
+                          alt.datum.n == n), cf_rule).properties(height=280), f"diffusion_cfm_efm_fmem_n{n}",
+                      fc[fc.n == n]),
                      (f"n = {n}: distance of samples to held-out digits (dashed: references)",
-                      alt.layer(nn_line.transform_filter(alt.datum.n == n), nn_rules).properties(height=280)))
+                      alt.layer(nn_line.transform_filter(alt.datum.n == n), nn_rules).properties(height=280),
+                      f"diffusion_cfm_efm_dtest_n{n}", fc[fc.n == n]))
     st.markdown("**At the last checkpoint, pair by pair** (d_test: median distance of samples to the nearest "
                 "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
     st.dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]), hide_index=True, width="stretch", key="fm-table")
@@ -285,9 +322,9 @@ with tab_rf:
         x=alt.X("psi_n:Q", scale=LOGX, title="ψ_n = n/d"), y=alt.Y("tau:Q", scale=LOGX, title="τ"),
         color=alt.Color("which:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
         detail="seed:N", tooltip=["psi_n", "seed", "which", alt.Tooltip("tau:Q", format=",.1f")])
-    st.altair_chart(tch.properties(height=340, title=f"Timescales against ψ_n, {rst['seeds']} seeds at d = "
-                                                      f"{rst['config']['d']} (p = {rst['p']:,}), log-log"),
-                    width="stretch")
+    ui.chart(tch.properties(height=340, title=f"Timescales against ψ_n, {rst['seeds']} seeds at d = "
+                                              f"{rst['config']['d']} (p = {rst['p']:,}), log-log"),
+             "diffusion_rf_timescales", data=rts, alt_text="random-features timescales against ψ_n, per seed")
     slopes = rst["per_seed"].rename(columns={"tau_mem_slope": "τ_mem (spectrum)", "tau_mem_gap_slope": "τ_mem (gap)",
                                              "tau_mem_theory_slope": "τ_mem (Thm 3.2 edge)",
                                              "tau_gen_slope": "τ_gen"})
@@ -296,51 +333,57 @@ with tab_rf:
                 f"{_ci(rst['tau_gen_slope_ci'])}).")
     st.dataframe(slopes, hide_index=True, width="stretch", key="rf-slopes")
 
-    st.subheader("Run the exact dynamics yourself")
-    with st.form("rf_form"):
-        r1, r2, r3 = st.columns(3)
-        psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
-        t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
-        d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
-        psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
-        rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                      icon=":material/play_arrow:", key="rf_run")
-    rcfg = D.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
-    rres = None
-    try:
-        if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
-            rres = ui.view(D, "rf")
-        else:
-            rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go,
-                              seconds=D.expected_seconds(rcfg))
-    except D.InputError as exc:
-        st.error(ui.plain(exc), icon=":material/error:")
-    if rres is not None:
-        rs = rres["summary"]
-        rc, spec = D.rf_curves(rres["curves"]), D.rf_spectra(rres["spectra"])
-        psi_sort = [f"ψ_n = {v:g}" for v in rs.psi_n]
-        losses = alt.Chart(rc).mark_line().encode(
-            x=alt.X("tau:Q", scale=LOGX, title="training time τ"),
-            y=alt.Y("value:Q", title="loss / d", scale=alt.Scale(zero=False)),
-            color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)),
-            strokeDash=alt.StrokeDash("loss:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
-            tooltip=["psi", "loss", "tau", "value"])
-        rules = alt.Chart(rs.assign(psi="ψ_n = " + rs.psi_n.map("{:g}".format))).mark_rule(strokeDash=[2, 2]).encode(
-            x="tau_mem:Q", color=alt.Color("psi:N", legend=None, sort=psi_sort))
-        hist = alt.Chart(spec).mark_bar(opacity=0.55).encode(
-            x=alt.X("log10:Q", bin=alt.Bin(maxbins=60), title="log₁₀ eigenvalue of U"),
-            y=alt.Y("count():Q", stack=None, scale=alt.Scale(type="symlog"), title="count"),
-            color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)))
-        side_by_side(("Train and test loss; dotted rules: measured τ_mem", (losses + rules).properties(height=340)),
-                     ("Spectrum of U: δ peak, ρ₁ (moves left as ψ_n grows), ρ₂", hist.properties(height=340)))
-        c = rres["constants"]
-        st.caption(f"One seed, d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c['delta']:.3f}, a_t = "
-                   f"{c['a']:.3f}, b_t = {c['b']:.3f}, v_t² = {c['v2']:.4f}, s_t² = {c['s2']:.4f} (Gauss–Hermite). "
-                   f"Slopes against ψ_n: τ_mem {rres['tau_mem_slope']:.2f} (spectrum), {rres['tau_mem_gap_slope']:.2f} "
-                   f"(loss gap), {rres['tau_mem_theory_slope']:.2f} (d → ∞ edge); τ_gen {rres['tau_gen_slope']:.2f}. "
-                   f"At τ = 10 the train/test losses are {rs.loss_train_10.min():.3f}–{rs.loss_train_10.max():.3f} / "
-                   f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f}.")
-        ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)", key="rf-csv")
+    if ui.shown("sweep", active):
+        st.subheader("Run the exact dynamics yourself")
+        with st.form("rf_form"):
+            r1, r2, r3 = st.columns(3)
+            psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
+            t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
+            d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
+            psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
+            rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                          icon=":material/play_arrow:", key="rf_run")
+        rcfg = D.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
+        rres = None
+        try:
+            if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
+                rres = ui.view(D, "rf")
+            else:
+                rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go,
+                                  seconds=D.expected_seconds(rcfg))
+        except D.InputError as exc:
+            st.error(ui.plain(exc), icon=":material/error:")
+        if rres is not None:
+            rs = rres["summary"]
+            rc, spec = D.rf_curves(rres["curves"]), D.rf_spectra(rres["spectra"])
+            psi_sort = [f"ψ_n = {v:g}" for v in rs.psi_n]
+            losses = alt.Chart(rc).mark_line().encode(
+                x=alt.X("tau:Q", scale=LOGX, title="training time τ"),
+                y=alt.Y("value:Q", title="loss / d", scale=alt.Scale(zero=False)),
+                color=alt.Color("psi:N", title=None, sort=psi_sort,
+                                legend=alt.Legend(orient="bottom", columns=2)),
+                strokeDash=alt.StrokeDash("loss:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
+                tooltip=["psi", "loss", "tau", "value"])
+            rules = alt.Chart(rs.assign(psi="ψ_n = " + rs.psi_n.map("{:g}".format))).mark_rule(
+                strokeDash=[2, 2]).encode(x="tau_mem:Q", color=alt.Color("psi:N", legend=None, sort=psi_sort))
+            hist = alt.Chart(spec).mark_bar(opacity=0.55).encode(
+                x=alt.X("log10:Q", bin=alt.Bin(maxbins=60), title="log₁₀ eigenvalue of U"),
+                y=alt.Y("count():Q", stack=None, scale=alt.Scale(type="symlog"), title="count"),
+                color=alt.Color("psi:N", title=None, sort=psi_sort,
+                                legend=alt.Legend(orient="bottom", columns=2)))
+            side_by_side(("Train and test loss; dotted rules: measured τ_mem",
+                          (losses + rules).properties(height=340), "diffusion_rf_losses", rc),
+                         ("Spectrum of U: δ peak, ρ₁ (moves left as ψ_n grows), ρ₂", hist.properties(height=340),
+                          "diffusion_rf_spectrum", spec))
+            c = rres["constants"]
+            st.caption(f"One seed, d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c['delta']:.3f}, "
+                       f"a_t = {c['a']:.3f}, b_t = {c['b']:.3f}, v_t² = {c['v2']:.4f}, s_t² = {c['s2']:.4f} "
+                       f"(Gauss–Hermite). Slopes against ψ_n: τ_mem {rres['tau_mem_slope']:.2f} (spectrum), "
+                       f"{rres['tau_mem_gap_slope']:.2f} (loss gap), {rres['tau_mem_theory_slope']:.2f} (d → ∞ edge); "
+                       f"τ_gen {rres['tau_gen_slope']:.2f}. At τ = 10 the train/test losses are "
+                       f"{rs.loss_train_10.min():.3f}–{rs.loss_train_10.max():.3f} / "
+                       f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f}.")
+            ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)", key="rf-csv")
 
 # --------------------------------------------------------------------------- visualiser
 
@@ -376,21 +419,22 @@ def visualiser() -> None:
                    f"{np.median(res['nearest_dist']):.1e} (digit norms ≈ 5).")
     else:
         dom = alt.Scale(domain=[-3.5, 3.5])
-        base = alt.Chart(res["train"]).mark_point(shape="cross", color="black", size=50, clip=True).encode(
+        base = alt.Chart(res["train"]).mark_point(shape="cross", color=ui.NEUTRAL, size=50, clip=True).encode(
             x=alt.X("x:Q", scale=dom), y=alt.Y("y:Q", scale=dom))
         fwd = res["forward"][np.isclose(res["forward"].u, round(u, 1))]
         rev = res["reverse"]
         steps = np.array(sorted(rev.step.unique()))
         step = int(steps[np.argmin(np.abs((1 - steps / steps.max()) - u))])
         show = rev[rev.step == step]
-        panels = [("forward", fwd, ui.PALETTE[0]),
-                  ("reverse: closed form", show[show.denoiser == "closed form"], ui.PALETTE[1]),
-                  ("reverse: learned MLP", show[show.denoiser == "learned MLP"], ui.PALETTE[2])]
+        panels = [("forward", fwd, ui.PALETTE[0], "forward"),
+                  ("reverse: closed form", show[show.denoiser == "closed form"], ui.PALETTE[1], "closed_form"),
+                  ("reverse: learned MLP", show[show.denoiser == "learned MLP"], ui.PALETTE[2], "learned")]
         side_by_side(*[(f"{title}, u ≈ {u:.1f}", (alt.Chart(df).mark_circle(
             size=18, opacity=0.65, color=colour, clip=True).encode(
             x=alt.X("x:Q", scale=dom, title=None), y=alt.Y("y:Q", scale=dom, title=None),
-            tooltip=["id", "x", "y"]) + base).properties(height=280)) for title, df, colour in panels])
-        st.caption(f"Black crosses: the {len(res['train'])} training points. From the same noise (DDIM, 100 steps), "
+            tooltip=["id", "x", "y"]) + base).properties(height=280), f"diffusion_{viz}_{name}", df)
+            for title, df, colour, name in panels])
+        st.caption(f"Grey crosses: the {len(res['train'])} training points. From the same noise (DDIM, 100 steps), "
                    f"the closed-form denoiser lands on training points (f_mem = {res['fmem_closed_form']:.2f}); "
                    f"the MLP trained for 3,000 full-batch steps fills in the shape between them (f_mem = "
                    f"{res['fmem_learned']:.2f}). Slide u from 1 to 0 to run the reverse process.")
@@ -437,8 +481,10 @@ with tab_more:
     hyc = alt.Chart(D.hybrid_long(hy["table"])).mark_line(point=True).encode(
         x=alt.X("tau:Q", title="switch time τ"), y=alt.Y("f_mem:Q", title="f_mem", scale=alt.Scale(domain=[0, 1])),
         tooltip=["tau", "f_mem", "nn_dist", "mmd2"])
-    side_by_side(("Alignment with the conditional target (Finding 1)", (fband + fline).properties(height=320)),
-                 (f"Hybrid sampling on the GMM, n = {hy['n']} (Finding 3)", hyc.properties(height=320)))
+    side_by_side(("Alignment with the conditional target (Finding 1)", (fband + fline).properties(height=320),
+                  "diffusion_flow_alignment", fa),
+                 (f"Hybrid sampling on the GMM, n = {hy['n']} (Finding 3)", hyc.properties(height=320),
+                  "diffusion_hybrid", hy["table"]))
     st.caption("Left: medians over 400 draws, bands 10–90%. Right: the learned velocity is the SM B network trained "
                f"as a DDPM denoiser for {hy['train_steps']:,} full-batch steps (before its τ_mem), converted to flow "
                "time by matching the signal-to-noise ratio (Bertrand et al.: creative for τ ≤ 0.2, copies for "
@@ -461,4 +507,8 @@ with tab_lab:
                 "`python -m toymodels verdict diffusion` prints the ledger.")
 
 st.divider()
+ui.cite(paper)
+live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
+ui.code_for_view(ui.call_snippet("diffusion", "window_study", D.STUDY_WINDOW) + "# the live sweep's knobs:\n" + live,
+                 cli="python -m toymodels reproduce diffusion --quick")
 ui.device_caption()
