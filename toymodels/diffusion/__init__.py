@@ -204,7 +204,8 @@ def _cfm_efm(views) -> Evidence:
 CLAIMS = claims(
     Claim("tau-mem-linear", "headline", "Memorisation sets in at a time τ_mem proportional to n.",
           "§2, Fig. 2; SM B", "τ_mem ∝ n (τ/n ≈ 300 on CelebA)",
-          f"Same study: τ_mem = the sustained crossing of f_mem ≥ 2% (1,000 DDIM samples, Eq. 6, k = 1/3). Every model "
+          f"Window study on the GMM of SM B (n ∈ {{32, 64, 128, 256}}, 5 fresh seeds per n, runs of 300 n full-batch "
+          f"steps): τ_mem = the sustained crossing of f_mem ≥ 2% (1,000 DDIM samples, Eq. 6, k = 1/3). Every model "
           f"memorises inside its run (τ_mem ≤ {TAU_MEM_INSIDE} S), the slope of τ_mem against n lies in "
           f"[{TAU_MEM_POINT[0]}, {TAU_MEM_POINT[1]}] and its 95% stratified-bootstrap interval inside "
           f"[{TAU_MEM_BAND[0]}, {TAU_MEM_BAND[1]}].",
@@ -212,8 +213,7 @@ CLAIMS = claims(
     Claim("tau-gen-flat", "headline",
           "Generation quality arrives at a time τ_gen that does not depend on the training-set size n.",
           "§2, Fig. 2; SM B", "τ_gen ≈ 100K SGD steps for every n (CelebA, U-Net W = 32)",
-          f"Window study on the GMM of SM B (n ∈ {{32, 64, 128, 256}}, 5 fresh seeds per n, runs of 300 n full-batch "
-          f"steps): τ_gen = the step where the score error has made 90% of its drop; the log-log slope of τ_gen "
+          f"Same study: τ_gen = the step where the score error has made 90% of its drop; the log-log slope of τ_gen "
           f"against n (geometric means over seeds) has its 95% stratified-bootstrap interval inside "
           f"[−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}].",
           _tau_gen_flat, registered="commit b7554c8 (2026-11-25)"),
