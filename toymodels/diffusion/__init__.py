@@ -236,11 +236,12 @@ CLAIMS = claims(
           "Training on the closed-form target (EFM) generalises as well as training on the stochastic conditional "
           "target (CFM): generalisation does not come from the target's noise (Bertrand et al.).",
           "Bertrand et al. (arXiv 2506.03719), Alg. 2", str(PAPER["cfm_efm"]),
-          "Digits (d = 64), n ∈ {64, 256}, 6 paired seeds per n (same training set, initialisation and draws of x₀, "
-          "t and batch), the SM B network of width 128, Adam 1e-3, batch 128, equal steps: the EFM − CFM difference "
-          "of f_mem at the last checkpoint over the 12 pairs is reproduced if its 95% Student-t interval contains 0 "
-          f"and lies inside ±{FM_MARGIN}, not reproduced if it excludes 0, not testable here otherwise (too few "
-          "seeds). The relative difference of the median distance to held-out digits is reported beside it.",
+          "Digits (d = 64), n ∈ {64, 128}, 6 paired seeds per n (same training set, initialisation and draws of x₀, "
+          "t and batch), the SM B network of width 128, Adam 1e-3, batch 128, 10,000 steps each: the EFM − CFM "
+          "difference of f_mem at the last checkpoint over the 12 pairs is reproduced if its 95% Student-t interval "
+          f"contains 0 and lies inside ±{FM_MARGIN}, not reproduced if it excludes 0, not testable here otherwise (too "
+          "few seeds). The relative difference of the median distance to held-out digits is reported beside it. "
+          "Sizes and budget come from a CFM-only pilot on other seeds (lab notebook P1).",
           _cfm_efm, registered=""),
 )
 

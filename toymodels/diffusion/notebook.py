@@ -29,6 +29,11 @@ NOTEBOOK: tuple[tuple, ...] = (
     ("M1", "2026-11-25", "The one-package move (#26): train_window refactored into train_models",
      "the `window` view recomputed with the moved code", "bit for bit identical to the shipped bundle (rtol = 0)",
      77, "check passed"),
+    ("P1", "2026-11-25", "Pilot for CFM vs EFM: CFM only, other seeds (data split seed 99)",
+     "digits, n ∈ {64, 256, 1024}, 1 seed each, W = 128, batch 128, Adam 1e-3, 20,000 steps, 500 Euler samples",
+     "CFM f_mem at 10⁴ / 2·10⁴ steps: n = 64: 0.36 / 0.55 (onset near 3·10³); n = 256: 0.000 / 0.006; "
+     "n = 1024: 0 / 0. Chose n ∈ {64, 128} and 10⁴ steps for the paired study (EFM never run in the pilot)",
+     195, "sets the budget of F1"),
 )
 
 
