@@ -242,7 +242,7 @@ CLAIMS = claims(
           f"contains 0 and lies inside ±{FM_MARGIN}, not reproduced if it excludes 0, not testable here otherwise (too "
           "few seeds). The relative difference of the median distance to held-out digits is reported beside it. "
           "Sizes and budget come from a CFM-only pilot on other seeds (lab notebook P1).",
-          _cfm_efm, registered=""),
+          _cfm_efm, registered="commit fe57f92 (2026-11-25)"),
 )
 
 
