@@ -148,3 +148,15 @@ def power_fit(summary: pd.DataFrame, col: str, x: str = "n", points: int = 20) -
     b, a = np.polyfit(np.log(xs[ok]), np.log(ys[ok]), 1)
     grid = np.exp(np.linspace(np.log(xs[ok].min()), np.log(xs[ok].max()), points))
     return pd.DataFrame({x: grid, col: np.exp(a + b * np.log(grid))})
+
+
+def rf_edges(summary: pd.DataFrame) -> pd.DataFrame:
+    """The lower edge of ρ₁ per ψ_n: measured λ_min (mean and range over seeds) against Thm 3.2's formula, and the
+    spectrum's three masses against their predicted values (1 − (1 + ψ_n)/ψ_p, ψ_n/ψ_p, 1/ψ_p)."""
+    g = summary.groupby("psi_n")
+    out = g.agg(lambda_min=("lambda_min", "mean"), lambda_min_lo=("lambda_min", "min"),
+                lambda_min_hi=("lambda_min", "max"), lambda_edge_theory=("lambda_min_theory", "first"),
+                mass_delta=("mass_delta", "mean"), mass_rho1=("mass_rho1", "mean"),
+                mass_rho2=("mass_rho2", "mean")).reset_index()
+    out["ratio"] = out.lambda_min / out.lambda_edge_theory
+    return out
