@@ -59,7 +59,8 @@ def _fm(diffs, nn_rel=0.0, cf=1.0):
 
 def _rf(slope_mem=(1.0, 0.95, 1.05), slope_gen=(0.0, 0.05, -0.05)):
     per = pd.DataFrame({"tau_mem_slope": slope_mem, "tau_gen_slope": slope_gen})
-    out = {"seeds": len(per), "config": {"d": 40}, "p": 2560, "tau_mem_theory_slope": 1.0}
+    summary = pd.DataFrame({"psi_n": [4.0, 32.0], "lambda_min": [0.05, 0.016], "lambda_min_theory": [0.1, 0.016]})
+    out = {"seeds": len(per), "config": {"d": 40}, "p": 2560, "tau_mem_theory_slope": 1.0, "summary": summary}
     for k in ("tau_mem_slope", "tau_gen_slope"):
         m, lo, hi = experiments.seed_interval(per[k])
         out[k], out[f"{k}_ci"] = m, [lo, hi]
@@ -94,7 +95,8 @@ def test_tau_gen_claim_needs_the_whole_interval_inside_the_band():
 
 
 def test_rf_claim_uses_the_student_interval_over_seeds():
-    assert _judge("rf-spectrum", {"rf_study": _rf()}).status == C.REPRODUCED
+    j = _judge("rf-spectrum", {"rf_study": _rf()})
+    assert j.status == C.REPRODUCED and "0.50 at ψ_n = 4, 1.00 at ψ_n = 32" in j.note      # measured / edge
     assert _judge("rf-spectrum", {"rf_study": _rf(slope_mem=(0.7, 0.5, 0.6))}).status == C.NOT_REPRODUCED
     assert _judge("rf-spectrum", {"rf_study": _rf(slope_gen=(0.3, 0.5, 0.4))}).status == C.NOT_REPRODUCED
 
