@@ -20,7 +20,8 @@ def test_page_opens_on_the_ledger_and_the_shipped_studies():
     shown = " ".join(m.value for m in at.markdown)
     assert "claims reproduced" in shown                         # the claims table comes first
     assert "What to notice" in shown
-    assert len(at.dataframe) >= 4                               # claims, per-seed τ, CFM/EFM pairs, RF slopes, ...
+    assert len(at.table) >= 1                                   # the claims ledger (ui.claims_table: st.table)
+    assert len(at.dataframe) >= 4                               # per-seed τ, CFM/EFM pairs, RF slopes, RF edges, ...
     assert not at.error
 
 
