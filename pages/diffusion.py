@@ -261,6 +261,7 @@ with tab_fm:
                 f"network (SM B, width {fcfg['width']}) learns 8×8 digits from training sets of "
                 f"{' and '.join(str(n) for n in fcfg['ns'])} digits, {fcfg['seeds']} paired seeds each: a CFM and an "
                 "EFM model share their training set, initialisation and every draw of x₀, t and batch.")
+    st.markdown(f"**What to notice:** {D.fm_reading(fmr)}")
     fc = D.fm_curves(fmr["curves"])
     refs = D.fm_references(fmr["references"])
     tcol = alt.Color("target:N", title=None, legend=alt.Legend(orient="bottom", columns=1, symbolOpacity=1))

@@ -381,8 +381,8 @@ _LAZY = {name: ".experiments" for name in ("train_window", "window_study", "run_
                                            "slope_interval")}
 _LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "window_curves", "seed_curves", "timescales",
                                               "collapse_table", "per_seed_table", "fm_curves", "fm_references",
-                                              "fm_table", "rf_curves", "rf_spectra", "rf_timescales", "hybrid_long",
-                                              "power_fit", "rf_edges")})
+                                              "fm_table", "fm_reading", "rf_curves", "rf_spectra", "rf_timescales",
+                                              "hybrid_long", "power_fit", "rf_edges")})
 _LAZY.update({name: ".notebook" for name in ("lab_notebook", "CAVEATS", "NOTEBOOK")})
 _LAZY.update({name: ".explore" for name in ("process_2d", "process_digits", "els_digits")})
 _LAZY.update({name: ".flows" for name in ("flow_alignment", "hybrid_sampling", "cfm_vs_efm", "compare_arms")})

@@ -46,6 +46,16 @@ NOTEBOOK: tuple[tuple, ...] = (
      "the τ_mem slope from the spectrum stays well below 1 at d = 40 (lower than at d = 20): the measured ρ₁ edge "
      "matches Thm 3.2 at ψ_n = 16, 32 but lies far below it at ψ_n = 4, 8 (numbers in the Theory tab)",
      267, "shipped; the claim is not reproduced"),
+    ("F1", "2026-11-25", "CFM against EFM on digits: the `cfm_efm` view (decides cfm-equals-efm; with S1, "
+     "closed-form-memorises)",
+     "digits, n ∈ {64, 128} × 6 paired seeds × {CFM, EFM} (24 models, one stacked ensemble), W = 128, batch 128, "
+     "Adam 1e-3, 10,000 steps, 500 Euler samples of 100 steps at 4 checkpoints per decade; the closed-form sampler "
+     "and fresh real digits on each training set as references",
+     "EFM memorises slightly more than CFM, by about one percentage point, its interval excluding 0, so the claim "
+     "is not reproduced by its registered rule; distances to held-out digits alike; EFM fits û* more closely; both "
+     "arms still training (VM loss moved about 18% over the second half); the closed-form sampler memorises every "
+     "digit set (numbers in the CFM/EFM tab)",
+     632, "shipped; cfm-equals-efm decided (not reproduced)"),
 )
 
 

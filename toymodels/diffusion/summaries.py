@@ -106,6 +106,37 @@ def fm_table(per_n: pd.DataFrame, references: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _iv(lo: float, hi: float, fmt: str) -> str:
+    return f"[{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def fm_reading(res: dict) -> str:
+    """One sentence of what the CFM/EFM comparison shows, read from its result (the page's "What to notice"):
+    the direction of the paired f_mem difference (beyond seed noise or not, by its 95% interval), which arm fits
+    the closed-form velocity better, and whether the samples' distance to held-out digits differs."""
+    pairs = res["fm_pairs"]
+    d, (lo, hi) = float(res["fm_diff"]), res["fm_diff_ci"]
+    r, (r_lo, r_hi) = float(res["fm_nn_rel_diff"]), res["fm_nn_rel_ci"]
+    f_c, f_e = float(pairs.f_cfm.mean()), float(pairs.f_efm.mean())
+    if lo > 0:
+        which = "the noiseless target does not hold memorisation back: EFM memorises slightly more than CFM"
+    elif hi < 0:
+        which = "EFM memorises less than CFM"
+    else:
+        which = "EFM and CFM memorise alike within seed noise"
+    vm_c, vm_e = float(pairs.vm_cfm.mean()), float(pairs.vm_efm.mean())
+    fit = (f"EFM fits û* more closely (VM loss {vm_e:.3f} against {vm_c:.3f})" if vm_e < vm_c else
+           f"CFM fits û* more closely (VM loss {vm_c:.3f} against {vm_e:.3f})")
+    if r_lo <= 0 <= r_hi:
+        dist = (f"the samples of both lie as far from held-out digits (EFM − CFM {100 * r:+.1f}%, 95% CI "
+                f"{_iv(100 * r_lo, 100 * r_hi, '+.1f')}%)")
+    else:
+        dist = (f"EFM's samples lie {'farther from' if r > 0 else 'closer to'} held-out digits ({100 * r:+.1f}%, "
+                f"95% CI {_iv(100 * r_lo, 100 * r_hi, '+.1f')}%)")
+    return (f"{which}, f_mem {f_e:.3f} against {f_c:.3f} at the last checkpoint (Δ = {d:+.3f}, 95% CI "
+            f"{_iv(lo, hi, '+.3f')} over {len(pairs)} paired seeds); {fit}, and {dist}.")
+
+
 def rf_curves(curves: pd.DataFrame) -> pd.DataFrame:
     """Random-features train/test losses, long (ψ_n, τ, loss, value) with a label per ψ_n."""
     out = curves.melt(id_vars=["psi_n", "tau"], value_vars=["train", "test"], var_name="loss", value_name="value")

@@ -120,6 +120,26 @@ def test_cfm_efm_claim_three_outcomes():
     assert j.status == C.NOT_TESTABLE and "too few seeds" in j.note
 
 
+def test_fm_reading_follows_the_interval_and_the_fits():
+    """The page's sentence on CFM/EFM is read from the result: its direction follows the interval, its numbers are
+    the pairs' means (computed here by hand), and the distance clause follows the distance interval."""
+    more = _fm([0.02, 0.021, 0.019, 0.02, 0.022, 0.018])
+    more["fm_pairs"] = more["fm_pairs"].assign(vm_cfm=0.11, vm_efm=0.10)
+    text = D.fm_reading(more)
+    assert "EFM memorises slightly more" in text and "EFM fits û* more closely" in text
+    assert f"{0.3 + np.mean([0.02, 0.021, 0.019, 0.02, 0.022, 0.018]):.3f} against 0.300" in text
+    assert "as far from held-out digits" in text and "6 paired seeds" in text
+    alike = _fm([0.01, -0.02, 0.0, 0.015, -0.01, 0.005], nn_rel=0.05)
+    alike["fm_pairs"] = alike["fm_pairs"].assign(vm_cfm=0.10, vm_efm=0.12)
+    text = D.fm_reading(alike)
+    assert "alike within seed noise" in text and "CFM fits û* more closely" in text
+    assert "farther from held-out digits (+5.0%" in text
+    less = _fm([-0.2, -0.25, -0.18, -0.22, -0.21, -0.19], nn_rel=-0.05)
+    less["fm_pairs"] = less["fm_pairs"].assign(vm_cfm=0.1, vm_efm=0.1)
+    text = D.fm_reading(less)
+    assert "EFM memorises less than CFM" in text and "closer to held-out digits" in text
+
+
 def test_metrics_are_json_lists_not_joined_strings():
     views = {"study": _study(), "cfm_efm": _fm([0.0, 0.01, -0.01]), "rf_study": _rf()}
     m = D.metrics(views)
