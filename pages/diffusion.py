@@ -294,7 +294,8 @@ with tab_fm:
                       f"diffusion_cfm_efm_dtest_n{n}", fc[fc.n == n]))
     st.markdown("**At the last checkpoint, pair by pair** (d_test: median distance of samples to the nearest "
                 "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
-    st.dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]), hide_index=True, width="stretch", key="fm-table")
+    st.dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3), hide_index=True, width="stretch",
+                 key="fm-table")
     moved = fmr["fm_vm_change_second_half"]
     st.caption(f"Both arms train {fcfg['steps']:,} steps (batch {fcfg['batch']}, Adam {fcfg['lr']:g}); "
                f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
@@ -504,9 +505,9 @@ with tab_more:
 with tab_lab:
     st.markdown("Every configuration tried for this page, including the ones that failed or were replaced, with "
                 "what it showed and what it cost (CPU seconds on one thread of the 2-core machine).")
-    st.dataframe(D.lab_notebook(), hide_index=True, width="stretch", key="lab-table",
-                 column_config={"what": st.column_config.TextColumn(width="large"),
-                                "outcome": st.column_config.TextColumn(width="large")})
+    lab = D.lab_notebook()
+    lab["cpu_s"] = [f"{v:,.0f}" if pd.notna(v) else "" for v in lab.cpu_s]
+    st.table(lab.set_index("id"))                   # a wrapping table: every word of each entry shows
     st.markdown("**Caveats.** " + " ".join(D.CAVEATS))
     st.markdown("**Per-size summary of the window study:**")
     st.dataframe(ssum, hide_index=True, width="stretch", key="lab-summary")
