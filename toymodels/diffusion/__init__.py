@@ -232,7 +232,7 @@ CLAIMS = claims(
     Claim("rf-spectrum", "mechanism",
           "In the random-features model the memorisation time τ_mem = ψ_p/(Δ_t λ_min), set by the lower edge of "
           "the ρ₁ bulk, grows ∝ ψ_n = n/d, while τ_gen ~ 1/Δ_t does not depend on ψ_n.",
-          "§3, Thm 3.2", str(PAPER["rf_tau_mem"]),
+          "§3, Thm 3.2", PAPER["rf_tau_mem"].value,
           "Exact gradient-flow dynamics at d = 40, p = 2,560 (ψ_p = 64), ψ_n ∈ {4, 8, 16, 32}, t = 0.1, 3 fresh "
           "seeds: the mean slope of τ_mem (λ_min measured from U's spectrum) against ψ_n has its 95% Student-t "
           f"interval inside [{TAU_MEM_BAND[0]}, {TAU_MEM_BAND[1]}], and that of τ_gen (test loss 90% of its drop) "
@@ -240,14 +240,14 @@ CLAIMS = claims(
           _rf_mechanism, registered="commit b7554c8 (2026-11-25)"),
     Claim("closed-form-memorises", "control",
           "Sampling with the exact empirical (closed-form) score only reproduces training points.",
-          "§2, Eq. 5", str(PAPER["closed_form_fmem"]),
+          "§2, Eq. 5", PAPER["closed_form_fmem"].value,
           f"f_mem (Eq. 6, k = 1/3) of the closed-form sampler ≥ {CLOSED_FORM_FMEM_MIN} on every training set: the "
           "window study's 20 GMM sets (DDIM) and the flow-matching comparison's 12 digit sets (Euler on û*).",
           _closed_form, registered="commit b7554c8 (2026-11-25)"),
     Claim("cfm-equals-efm", "control",
           "Training on the closed-form target (EFM) generalises as well as training on the stochastic conditional "
           "target (CFM): generalisation does not come from the target's noise (Bertrand et al.).",
-          "Bertrand et al. (arXiv 2506.03719), Alg. 2", str(PAPER["cfm_efm"]),
+          "Bertrand et al. (arXiv 2506.03719), Alg. 2", PAPER["cfm_efm"].value,
           "Digits (d = 64), n ∈ {64, 128}, 6 paired seeds per n (same training set, initialisation and draws of x₀, "
           "t and batch), the SM B network of width 128, Adam 1e-3, batch 128, 10,000 steps each: the EFM − CFM "
           "difference of f_mem at the last checkpoint over the 12 pairs is reproduced if its 95% Student-t interval "
