@@ -204,11 +204,15 @@ with tab_win:
     gapc = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=alt.Y("gap:Q", title="test − train loss, t = 0.01"),
         color=col, opacity=op, tooltip=["n", "step", alt.Tooltip("gap:Q", format=".4f")]).add_params(nsel)
-    ui.chart(gapc.properties(height=260, title="The train/test gap opens at τ ∝ n too"), "diffusion_gap", data=mean,
+    st.markdown("**The train/test gap opens at τ ∝ n too**")
+    ui.chart(gapc.properties(height=260), "diffusion_gap", data=mean,
              alt_text="test minus train denoising loss at t = 0.01 against τ/n, per n")
     st.markdown("**τ_mem per seed and size** (the claims read these):")
     table = D.per_seed_table(sper)
-    st.dataframe(table, hide_index=True, width="stretch", key="win-table")
+    st.dataframe(table, hide_index=True, width="stretch", key="win-table",
+                 column_config={c: st.column_config.NumberColumn(format="%.0f" if c.startswith("τ_") and "/" not in c
+                                                                 else "%.3f")
+                                for c in table.columns if c not in ("n", "seed")})
     ui.download_csv(table, "diffusion_window_per_seed.csv", label="Download τ per seed (CSV)")
     ui.download_csv(study["curves"], "diffusion_window_curves.csv", label="Download every checkpoint (CSV)",
                     key="win-curves-csv")
