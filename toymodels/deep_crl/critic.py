@@ -1,232 +1,35 @@
 """Offline contrastive critic on a grid maze: does depth buy a better value function when exploration is removed?
 
-Issue 20 of the deep-CRL page. The online agent of ``toymodels.crl`` mixes two things that depth could help
-with: learning the critic and exploring. This experiment removes exploration. A uniform random walk on a grid
-maze collects the data (4 moves, a blocked move stays put); the critic of the paper (two residual encoders,
-``f(s, a, g) = −‖φ(s, a) − ψ(g)‖₂``, forward InfoNCE + 0.1·logsumexp², goals relabeled from the same
-episode with P(d) ∝ γ^(d−1)) is trained on it; and the learned ``Q(s, g) = max_a f(s, a, g)`` is scored against
-ground truth computed independently of the network:
-
-* the exact relabeled occupancy of the walk, p(g | s, a) = Σ_d c_d [P_a P^(d−1)]_{s g}, with the truncation at
-  the episode's end (c_d averages the truncated geometric law over the uniform time step; the walk is doubly
-  stochastic, so the state's law is uniform at every step and independent of t);
-* the shortest-path (corridor) distance between cells, by breadth-first search.
+Issue 20 of the deep-CRL page. The online agent mixes two things that depth could help with: learning the critic
+and exploring. This experiment removes exploration. A uniform random walk on a grid maze collects the data (4
+moves, a blocked move stays put); the critic of the paper (two residual encoders, ``f(s, a, g) = −‖φ(s, a) −
+ψ(g)‖₂``, forward InfoNCE + 0.1·logsumexp², goals relabeled from the same episode with P(d) ∝ γ^(d−1)) is trained
+on it; and the learned ``Q(s, g) = max_a f(s, a, g)`` is scored against ground truth computed independently of
+the network (``grid``): the corridor distance, and the exact relabeled occupancy of the walk.
 
 Scores, on (state, goal) pairs that never appear as a training pair: Spearman ρ of −Q with corridor distance,
 Spearman ρ of f with the occupancy, and top-1 retrieval (of 16 random candidate goals, does the highest Q pick
-the one nearest along the corridors?). Mazes where straight-line and corridor distance disagree
-(concentric rings, a spiral: Euclid-vs-corridor Spearman ≤ 0.6) are the ones where a critic must learn the
-walls. Depth is the paper's (Dense layers inside residual blocks of 4; ``toymodels.crl.ResMLP``).
+the one nearest along the corridors?). Mazes where straight-line and corridor distance disagree (concentric rings,
+a spiral) are the ones where a critic must learn the walls. This is the analogue of the paper's offline question
+(§4.6: little evidence that depth helps offline CRL) and, on far pairs, of its stitching test (Fig. 11).
 """
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import Each, Fields, InputError, OneOf, Range, as_progress, bounded
+from toymodels.topic import Each, InputError, OneOf, Range, as_progress, bounded
 
-# --------------------------------------------------------------------------- grid mazes
-
-
-def rings_maze(n: int) -> np.ndarray:
-    """Concentric square rings on an n×n grid (n = 3 mod 4): corridors at even Chebyshev radius from the centre,
-    walls at odd radius, one gap per wall ring on alternating sides (top, bottom, top, ...). True = free."""
-    if n % 4 != 3 or n < 7:
-        raise InputError(f"a rings maze needs a size n = 3 mod 4 (7, 11, 15, 19, ...), got {n}")
-    c = (n - 1) // 2
-    i, j = np.mgrid[:n, :n]
-    d = np.maximum(abs(i - c), abs(j - c))
-    free = d % 2 == 0
-    for k, radius in enumerate(range(1, c, 2)):          # wall rings inside the outer wall
-        if k % 2 == 0:
-            free[c - radius, c] = True                    # gap above the centre
-        else:
-            free[c + radius, c] = True                    # gap below
-    free[d == c] = False                                  # outer wall
-    return free
-
-
-def spiral_maze(n: int) -> np.ndarray:
-    """A square spiral corridor (width 1, walls of width 1) winding in from the outer wall to the centre."""
-    if n % 2 == 0 or n < 5:
-        raise InputError(f"a spiral maze needs an odd size >= 5, got {n}")
-    free = np.zeros((n, n), bool)
-    r, c = 1, 1
-    free[r, c] = True
-    dirs = [(0, 1), (1, 0), (0, -1), (-1, 0)]
-    k = 0
-    stuck = 0
-    while stuck < 4:
-        dr, dc = dirs[k % 4]
-        r2, c2 = r + 2 * dr, c + 2 * dc
-        # carve two cells ahead if the target is inside the border and still wall with wall around it
-        if 1 <= r2 <= n - 2 and 1 <= c2 <= n - 2 and not free[r2, c2]:
-            free[r + dr, c + dc] = free[r2, c2] = True
-            r, c = r2, c2
-            stuck = 0
-        else:
-            k += 1
-            stuck += 1
-    return free
-
-
-GRIDS = {"rings15": lambda: rings_maze(15), "rings19": lambda: rings_maze(19), "rings27": lambda: rings_maze(27),
-         "spiral15": lambda: spiral_maze(15), "spiral19": lambda: spiral_maze(19)}
-GRID_LABELS = {"rings15": "concentric rings 15×15", "rings19": "concentric rings 19×19",
-               "rings27": "concentric rings 27×27", "spiral15": "spiral 15×15", "spiral19": "spiral 19×19"}
-MOVES = np.array([[-1, 0], [1, 0], [0, -1], [0, 1]])     # up, down, left, right (row, col)
-
-
-@dataclass(frozen=True)
-class Grid:
-    name: str
-    free: np.ndarray            # (H, W) bool
-    cells: np.ndarray           # (n, 2) row, col of each free cell
-    index: np.ndarray           # (H, W) cell id or -1
-    step: np.ndarray            # (n, 4) next cell id under each move (blocked move: stay)
-
-
-def make_grid(name: str) -> Grid:
-    if name not in GRIDS:
-        raise InputError(f"unknown maze {name!r}: choose one of {', '.join(GRIDS)}")
-    free = GRIDS[name]()
-    cells = np.argwhere(free)
-    index = -np.ones(free.shape, int)
-    index[tuple(cells.T)] = np.arange(len(cells))
-    nxt = cells[:, None, :] + MOVES[None]                                   # (n, 4, 2)
-    ok = free[nxt[..., 0].clip(0, free.shape[0] - 1), nxt[..., 1].clip(0, free.shape[1] - 1)]
-    step = np.where(ok, index[nxt[..., 0].clip(0, free.shape[0] - 1), nxt[..., 1].clip(0, free.shape[1] - 1)],
-                    np.arange(len(cells))[:, None])
-    return Grid(name, free, cells, index, step)
-
-
-def observe(grid: Grid, cells: np.ndarray) -> np.ndarray:
-    """Cell (r, c) ↦ 2·(r, c)/(N − 1) − 1 + half a cell, N = max(H, W).
-
-    The half-cell shift keeps every coordinate off zero: an input of exactly (0, 0) makes the first Dense
-    (zero bias at init) output 0, every LayerNorm then sees zero variance, and at depth 32 the backward pass
-    multiplies by 1/√eps ≈ 316 per layer and overflows (NaN).
-    """
-    n = max(grid.free.shape) - 1
-    return (2 * cells / n - 1 + 0.5 / n).astype(np.float32)
-
-
-def geodesic(grid: Grid) -> np.ndarray:
-    """Shortest-path distance (in moves) between every pair of free cells, by breadth-first search."""
-    n = len(grid.cells)
-    out = np.full((n, n), np.inf)
-    for s in range(n):
-        out[s, s] = 0
-        frontier, d = [s], 0
-        while frontier:
-            d += 1
-            nxt = {int(v) for u in frontier for v in grid.step[u] if not np.isfinite(out[s, v])}
-            for v in nxt:
-                out[s, v] = d
-            frontier = list(nxt)
-    return out
-
-
-def euclid(grid: Grid) -> np.ndarray:
-    return np.linalg.norm(grid.cells[:, None, :] - grid.cells[None, :, :], axis=-1)
-
-
-def transition_matrices(grid: Grid) -> np.ndarray:
-    """P_a (4, n, n): the deterministic move a."""
-    n = len(grid.cells)
-    P = np.zeros((4, n, n))
-    P[np.arange(4)[:, None], np.arange(n)[None, :], grid.step.T] = 1.0
-    return P
-
-
-def relabel_occupancy(grid: Grid, episode_len: int, gamma: float) -> np.ndarray:
-    """p(g | s, a) (n, 4, n): the law of the relabeled goal of (s_t = s, a_t = a) under the uniform walk,
-    exactly as ``crl.relabel_indices`` samples it (t uniform in 0..T−2, d truncated geometric)."""
-    T = episode_len
-    Pa = transition_matrices(grid)
-    P = Pa.mean(0)
-    c = np.zeros(T)                                       # c[d], d = 1..T−1
-    for t in range(T - 1):
-        n_t = T - 1 - t
-        w = gamma ** np.arange(n_t)
-        c[1:n_t + 1] += w / w.sum()
-    c /= T - 1
-    acc = np.zeros_like(P)
-    Pk = np.eye(len(P))
-    for d in range(1, T):
-        acc += c[d] * Pk                                   # Σ_d c_d P^(d−1)
-        Pk = Pk @ P
-    return np.einsum("asm,mg->sag", Pa, acc)
-
-
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(a, b).statistic)
-
-
-# --------------------------------------------------------------------------- configuration
-
-
-@dataclass(frozen=True)
-class CriticConfig:
-    """One offline critic training (seeds are instances of one batched model)."""
-    maze: str = "rings19"
-    depth: int = 4
-    width: int = 64
-    repr_dim: int = 64
-    batch_size: int = 256
-    steps: int = 2000
-    episodes: int = 2000         # random-walk episodes in the dataset (each seed draws its own)
-    episode_len: int = 200
-    gamma: float = 0.99
-    lr: float = 3e-4
-    seeds: int = 4
-    seed: int = 0
-    obs_lift: int = 0            # 0: (row, col); else lifted through crl.Lift to this dimension
-    heldout: float = 0.2         # share of (state, goal) cell pairs never used as a training pair
-    far_only: bool = False       # score only pairs farther apart (corridor) than twice the horizon 1/(1−γ)
-    unseen_cells: int = 0        # cells whose observation never enters training (scored: pairs touching them)
-    eval_every: int = 250
-    n_queries: int = 2000        # retrieval queries (state + 16 candidate goals)
-
-
-CRITIC_BOUNDS = Fields(maze=OneOf(*GRIDS), depth=OneOf(4, 8, 16, 32, 64), width=Range(8, 512, integer=True),
-                       repr_dim=Range(2, 128, integer=True), batch_size=Range(16, 1024, integer=True),
-                       steps=Range(1, 20000, integer=True), episodes=Range(10, 5000, integer=True),
-                       episode_len=Range(10, 400, integer=True), gamma=Range(0.5, 0.999),
-                       lr=Range(1e-5, 1e-2), seeds=Range(1, 8, integer=True), seed=Range(0, 2**31 - 1, integer=True),
-                       obs_lift=Range(0, 256, integer=True), heldout=Range(0.0, 0.5),
-                       unseen_cells=Range(0, 40, integer=True),
-                       eval_every=Range(1, 20000, integer=True), n_queries=Range(10, 20000, integer=True))
-
-
-def n_params(fan_in: int, fan_out: int, depth: int, width: int) -> int:
-    """Parameters of one ``crl.ResMLP`` (Dense weights and biases, LayerNorm gains and offsets)."""
-    return (fan_in * width + width) + 2 * width + depth * (width * width + width + 2 * width) + width * fan_out + fan_out
-
-
-def critic_params(cfg: CriticConfig) -> int:
-    obs = cfg.obs_lift or 2
-    return n_params(obs + 2, cfg.repr_dim, cfg.depth, cfg.width) + n_params(obs, cfg.repr_dim, cfg.depth, cfg.width)
-
-
-def matched_width(cfg: CriticConfig, depth: int, params: int) -> int:
-    """The width at ``depth`` whose critic has the parameter count closest to ``params``."""
-    return min(range(8, 1025), key=lambda w: abs(critic_params(replace(cfg, depth=depth, width=w)) - params))
-
-
-def cost_seconds(cfg: CriticConfig) -> float:
-    """Rough CPU seconds (one idle core) of ``train_critic``: 2 encoders × (depth + 2) Dense layers."""
-    flops = 6 * 2 * (cfg.depth + 2) * cfg.batch_size * cfg.width ** 2 * cfg.seeds * cfg.steps
-    return 2.0 + flops / 2.5e10 + 2.5e-4 * (cfg.depth + 2) * cfg.seeds * cfg.steps
-
+from .config import CRITIC_BOUNDS, CriticConfig, critic_params, expected_seconds, matched_width
+from .env import sample_future_offsets
+from .grid import MOVES, Grid, euclid, geodesic, make_grid, observe, relabel_occupancy, spearman
+from .nets import Lift, ResMLP, infonce_loss, pairwise_l2
 
 # --------------------------------------------------------------------------- data and training
 
@@ -298,19 +101,21 @@ def _finite(values) -> bool:
 
 
 def _check_budget(cfg: CriticConfig, depths=None, wide: bool = False, **_) -> None:
-    total = sum(cost_seconds(replace(cfg, depth=d)) for d in (depths or [cfg.depth]))
+    total = sum(expected_seconds(replace(cfg, depth=d)) for d in (depths or [cfg.depth]))
     if wide:
-        total += cost_seconds(replace(cfg, depth=max(depths or [cfg.depth])))
+        total += expected_seconds(replace(cfg, depth=max(depths or [cfg.depth])))
     if total > 4000:
         raise InputError(f"this run would take about {total / 60:.0f} CPU minutes; the limit is about 65: fewer "
                          "steps, seeds or depths")
 
 
 @bounded(cfg=CRITIC_BOUNDS, _budget=_check_budget)
-def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None, _truth: Truth | None = None) -> dict:
+def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,  # noqa: B008
+                 _truth: Truth | None = None) -> dict:
     """Train ``cfg.seeds`` offline critics on random-walk data and score them against ground truth.
 
-    Returns ``final`` (one row per seed: the mean over the evaluations in the last quarter of training), ``curves`` (scores every ``eval_every`` steps), ``qmap``
+    Returns ``final`` (one row per seed: the mean over the evaluations in the last quarter of training),
+    ``curves`` (scores every ``eval_every`` steps), ``qmap``
     (seed, H, W) of Q(s, g*) for the centre goal, and the truth's reference numbers.
     """
     p = as_progress(progress)
@@ -318,19 +123,18 @@ def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,
     truth = _truth or Truth(cfg)
     grid = truth.grid
     n, I, B, T = len(grid.cells), cfg.seeds, cfg.batch_size, cfg.episode_len
-    rng = np.random.default_rng(cfg.seed)
     data = [random_walks(grid, cfg.episodes, T, np.random.default_rng([cfg.seed, k])) for k in range(I)]
     cells = torch.as_tensor(np.stack([d[0] for d in data]), device=dev)            # (I, E, T)
     acts = torch.as_tensor(np.stack([d[1] for d in data]), device=dev)
     obs_cells = torch.as_tensor(observe(grid, grid.cells), device=dev)             # (n, 2)
-    lift = crl.Lift(cfg.obs_lift, dev) if cfg.obs_lift else None
+    lift = Lift(cfg.obs_lift, dev) if cfg.obs_lift else None
     obs_all = lift(obs_cells) if lift is not None else obs_cells                   # (n, obs_dim)
     moves = torch.as_tensor(MOVES, dtype=torch.float32, device=dev)                # action input: the move
     heldout = torch.as_tensor(truth.heldout, device=dev)
     obs_dim = obs_all.shape[-1]
     gens = [torch.Generator().manual_seed(cfg.seed * 1009 + k) for k in range(I)]
-    phi = crl.ResMLP(obs_dim + 2, cfg.repr_dim, cfg.depth, cfg.width, gens).to(dev)
-    psi = crl.ResMLP(obs_dim, cfg.repr_dim, cfg.depth, cfg.width, gens).to(dev)
+    phi = ResMLP(obs_dim + 2, cfg.repr_dim, cfg.depth, cfg.width, gens).to(dev)
+    psi = ResMLP(obs_dim, cfg.repr_dim, cfg.depth, cfg.width, gens).to(dev)
     params = list(phi.parameters()) + list(psi.parameters())
     opt = torch.optim.Adam(params, lr=cfg.lr)
     gen = torch.Generator(device=dev).manual_seed(cfg.seed)
@@ -339,7 +143,7 @@ def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,
 
     @torch.no_grad()
     def evaluate():
-        f = -crl.pairwise_l2(phi(sa_all.expand(I, -1, -1)), psi(obs_all.expand(I, -1, -1)))   # (I, 4n, n)
+        f = -pairwise_l2(phi(sa_all.expand(I, -1, -1)), psi(obs_all.expand(I, -1, -1)))   # (I, 4n, n)
         F = f.reshape(I, n, 4, n).cpu().numpy().astype(np.float64)
         return F, F.max(2)
 
@@ -349,15 +153,15 @@ def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,
         # 2B relabeled candidates per seed, keep the first B whose (state, goal) pair is not held out
         ep = torch.randint(E, (I, 2 * B), generator=gen, device=dev)
         t = torch.randint(T - 1, (I, 2 * B), generator=gen, device=dev)
-        d = crl.sample_future_offsets(t, T, cfg.gamma, gen)
+        d = sample_future_offsets(t, T, cfg.gamma, gen)
         s, a, g = cells[idx_I, ep, t], acts[idx_I, ep, t], cells[idx_I, ep, t + d]
         ok = ~heldout[s, g]
         order = torch.argsort((~ok).to(torch.int8), dim=1, stable=True)[:, :B]
         if not bool(ok.gather(1, order).all()):
             raise RuntimeError("too many held-out pairs to fill a batch")
         s, a, g = s.gather(1, order), a.gather(1, order), g.gather(1, order)
-        logits = -crl.pairwise_l2(phi(torch.cat([obs_all[s], moves[a]], -1)), psi(obs_all[g]))
-        loss, acc = crl.infonce_loss(logits, 0.1)
+        logits = -pairwise_l2(phi(torch.cat([obs_all[s], moves[a]], -1)), psi(obs_all[g]))
+        loss, acc = infonce_loss(logits, 0.1)
         opt.zero_grad(set_to_none=True)
         loss.sum().backward()
         opt.step()
@@ -369,7 +173,8 @@ def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,
             for k in range(I):
                 rows.append({"step": step, "seed": cfg.seed + k, "loss": float(lv[k]), "accuracy": float(acc[k]),
                              **_scores(Q[k], F[k], truth)})
-            p(step / cfg.steps, f"depth {cfg.depth}: step {step}/{cfg.steps}, ρ {np.mean([r['spearman_geodesic'] for r in rows[-I:]]):.3f}")
+            rho = np.mean([r['spearman_geodesic'] for r in rows[-I:]])
+            p(step / cfg.steps, f"depth {cfg.depth}: step {step}/{cfg.steps}, ρ {rho:.3f}")
     if not _finite(r["loss"] for r in rows):
         raise RuntimeError(f"the critic diverged (NaN loss) at depth {cfg.depth}")
     curves = pd.DataFrame(rows)
@@ -406,7 +211,8 @@ def _check_experiment(cfg: CriticConfig, depths=(4, 8, 16, 32, 64), wide: bool =
 
 
 @bounded(cfg=CRITIC_BOUNDS, depths=Each(OneOf(4, 8, 16, 32, 64), max_len=5), _budget=_check_experiment)
-def critic_experiment(cfg: CriticConfig = CriticConfig(), depths: list = (4, 8, 16, 32, 64), wide: bool = True,
+def critic_experiment(cfg: CriticConfig = CriticConfig(), depths: list = (4, 8, 16, 32, 64),  # noqa: B008
+                      wide: bool = True,
                       device=None, progress=None) -> dict:
     """The offline critic at every depth (same data, same held-out pairs), plus a wide-and-shallow control:
     depth 4 at the width whose parameter count matches the deepest critic's."""
@@ -418,7 +224,7 @@ def critic_experiment(cfg: CriticConfig = CriticConfig(), depths: list = (4, 8, 
     deep_params = critic_params(replace(cfg, depth=max(depths)))
     if wide:
         jobs.append((4, matched_width(cfg, 4, deep_params)))
-    weights = np.array([cost_seconds(replace(cfg, depth=d, width=w)) for d, w in jobs])
+    weights = np.array([expected_seconds(replace(cfg, depth=d, width=w)) for d, w in jobs])
     edges = np.r_[0, np.cumsum(weights)] / weights.sum()
     for i, (d, w) in enumerate(jobs):
         name = f"{d}" if w == cfg.width else f"{d}x{w}"
@@ -497,20 +303,3 @@ def critic_search(depths: list = (4, 16), seeds: int = 2, steps: int = 600, batc
         rows.append(row)
         curves.append(res["curves"].assign(regime=name))
     return {"depths": list(depths), "table": pd.DataFrame(rows), "curves": pd.concat(curves, ignore_index=True)}
-
-
-# The main view is the regime where the short search found the largest depth gap: stitching. Rings 19×19, 2000
-# random-walk episodes of only 50 steps, γ = 0.95, scored on far pairs (corridor distance > 2/(1 − γ) = 40 moves:
-# no episode holds both ends, so the critic must compose short segments). 4 seeds, batch 128, 3000 SGD steps
-# (the 600-step search was still learning; depth 4 needs ~3000 to level off). The paper: batch 512, ~2.5M steps.
-# The earlier main view (all pairs covered, T = 200, γ = 0.99, 1000 steps) is the search's row "rings19_long".
-MAIN = CriticConfig(maze="rings19", episode_len=50, gamma=0.95, far_only=True, batch_size=128, steps=3000,
-                    eval_every=150)
-MAIN_DEPTHS = [4, 8, 16, 32, 64]
-QUICK = replace(MAIN, steps=600, seeds=2, episodes=1000, eval_every=150)
-QUICK_DEPTHS = [4, 16]
-
-
-# Imported last: toymodels.crl loads this module by name to declare its views, and this module only uses crl
-# inside functions, so either module may be imported first.
-from toymodels import crl  # noqa: E402
