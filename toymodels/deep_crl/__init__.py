@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from toymodels.claims import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Claim, Evidence, Quote, claims, paper_numbers
-from toymodels.errors import NotStored
+from toymodels.errors import InputError, NotStored  # noqa: F401 - InputError: for the page
 from toymodels.topic import View, lazy_exports, views
 
 from . import analysis as A
@@ -99,6 +99,17 @@ VIEWS = views(
          label="Searching for a regime where depth matters…", seconds=500),
 )
 HEADLINE = "online_d8"
+
+
+
+
+def stored(name: str):
+    """A declared view's stored result (shipped and fresh, or in the disk cache), or None; never computes and never
+    imports the view's function (a page of shipped results runs without torch)."""
+    from toymodels.shipped import stored_view
+
+    hit, value = stored_view(sys.modules[__name__], name, resolve=False)
+    return value if hit else None
 
 
 # --------------------------------------------------------------------------- claims (tests written before the runs)
@@ -211,6 +222,10 @@ def _ablations(views) -> Evidence:
                     uncertainty=f"Fisher one-sided, smallest p = {worst:.2f}", note=note)
 
 
+# The commit that wrote every claim's test and thresholds, before the runs that decide them (seeds 100-119 online,
+# 100-107 offline, ablations recomputed on their seeds 0-2).
+REGISTERED = "commit 1737712 (2026-11-25)"
+
 CLAIMS = claims(
     Claim("depth-online", "headline",
           "Deeper networks reach far goals that shallow ones do not: performance jumps from depth 4 to depth 8 and "
@@ -221,7 +236,7 @@ CLAIMS = claims(
           f"success rate exceeds {A.SOLVED_AT}. Fisher's exact test, one-sided, depth {A.PRIMARY[1]} vs "
           f"{A.PRIMARY[0]}: reproduced if p < {A.ALPHA}; not reproduced if not and the 95% Newcombe interval of the "
           f"difference in solve rates lies below +{A.ONLINE_EFFECT} (the paper's effect); else not testable here.",
-          _depth_online),
+          _depth_online, registered=REGISTERED),
     Claim("qmap-corridor", "mechanism",
           "A deep critic's value follows the maze's corridors; a shallow one's follows straight-line distance "
           "through the wall.", "Fig. 9",
@@ -230,7 +245,7 @@ CLAIMS = claims(
           f"{ONLINE_DEPTHS[0]} and {ONLINE_DEPTHS[-1]}, {ONLINE_SEEDS} seeds each: reproduced if c > 0 at depth "
           f"{ONLINE_DEPTHS[-1]} (Wilcoxon, one-sided p < {A.ALPHA}) and larger than at depth {ONLINE_DEPTHS[0]} "
           f"(Mann-Whitney, p < {A.ALPHA}); not reproduced if c < 0 at depth {ONLINE_DEPTHS[-1]} (p < {A.ALPHA}); "
-          "else not testable here.", _corridor),
+          "else not testable here.", _corridor, registered=REGISTERED),
     Claim("offline-depth", "control",
           "Offline, deeper networks help little or not at all.", "§4.6",
           str(PAPER["offline"].value),
@@ -238,20 +253,20 @@ CLAIMS = claims(
           f"ρ(a wide depth-4 critic with depth 64's parameters), per seed: reproduced if the upper end of its "
           f"{A.PAIRED_LEVEL:.0%} paired t interval is below {A.OFFLINE_MARGIN} (no gain of depth as such, as "
           f"§4.6 with §4.4's depth-vs-width reading); not reproduced if its lower end is above 0; else not testable "
-          "here. Reported beside it: the gain over depth 4 at the same width.", _offline),
+          "here. Reported beside it: the gain over depth 4 at the same width.", _offline, registered=REGISTERED),
     Claim("stitching-depth", "scaling",
           "Deeper networks generalise better to start-goal pairs never seen together in training (stitching).",
           "Fig. 11", str(PAPER["stitching"].value),
           f"Offline critic on far pairs (no episode holds both ends), 8 fresh seeds: Δ = ρ(depth 64) − ρ(depth 4), "
           f"per seed: reproduced if the lower end of its {A.PAIRED_LEVEL:.0%} paired t interval is above 0; not "
           f"reproduced if its upper end is below {A.OFFLINE_MARGIN}; else not testable here.", _stitching,
-          fitted=("the stitching regime, picked by a search for the largest depth gap",)),
+          fitted=("the stitching regime, picked by a search for the largest depth gap",), registered=REGISTERED),
     Claim("ablations", "control",
           "Residual connections, LayerNorm and Swish are what let depth help: removing one hurts.",
           "Fig. 5, §4.4", str(PAPER["ablations"].value),
           f"Depth {ABLATION_DEPTH}, 3 seeds per arm: reproduced if every ablation solves fewer seeds than the full "
           f"network (Fisher one-sided p < {A.ALPHA}); not reproduced if one solves more (p < {A.ALPHA}); else not "
-          "testable here.", _ablations),
+          "testable here.", _ablations, registered=REGISTERED),
 )
 
 

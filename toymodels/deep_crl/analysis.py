@@ -84,6 +84,11 @@ def online_table(runs: Mapping[int, Mapping]) -> pd.DataFrame:
     return out
 
 
+def solved(final: pd.DataFrame) -> int:
+    """How many seeds of a run's ``final`` table solve the far goal (final success rate above ``SOLVED_AT``)."""
+    return int((pd.DataFrame(final).success > SOLVED_AT).sum())
+
+
 def online_curves(runs: Mapping[int, Mapping]) -> pd.DataFrame:
     """Every evaluation of every seed of the powered test's runs, with its depth."""
     return pd.concat([pd.DataFrame(r["curves"]).assign(depth=int(d)) for d, r in sorted(runs.items())],
@@ -199,3 +204,27 @@ def critic_table(critic: Mapping) -> pd.DataFrame:
                      "rho_occupancy": float(g.spearman_occupancy.mean()), "retrieval": float(g.retrieval.mean()),
                      "retrieval_sem": float(g.retrieval.sem(ddof=1)) if len(g) > 1 else 0.0})
     return pd.DataFrame(rows)
+
+
+def critic_curve_bands(critic: Mapping) -> pd.DataFrame:
+    """The offline critics' ρ(−Q, corridor) against SGD steps: mean ± s.e.m. over seeds per critic (``net``)."""
+    cur = pd.DataFrame(critic["curves"])
+    width = int(critic["config"]["width"])
+    g = cur.groupby(["depth", "width", "step"]).spearman_geodesic.agg(["mean", "sem"]).reset_index()
+    g["sem"] = g["sem"].fillna(0.0)
+    g["net"] = [f"depth {d}" if w == width else f"depth {d}, width {w}" for d, w in zip(g.depth, g.width)]
+    return g.assign(lo=g["mean"] - g["sem"], hi=g["mean"] + g["sem"])
+
+
+def online_curve_means(runs: Mapping[int, Mapping]) -> pd.DataFrame:
+    """The online agents' training curves, mean over seeds per depth and evaluation."""
+    cur = online_curves(runs)
+    return cur.groupby(["depth", "env_steps"], as_index=False)[["success", "critic_accuracy", "alpha"]].mean()
+
+
+def search_summary(search: Mapping) -> dict:
+    """The regimes of the critic search where the deeper critic led beyond seed noise (the search's own rule:
+    a gain above twice its standard error and 0.01), and the rest."""
+    tab = pd.DataFrame(search["table"])
+    return {"helps": tab[tab.depth_helps].what.tolist(), "rest": tab[~tab.depth_helps].what.tolist(),
+            "n": len(tab)}
