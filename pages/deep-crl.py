@@ -95,7 +95,7 @@ else:
                f"mazes ({M.PAPER['u4_d4']} → {M.PAPER['u4_d8']}).")
 
 # --------------------------------------------------------------------------- the story
-if runs and ui.shown("agents", active):
+if len(runs) > 1 and ui.shown("agents", active):
     st.subheader("What a seed does: rollouts and the critic's value map")
     maze = ui.view(M, "maze_u")
     cell, res = maze["cell"], maze["res"]

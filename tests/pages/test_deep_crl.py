@@ -1,4 +1,6 @@
 """The deep-CRL page through the router: defaults, the tour, a refused over-budget run, and a real training run."""
+import pytest
+
 from tests.apptest_helpers import open_home, open_page
 
 
@@ -42,3 +44,15 @@ def test_a_small_run_trains_and_reports_its_seeds():
     at.button(key="crl_train").click().run()
     assert not at.exception, at.exception
     assert any("Your run" in m.value and "seeds solved" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("keep", [(), ("online_d4",), ("online_d4", "online_d8"), ("critic", "maze_u")])
+def test_the_page_survives_any_subset_of_shipped_views(monkeypatch, keep):
+    """A build may ship some views and not others (a precompute under way): the page says what is missing."""
+    import toymodels.deep_crl as M
+
+    real = M.stored
+    monkeypatch.setattr(M, "stored", lambda name: real(name) if name in keep else None)
+    at = _page()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
