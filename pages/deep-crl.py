@@ -194,6 +194,9 @@ if len(runs) > 1 and ui.shown("agents", active):
 if ui.shown("offline", active):
     st.subheader("Offline, the paper expects no depth gain (§4.6)")
     if critic is None:
+        st.markdown(f"The paper reports {M.PAPER['offline'].value} ({M.PAPER['offline'].source}). Our test of it, "
+                    "an offline critic at depths 4, 16 and 64 against a wide depth-4 critic with the same "
+                    "parameters, was registered before its run on fresh seeds; that run is not in this build.")
         st.info("The offline critic is not shipped in this build: run `python -m toymodels precompute deep-crl "
                 "--view critic` (about half an hour of CPU).", icon=":material/hourglass_top:")
     else:

@@ -53,4 +53,15 @@ NOTEBOOK: tuple[dict, ...] = (
          seeds="4 (0-3)", result="rho 0.639 / 0.694 / 0.685 / 0.678 / 0.688 (depth 4..64); wide depth 4: 0.674",
          lesson="per seed: depth 64 - depth 4 = +0.049 (all 4 seeds positive); depth 64 - wide = +0.014 "
          "(-0.003 to +0.027). Set the offline margin (0.03) and the 8-seed test, run on fresh seeds 100-107"),
+    # ---- issue 29: the powered online test, registered in 1737712 before its runs
+    dict(when="issue 29", experiment="powered online test, depth 4 (shipped view online_d4)",
+         config="U-maze, ONLINE (DEFAULT, 5 seeds per batched run)", seeds="20 (100-119)",
+         result="4 of 20 seeds solve the far goal (success > 0.5); 558 s CPU, 1164 s wall",
+         lesson="a solve rate of 0.20 at depth 4: the pilot's 0/3 was luck of the draw"),
+    dict(when="issue 29", experiment="the package move (issue 26): freshness after it",
+         config="train_d8, the 3 ablations, critic_search", seeds="-",
+         result="stale: the hashes of train, relabel_indices and sample_future_offsets changed (their text did "
+                "not: the old module's importlib link to crl_critic and its module-level names were in the hash)",
+         lesson="their recomputation (about 12 + 8 CPU minutes) did not fit in the session; the ablations claim "
+                "reads 'not testable here' until they are re-shipped"),
 )
