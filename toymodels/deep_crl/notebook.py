@@ -58,6 +58,12 @@ NOTEBOOK: tuple[dict, ...] = (
          config="U-maze, ONLINE (DEFAULT, 5 seeds per batched run)", seeds="20 (100-119)",
          result="4 of 20 seeds solve the far goal (success > 0.5); 558 s CPU, 1164 s wall",
          lesson="a solve rate of 0.20 at depth 4: the pilot's 0/3 was luck of the draw"),
+    dict(when="issue 29", experiment="powered online test, depth 8 (shipped view online_d8)",
+         config="U-maze, ONLINE at depth 8 (5 seeds per batched run)", seeds="20 (100-119)",
+         result="7 of 20 seeds solve (4 at depth 4): Fisher one-sided p = 0.24, difference +0.15, 95% Newcombe "
+                "[-0.12, +0.40]; 993 s CPU, 2145 s wall",
+         lesson="the registered rule reads 'not testable here': no rejection, and the interval still admits the "
+                "paper's +0.25; about 3x the seeds would be needed for a gain this size"),
     dict(when="issue 29", experiment="the package move (issue 26): freshness after it",
          config="train_d8, the 3 ablations, critic_search", seeds="-",
          result="stale: the hashes of train, relabel_indices and sample_future_offsets changed (their text did "
