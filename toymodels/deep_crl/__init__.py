@@ -83,7 +83,7 @@ PAPER = paper_numbers(
         "Fig. 1 data", "means over the last 5 epochs (fig1_main.json of the paper's data)"),
 )
 
-VIEWS = views(
+_ALL_VIEWS = (
     View("maze_u", ".geometry:maze_view", dict(maze="u_maze"), label="Maze…", seconds=1),
     *(View(f"online_d{d}", ".experiments:online_seeds", dict(cfg=replace(ONLINE, depth=d), n_seeds=ONLINE_SEEDS),
            label=f"Training {ONLINE_SEEDS} agents at depth {d}…",
@@ -98,6 +98,21 @@ VIEWS = views(
     View("critic_search", ".critic:critic_search", dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
          label="Searching for a regime where depth matters…", seconds=500),
 )
+#: Registered deciding runs not shipped fresh in this build, with why (their claims read "not testable here" and
+#: say so). To run one: delete its entry here (it joins VIEWS), then
+#: ``/work/bin/heavy python -m toymodels precompute deep-crl --view NAME``.
+_MOVED = ("stale since the package move (issue 26): the hashes of train, relabel_indices and sample_future_offsets "
+          "changed though their text did not; recomputing did not fit the session's time on the shared machine")
+PENDING = {
+    "online_d16": "not yet run (20 seeds, about 36 CPU-minutes)",
+    "train_d8": _MOVED, "ablation_no_residual": _MOVED, "ablation_no_layernorm": _MOVED, "ablation_relu": _MOVED,
+    "critic": "not yet run on the registered fresh seeds 100-107; the bundle on disk is the 4-seed pilot (seeds "
+              "0-3, lab notebook)",
+    "critic_search": _MOVED,
+}
+VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
+#: every declared view, the pending ones included (``reproduce`` and the cost notes read them)
+ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "online_d8"
 
 
@@ -108,6 +123,8 @@ def stored(name: str):
     imports the view's function (a page of shipped results runs without torch)."""
     from toymodels.shipped import stored_view
 
+    if name in PENDING:
+        return None
     hit, value = stored_view(sys.modules[__name__], name, resolve=False)
     return value if hit else None
 
@@ -146,8 +163,16 @@ def _partial(views, depths, describe=_solved) -> Evidence | None:
     return Evidence(f"{have}; depth {', '.join(map(str, missing))} not yet run", NOT_TESTABLE,
                     seeds=len(table), uncertainty=f"no test: the registered comparison needs depth "
                     f"{', '.join(map(str, missing))}", note=f"The registered test needs depth "
-                    f"{', '.join(map(str, missing))} too, whose run is not shipped in this build: `python -m "
-                    f"toymodels precompute deep-crl {' '.join(f'--view online_d{d}' for d in missing)}`.")
+                    f"{', '.join(map(str, missing))} too, whose run is not in this build"
+                    + _how([f"online_d{d}" for d in missing]))
+
+
+def _how(names) -> str:
+    """Why the views ``names`` are not shipped and how to ship them (PENDING ones first leave PENDING)."""
+    why = "; ".join(dict.fromkeys(PENDING[n] for n in names if n in PENDING))
+    pend = [n for n in names if n in PENDING]
+    return ((f": {why}" if why else "") + ". To ship it: " + (f"delete {', '.join(pend)} from deep_crl.PENDING, then "
+            if pend else "") + f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in names)}`.")
 
 
 def _depth_online(views) -> Evidence:
@@ -204,10 +229,10 @@ def _not_run(views, names, what: str) -> Evidence | None:
             missing.append(name)
     if not missing:
         return None
-    minutes = sum(VIEWS[n].seconds for n in missing) / 60
+    minutes = sum(ALL_VIEWS[n].seconds for n in missing) / 60
     return Evidence("not yet run", NOT_TESTABLE, seeds=0,
-                    note=f"The deciding run ({what}; about {minutes:.0f} CPU minutes) is not shipped in this build: "
-                         f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in missing)}`.")
+                    note=f"The deciding run ({what}, about {minutes:.0f} CPU minutes) is not in this build"
+                         + _how(missing))
 
 
 def _paired(c: dict, key: str) -> str:
@@ -215,8 +240,7 @@ def _paired(c: dict, key: str) -> str:
 
 
 def _offline(views) -> Evidence:
-    if (gap := _not_run(views, ["critic"], "offline critics on fresh seeds 100-107; the 4-seed pilot is in the "
-                        "lab notebook")) is not None:
+    if (gap := _not_run(views, ["critic"], "offline critics at depths 4, 16, 64 and a wide one")) is not None:
         return gap
     c = A.critic_paired(views["critic"])
     if c["param_hi"] < A.OFFLINE_MARGIN:
@@ -238,7 +262,7 @@ def _offline(views) -> Evidence:
 
 
 def _stitching(views) -> Evidence:
-    if (gap := _not_run(views, ["critic"], "offline critics on fresh seeds 100-107")) is not None:
+    if (gap := _not_run(views, ["critic"], "offline critics at depths 4, 16, 64 and a wide one")) is not None:
         return gap
     c = A.critic_paired(views["critic"])
     if c["depth_lo"] > 0:
@@ -256,8 +280,7 @@ def _stitching(views) -> Evidence:
 
 def _ablations(views) -> Evidence:
     if (gap := _not_run(views, ["train_d8", *(f"ablation_{ab}" for ab in ABLATIONS[1:])],
-                        f"the full network and its ablations at depth {ABLATION_DEPTH}, seeds 0-2, recomputed after "
-                        "the package move")) is not None:
+                        f"the full network and its ablations at depth {ABLATION_DEPTH}, seeds 0-2")) is not None:
         return gap
     full = views["train_d8"]["final"]
     t = A.ablation_test(full, {ab: views[f"ablation_{ab}"]["final"] for ab in ABLATIONS[1:]})
