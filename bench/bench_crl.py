@@ -4,12 +4,15 @@ the offline critic's time per SGD step (the shipped critic view's seeds batched,
     python bench/bench_crl.py [--device cpu|cuda] [--threads N]
 """
 import argparse
+import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import torch
 
-from toymodels.deep_crl import config, critic, experiments
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from toymodels.deep_crl import config, critic, experiments  # noqa: E402
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
