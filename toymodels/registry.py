@@ -205,6 +205,29 @@ PAPERS: tuple[Paper, ...] = (
         "Θ(√d) in the transductive setting: a quadratic gap, and it is tight.",
         headline="M_tr = Θ(√d) versus M_std = d (previous best lower bound: Ω(log d))",
     ),
+    Paper(
+        topic="grokking",
+        module="grokking",
+        short_title="Grokking without networks",
+        icon=":material/grain:",
+        title="Emergence in non-neural models: grokking modular arithmetic via average gradient outer product",
+        authors="Neil Mallinar, Daniel Beaglehole, Libin Zhu, Adityanarayanan Radhakrishnan, Parthe Pandit, "
+        "Mikhail Belkin",
+        award=MORE,
+        track="Main track",
+        arxiv="2407.20199",
+        code="nmallinar/rfm-grokking",
+        tldr="A kernel machine with no neural network groks modular addition: iterate 'solve the kernel "
+        "regression, then set the kernel's metric to the average gradient outer product (AGOP)'. Test accuracy "
+        "sits at zero while training accuracy is perfect, then jumps to 100 %, because the learned metric turns "
+        "block-circulant.",
+        claim="Recursive Feature Machines (a kernel machine whose Mahalanobis metric is the AGOP of its own "
+        "predictor) grok modular arithmetic: test accuracy jumps from ~0 to 100 % long after training accuracy is "
+        "perfect, with a flat early test loss, and the jump is explained by block-circulant features.",
+        headline="Test accuracy ≈ 0 % → 100 % over RFM iterations with training accuracy 100 % throughout "
+        "(x + y mod 61, half the pairs for training)",
+        venue="International Conference on Machine Learning (ICML 2025)",
+    ),
 )
 
 TOPICS: tuple[str, ...] = tuple(p.topic for p in PAPERS)
