@@ -452,7 +452,7 @@ with tab_paper:
 with tab_lab:
     st.markdown("Every configuration tried on this topic, failures included, in the order it was tried (the "
                 "runs that decide the claims now are the shipped views above).")
-    st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch")
+    st.table(pd.DataFrame(M.NOTEBOOK).set_index("when"))
     search = M.stored("critic_search")
     if search is not None:
         tab = pd.DataFrame(search["table"])
