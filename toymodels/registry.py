@@ -60,11 +60,9 @@ class Paper:
 
     @property
     def import_name(self) -> str | None:
-        """The module to import for this topic: its package, or (transitional) the module it was before."""
-        for name in (self.module, _LEGACY.get(self.module)):
-            if name and importlib.util.find_spec(f"toymodels.{name}") is not None:
-                return f"toymodels.{name}"
-        return None
+        """The package to import for this topic (``toymodels.<module>``), or None if it is not built yet."""
+        name = f"toymodels.{self.module}"
+        return name if importlib.util.find_spec(name) is not None else None
 
     def load(self):
         """Import and return the toymodels package behind this paper, or None if not built yet."""
@@ -76,9 +74,6 @@ class Paper:
         """True when the package exists and defines ``reproduce``."""
         return self.import_name is not None and hasattr(self.load(), "reproduce")
 
-
-# Transitional: the module a topic was before it became one package named after it (issue #26).
-_LEGACY = {"gated_attention": "attention", "deep_crl": "crl", "hivemind": "diversity", "transductive": "online"}
 
 PAPERS: tuple[Paper, ...] = (
     Paper(
