@@ -131,35 +131,16 @@ def _grid(**axes):
 F32, F64 = 4, 8
 
 
-def crl_params(cfg) -> float:
-    """Parameters of the actor and the two critic encoders (one instance), crl.ResMLP's count."""
-    obs = cfg.obs_lift or 2
-
-    def net(fan_in, fan_out):
-        w, d = cfg.width, cfg.depth
-        return fan_in * w + w + 2 * w + d * (w * w + 3 * w) + w * fan_out + fan_out
-
-    return net(2 * obs, 4) + net(obs + 2, cfg.repr_dim) + net(obs, cfg.repr_dim)
-
-
 def model_crl_train(cfg, *_, **__) -> float:
-    """crl.train: the replay buffer (positions and actions, 2 x (I, buffer_episodes·n_envs, T, 2) float32,
-    allocated whole at the start: 16 bytes per (I, slot, t)), the parameters of the three ResMLPs with their
-    gradients and Adam's two moments (4 float32 copies), the autograd graph of one SGD step (two ResMLPs of
-    depth + 2 Dense layers alive at once, ~5 (I, B, width) float32 tensors saved per layer: Dense output,
-    LayerNorm output, affine output, activation, and the gradient being built; fitted on crl.train#deep), and
-    the rollouts (the path and action lists of every environment and their stacked copies, for the last
-    training rollout and the held-out one alive together: ~56 bytes per (I, n_env, t))."""
-    I, N, T = cfg.seeds, cfg.n_envs, cfg.episode_len
-    buffer = 16 * I * cfg.buffer_episodes * N * T
-    params = 4 * I * crl_params(cfg) * F32
-    graph = 2 * 5 * I * cfg.batch_size * cfg.width * (cfg.depth + 2) * F32
-    rollout = 56 * I * max(N, cfg.n_eval) * T
-    return (buffer + params + graph + rollout) / MB
+    """deep_crl.train: the package's memory model (``toymodels.deep_crl.config.memory_mb``, fitted here: the replay
+    buffer, the parameters with Adam's state, one SGD step's graph and the rollouts)."""
+    from toymodels.deep_crl.config import memory_mb
+
+    return memory_mb(cfg)
 
 
 def model_crl_sweep(cfg, param, values, *_, **__) -> float:
-    """crl.sweep: one train at a time (each freed before the next): the largest of them."""
+    """deep_crl.sweep: one train at a time (each freed before the next): the largest of them."""
     return max(model_crl_train(replace(cfg, **{param: v})) for v in values)
 
 
@@ -177,23 +158,19 @@ def model_attention_sweep(cfg, lrs, *_, **__) -> float:
 
 
 def model_window(cfg, *_, **__) -> float:
-    """learned.train_window's evaluation (at every checkpoint): ``mmd2`` keeps the kernel matrices k(x, x)
-    (M, S, S) and k(y, y) (M, 1000, 1000) float32 while it builds k(x, y) (M, S, 1000) through cdist, pow,
-    divide and exp (~3 alive); the memorisation test's cdist + masked_fill are (M, S, n_max) each.
-    M = len(ns)·seeds models, S = n_samples; y is 1000 fresh GMM samples."""
-    M, S, n = len({int(v) for v in cfg.ns}) * cfg.seeds, cfg.n_samples, max(int(v) for v in cfg.ns)
-    mmd = M * (S * S + 1000 * 1000 + 3 * S * 1000) * F32
-    mem = 2 * M * S * n * F32
-    return (max(mmd, mem)) / MB
+    """diffusion.train_window's evaluation: the package's memory model (``toymodels.diffusion.config.
+    window_memory_mb``, fitted here: the MMD's kernel matrices and the memorisation test's distances)."""
+    from toymodels.diffusion.config import window_memory_mb
+
+    return window_memory_mb(cfg)
 
 
 def model_rf(cfg, *_, **__) -> float:
-    """rf.run_rf, p = ψ_p·d features: the larger of the moments phase (Ũ and one chunk's (8192, p) float32
-    features, pre-activation and product: 8p² + 12·8192·p bytes) and the exact-dynamics phase in ``rf_losses``
-    (U, Ũ, Q, QᵀŨ, G, H, G∘H: 7 p x p float64 matrices, 56p² bytes), plus ~60 MB (first use of LAPACK and
-    SciPy; fitted)."""
-    p = int(round(cfg.psi_p * cfg.d))
-    return 60 + max(8 * p * p + 12 * 8192 * p, 56 * p * p) / MB
+    """diffusion.run_rf: the package's memory model (``toymodels.diffusion.config.rf_memory_mb``, fitted here: the
+    moments phase or the exact dynamics' 7 p x p float64 matrices, whichever is larger)."""
+    from toymodels.diffusion.config import rf_memory_mb
+
+    return rf_memory_mb(cfg)
 
 
 def model_rlvr_counts(df, *_, **__) -> float:
@@ -305,7 +282,7 @@ def crl_train_bounds():
     """The declaration's worst: the buffer's size (seeds x buffer_episodes x n_envs x episode_len) is not in
     cost_units, and the parameters' (depth x width²) only through the SGD cost, so one iteration of one SGD step
     reaches both."""
-    from toymodels import crl
+    from toymodels import deep_crl as crl
 
     base = replace(crl.Config(), iterations=1, sgd_steps=1, n_eval=8)
     cands = [((replace(base, **g),), {}) for g in _grid(
@@ -318,7 +295,7 @@ def crl_train_page():
     """What the page reaches: n_envs 512, episode_len 200, buffer 20 episodes, n_eval 128 fixed (crl.DEFAULT);
     depth, width, batch, seeds and iterations set by widgets, sgd_steps 200 fixed. The peak does not depend on
     how many SGD steps run (each step's graph is freed), so the run uses sgd_steps = 1 (``crl_one_sgd_step``)."""
-    from toymodels import crl
+    from toymodels import deep_crl as crl
 
     best, best_mb = None, -1.0
     for g in _grid(depth=list(crl.DEPTHS), width=crl.SWEEP_VALUES["width"], batch_size=crl.SWEEP_VALUES["batch_size"],
@@ -338,14 +315,14 @@ def crl_one_sgd_step(args, kwargs):
 
 def crl_train_point(**kw):
     def build():
-        from toymodels import crl
+        from toymodels import deep_crl as crl
 
         return (replace(crl.Config(), iterations=1, sgd_steps=1, n_eval=8, **kw),), {}
     return build
 
 
 def crl_sweep_page():
-    from toymodels import crl
+    from toymodels import deep_crl as crl
 
     (cfg,), _ = crl_train_page()
     cands = [((cfg, param, [v]), {}) for param in ("depth", "width", "batch_size") for v in crl.SWEEP_VALUES[param]]
@@ -404,7 +381,7 @@ def attention_point(E=1, **kw):
 def window_bounds():
     """M = len(ns)·seeds models at n_samples = 4000 (not in WINDOW_BUDGET): with 8 small n the training costs
     nothing."""
-    from toymodels.diffusion import learned as L
+    from toymodels import diffusion as L
 
     cands = []
     for S in (4000, 2000, 1000, 500):
@@ -422,7 +399,7 @@ def window_page():
     50 DDIM steps, 6 checkpoints per decade fixed."""
     import itertools
 
-    from toymodels.diffusion import learned as L
+    from toymodels import diffusion as L
 
     WIN_NS = [16, 32, 64, 128, 256, 512]
     cands = []
@@ -435,7 +412,7 @@ def window_page():
 
 def window_point(**kw):
     def build():
-        from toymodels.diffusion import learned as L
+        from toymodels import diffusion as L
 
         return (L.WindowConfig(**{**dict(width=8, steps_per_n=10, ddim_steps=10, ckpt_per_decade=1), **kw}),), {}
     return build
@@ -443,7 +420,7 @@ def window_point(**kw):
 
 def rf_worst(page: bool):
     def build():
-        from toymodels.diffusion import rf
+        from toymodels import diffusion as rf
 
         if page:
             grid = _grid(d=[10, 16, 20, 32], psi_p=[16, 32, 64, 128])
@@ -460,7 +437,7 @@ def rf_worst(page: bool):
 
 def rf_point(**kw):
     def build():
-        from toymodels.diffusion import rf
+        from toymodels import diffusion as rf
 
         return (rf.RFConfig(**{**dict(samples=5000, n_test=100, test_draws=1, psi_ns=[1, 2]), **kw}),), {}
     return build
@@ -603,18 +580,22 @@ def gap_sweep_worst():
 
 CASES = [
     # deep-crl
-    Case("crl.train", "deep-crl", "toymodels.crl:train", crl_train_bounds, model_crl_train),
-    Case("crl.train@page", "deep-crl", "toymodels.crl:train", crl_train_page, model_crl_train, "page",
+    Case("crl.train", "deep-crl", "toymodels.deep_crl:train", crl_train_bounds, model_crl_train),
+    Case("crl.train@page", "deep-crl", "toymodels.deep_crl:train", crl_train_page, model_crl_train, "page",
          shorten=crl_one_sgd_step),
-    Case("crl.sweep@page", "deep-crl", "toymodels.crl:sweep", crl_sweep_page, model_crl_sweep, "page",
+    Case("crl.sweep@page", "deep-crl", "toymodels.deep_crl:sweep", crl_sweep_page, model_crl_sweep, "page",
          shorten=crl_one_sgd_step),
-    Case("crl.train#buf5", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=5, n_envs=1024,
+    Case("crl.train#buf5", "deep-crl", "toymodels.deep_crl:train",
+         crl_train_point(seeds=4, buffer_episodes=5, n_envs=1024,
          episode_len=400), model_crl_train, "point", quick=True),
-    Case("crl.train#buf20", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=20, n_envs=1024,
+    Case("crl.train#buf20", "deep-crl", "toymodels.deep_crl:train",
+         crl_train_point(seeds=1, buffer_episodes=20, n_envs=1024,
          episode_len=400), model_crl_train, "point"),
-    Case("crl.train#wide", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=1, n_envs=64,
-         episode_len=100, depth=64, width=256, batch_size=256), model_crl_train, "point"),
-    Case("crl.train#deep", "deep-crl", "toymodels.crl:train", crl_train_point(seeds=8, buffer_episodes=1, n_envs=64,
+    Case("crl.train#wide", "deep-crl", "toymodels.deep_crl:train",
+         crl_train_point(seeds=1, buffer_episodes=1, n_envs=64,
+         episode_len=100, depth=32, width=256, batch_size=256), model_crl_train, "point"),
+    Case("crl.train#deep", "deep-crl", "toymodels.deep_crl:train",
+         crl_train_point(seeds=1, buffer_episodes=1, n_envs=64,
          episode_len=100, depth=64, width=64, batch_size=1024), model_crl_train, "point"),
     # gated attention
     Case("attention.compare", "gated-attention", "toymodels.gated_attention:compare", attention_compare(False),
@@ -634,20 +615,20 @@ CASES = [
     Case("attention#E3", "gated-attention", "toymodels.gated_attention:lr_sweep", attention_point(
         E=3, n_layers=2, n_heads=4, d_model=32, seq_len=128, pos="learned"), model_attention_sweep, "point"),
     # diffusion
-    Case("window.train", "diffusion", "toymodels.diffusion.learned:train_window", window_bounds, model_window),
-    Case("window.train@page", "diffusion", "toymodels.diffusion.learned:train_window", window_page, model_window,
+    Case("window.train", "diffusion", "toymodels.diffusion:train_window", window_bounds, model_window),
+    Case("window.train@page", "diffusion", "toymodels.diffusion:train_window", window_page, model_window,
          "page"),
-    Case("window#S1000", "diffusion", "toymodels.diffusion.learned:train_window", window_point(
+    Case("window#S1000", "diffusion", "toymodels.diffusion:train_window", window_point(
         ns=[4, 5, 6, 7, 8, 9, 10, 11], seeds=2, n_samples=1000), model_window, "point", quick=True),
-    Case("window#S2000", "diffusion", "toymodels.diffusion.learned:train_window", window_point(
-        ns=[4, 5, 6, 7, 8, 9, 10, 11], seeds=2, n_samples=2000), model_window, "point"),
-    Case("window#M32", "diffusion", "toymodels.diffusion.learned:train_window", window_point(
-        ns=[4, 5, 6, 7, 8, 9, 10, 11], seeds=4, n_samples=1000), model_window, "point"),
-    Case("rf.run", "diffusion", "toymodels.diffusion.rf:run_rf", rf_worst(False), model_rf),
-    Case("rf.run@page", "diffusion", "toymodels.diffusion.rf:run_rf", rf_worst(True), model_rf, "page"),
-    Case("rf#p1024", "diffusion", "toymodels.diffusion.rf:run_rf", rf_point(d=32, psi_p=32), model_rf, "point",
+    Case("window#S2000", "diffusion", "toymodels.diffusion:train_window", window_point(
+        ns=[4, 5, 6, 7, 8, 9, 10, 11], seeds=1, n_samples=2000), model_window, "point"),
+    Case("window#M32", "diffusion", "toymodels.diffusion:train_window", window_point(
+        ns=[4, 5, 6, 7, 8, 9, 10, 11], seeds=4, n_samples=500), model_window, "point"),
+    Case("rf.run", "diffusion", "toymodels.diffusion:run_rf", rf_worst(False), model_rf),
+    Case("rf.run@page", "diffusion", "toymodels.diffusion:run_rf", rf_worst(True), model_rf, "page"),
+    Case("rf#p1024", "diffusion", "toymodels.diffusion:run_rf", rf_point(d=32, psi_p=32), model_rf, "point",
          quick=True),
-    Case("rf#p2048", "diffusion", "toymodels.diffusion.rf:run_rf", rf_point(d=32, psi_p=64), model_rf, "point"),
+    Case("rf#p2048", "diffusion", "toymodels.diffusion:run_rf", rf_point(d=32, psi_p=64), model_rf, "point"),
     # rlvr
     Case("rlvr.analyse_counts", "rlvr", "toymodels.rlvr:analyse_counts", counts_case(100_000), model_rlvr_counts,
          "page", note="a 100,000-row upload (2.5 MB of the 5 MB allowed), one model, min n = 4096"),
@@ -674,15 +655,15 @@ CASES = [
     Case("superposition.width_sweep@page", "superposition", "toymodels.superposition:width_sweep", sp_width(True),
          model_sp_width, "page"),
     # at the proposed budget (model <= PROPOSED_MB): what the worst cases become once it is applied
-    Case("crl.train@350", "deep-crl", "toymodels.crl:train", at_proposed_limit(crl_train_bounds), model_crl_train,
+    Case("crl.train@350", "deep-crl", "toymodels.deep_crl:train", at_proposed_limit(crl_train_bounds), model_crl_train,
          "edge"),
-    Case("crl.train@page@350", "deep-crl", "toymodels.crl:train", at_proposed_limit(crl_train_page), model_crl_train,
-         "edge", shorten=crl_one_sgd_step),
+    Case("crl.train@page@350", "deep-crl", "toymodels.deep_crl:train", at_proposed_limit(crl_train_page),
+         model_crl_train, "edge", shorten=crl_one_sgd_step),
     Case("attention.compare@page@350", "gated-attention", "toymodels.gated_attention:compare",
          at_proposed_limit(attention_compare(True)), model_attention, "edge"),
     Case("attention.lr_sweep@page@350", "gated-attention", "toymodels.gated_attention:lr_sweep",
          at_proposed_limit(attention_sweep(True)), model_attention_sweep, "edge"),
-    Case("window.train@350", "diffusion", "toymodels.diffusion.learned:train_window", at_proposed_limit(window_bounds),
+    Case("window.train@350", "diffusion", "toymodels.diffusion:train_window", at_proposed_limit(window_bounds),
          model_window, "edge"),
     Case("superposition.gamma_sweep@350", "superposition", "toymodels.superposition:gamma_sweep",
          at_proposed_limit(sp_gamma(False)), model_sp_gamma, "edge"),

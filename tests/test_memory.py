@@ -101,31 +101,58 @@ def test_superposition_gamma_sweep_worst_case():
     assert_within_limit(run_capped("superposition.gamma_sweep"))
 
 
-@loose("diffusion: WINDOW_BUDGET ignores n_samples; the evaluation's MMD builds "
-       "(M, S, S) kernels (64 models x 4000 samples: ~7 GB); proposed: learned.window_memory_mb (bench "
-       "model_window) <= 350 MB in _window_budget (issue-25 memory report)")
-def test_diffusion_train_window_worst_case():
+def test_diffusion_memory_budgets_refuse_what_a_call_reached():
+    """train_window's evaluation and run_rf's p x p matrices over the memory budget are refused before anything
+    runs, naming the estimate and the limit; the defaults pass."""
+    from toymodels import diffusion as D
+    from toymodels.diffusion.config import MAX_MEMORY_MB, rf_memory_mb, window_memory_mb
+    from toymodels.topic import InputError
+
+    big = D.WindowConfig(ns=list(range(4, 12)), seeds=8, width=8, steps_per_n=10, n_samples=4000, ddim_steps=10,
+                         ckpt_per_decade=1)
+    assert window_memory_mb(big) > MAX_MEMORY_MB
+    with pytest.raises(InputError, match=r"about [\d,]+ MB of memory, over the 350 MB limit"):
+        D.train_window(big)
+    with pytest.raises(InputError, match=r"4,096 features would need about [\d,]+ MB of memory, over the 350 MB"):
+        D.run_rf(D.RFConfig(d=32, psi_p=128, psi_ns=[1, 2], samples=5000, n_test=100, test_draws=1))
+    assert window_memory_mb(D.WindowConfig()) <= MAX_MEMORY_MB
+    assert rf_memory_mb(D.RFConfig()) <= MAX_MEMORY_MB
+    assert B.model_window(big) == window_memory_mb(big) and B.model_rf(D.RFConfig()) == rf_memory_mb(D.RFConfig())
+
+
+def test_diffusion_train_window_worst_case():   # budget: diffusion.config.window_memory_mb <= 350 MB
     assert_within_limit(run_capped("window.train"))
 
 
 @pytest.mark.slow
-@loose("diffusion: p = 4096 random features hold ~7 p x p float64 matrices "
-       "(835 MB); proposed: p <= 3072 in rf._rf_budget (issue-25 memory report)")
-def test_diffusion_run_rf_worst_case():   # about 2 minutes: one eigh of a 4096 x 4096 matrix on one thread
+def test_diffusion_run_rf_worst_case():   # about a minute: one eigh of a 2048 x 2048 matrix on one thread
     assert_within_limit(run_capped("rf.run", SLOW))
 
 
-@loose("deep-crl: cost_units counts neither the replay buffer (seeds x "
-       "buffer_episodes x n_envs x episode_len x 16 bytes) nor the parameters' Adam state nor the SGD "
-       "graph; proposed: crl.memory_mb (bench model_crl_train) <= 350 MB in _train_budget and "
-       "_sweep_budget (issue-25 memory report)")
-def test_crl_train_worst_case():
+def test_crl_memory_budget_refuses_what_the_page_reached():
+    """A run within the time budget whose buffer and rollouts are over the memory budget is refused before anything
+    runs, naming the estimate and the limit; a sweep checks each of its trainings; the defaults pass."""
+    from toymodels import deep_crl as D
+    from toymodels.deep_crl.config import MAX_MEMORY_MB, memory_mb
+    from toymodels.topic import InputError
+
+    big = replace(D.DEFAULT, iterations=1, sgd_steps=1, seeds=8, n_envs=1024, episode_len=400)
+    assert memory_mb(big) > MAX_MEMORY_MB and D.expected_seconds(big) < D.BUDGET
+    with pytest.raises(InputError, match=r"about 1,\d{3} MB of memory, over the 350 MB limit"):
+        D.train(big)
+    wide = replace(D.DEFAULT, iterations=1, sgd_steps=1, seeds=4, depth=16)
+    with pytest.raises(InputError, match="width = 256 would need about"):
+        D.sweep(wide, "width", [64, 256])
+    for cfg in (D.DEFAULT, D.ONLINE, D.QUICK, replace(D.DEFAULT, depth=D.ABLATION_DEPTH)):
+        assert memory_mb(cfg) <= MAX_MEMORY_MB
+    assert B.model_crl_train(big) == memory_mb(big)
+
+
+def test_crl_train_worst_case():   # budget: deep_crl.config.memory_mb <= 350 MB
     assert_within_limit(run_capped("crl.train"))
 
 
 @pytest.mark.slow
-@loose("deep-crl: the page's widgets reach 1.0-1.4 GB (depth 64, 8 seeds, batch "
-       "512 or width 128, lift 128); the same proposed crl.memory_mb budget (issue-25 memory report)")
 def test_crl_train_page_worst_case():   # about 2.5 minutes (rollouts through 66-layer networks)
     assert_within_limit(run_capped("crl.train@page", SLOW))
 

@@ -217,6 +217,46 @@ def expected_seconds(cfg) -> float:
     return cfg.iterations * (cfg.sgd_steps * per_sgd + per_env)
 
 
+#: memory budget of one live run (MB of arrays; glibc's heap adds up to ~2x in resident memory): two runs at once
+#: beside the server must fit a 2.7 GB host (issue 25)
+MAX_MEMORY_MB = 350.0
+
+
+def memory_mb(cfg: Config) -> float:
+    """The memory model (MB) of ``training.train(cfg)``: the replay buffer (positions and actions,
+    2 x (seeds, buffer_episodes·n_envs, episode_len, 2) float32, allocated whole at the start: 16 bytes per
+    (seed, slot, t)), the parameters of the actor and the two critic encoders with their gradients and Adam's two
+    moments (4 float32 copies), the autograd graph of one SGD step (two ResMLPs of depth + 2 Dense layers alive at
+    once, ~5 (seeds, batch, width) float32 tensors saved per layer: Dense output, LayerNorm output, affine output,
+    activation and the gradient being built) and the rollouts (the path and action lists of every environment and
+    their stacked copies, for the last training rollout and the held-out one alive together: ~56 bytes per
+    (seed, env, t)), plus ~100 MB (the evaluation's maps, torch's first use of autograd). Fitted with
+    ``bench/bench_memory.py`` (one CPU thread, glibc's mmap threshold fixed at 128 KiB) on the calibration points
+    ``crl.train#buf5``, ``#buf20`` (the buffer), ``#wide`` (the parameters), ``#deep`` (the graph's 5 tensors per
+    layer) and, for the constant, 4 seeds x 1,024 environments x 400 steps at width 128 and batch 1,024, 256 or
+    episodes of 200 steps or a buffer of 1 episode (456, 346, 366, 369 MB measured; the terms alone 347, 257,
+    241, 247).
+    """
+    obs = cfg.obs_lift or 2
+    I, N, T = cfg.seeds, cfg.n_envs, cfg.episode_len
+    params = sum(n_params(fan_in, fan_out, cfg.depth, cfg.width)
+                 for fan_in, fan_out in ((2 * obs, 4), (obs + 2, cfg.repr_dim), (obs, cfg.repr_dim)))
+    buffer = 16 * I * cfg.buffer_episodes * N * T
+    adam = 4 * I * params * 4
+    graph = 2 * 5 * I * cfg.batch_size * cfg.width * (cfg.depth + 2) * 4
+    rollout = 56 * I * max(N, cfg.n_eval) * T
+    return 100 + (buffer + adam + graph + rollout) / 2 ** 20
+
+
+def check_memory(cfg: Config, what: str = "this run") -> None:
+    """Raise InputError when ``memory_mb(cfg)`` is over ``MAX_MEMORY_MB``, naming the estimate and the limit."""
+    mb = memory_mb(cfg)
+    if mb > MAX_MEMORY_MB:
+        raise InputError(f"{what} would need about {mb:,.0f} MB of memory, over the {MAX_MEMORY_MB:.0f} MB limit of "
+                         "one live run: fewer seeds, environments, buffer episodes or a shorter episode, or a smaller "
+                         "depth, width or batch")
+
+
 # --------------------------------------------------------------------------- the shipped views' settings
 
 BUDGET = 400.0          # seconds (on an idle core) one run or sweep a visitor starts may take

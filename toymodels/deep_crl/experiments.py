@@ -20,6 +20,7 @@ from .config import (
     ONLINE_SEEDS,
     SWEEP_VALUES,
     Config,
+    check_memory,
     expected_seconds,
     make_maze,
 )
@@ -67,6 +68,8 @@ def _sweep_budget(cfg: Config, param: str, values: list, **_) -> None:
     if total > BUDGET:
         raise InputError(f"this sweep would take about {total:.0f} s on an idle 2-core CPU (limit {BUDGET:.0f} s): "
                          "fewer values, fewer iterations or seeds, or a smaller base depth")
+    for v in values:   # one training at a time: each must fit the memory budget
+        check_memory(replace(cfg, **{param: v}), f"{param} = {v}")
 
 
 @bounded(cfg=CONFIG_BOUNDS, param=OneOf(*SWEEP_VALUES), _budget=_sweep_budget)

@@ -21,7 +21,7 @@ import torch
 from toymodels.device import get_device
 from toymodels.topic import InputError, Progress, as_progress, bounded
 
-from .config import BUDGET, CONFIG_BOUNDS, Config, expected_seconds, make_maze, validate
+from .config import BUDGET, CONFIG_BOUNDS, Config, check_memory, expected_seconds, make_maze, validate
 from .env import PointMaze, relabel_indices, success_metrics
 from .geometry import distance_maps
 from .nets import Agent, Lift, infonce_loss, tanh_gaussian_sample
@@ -40,6 +40,7 @@ def _train_budget(cfg: Config, **_) -> None:
     if expected_seconds(cfg) > BUDGET:
         raise InputError(f"this run would take about {expected_seconds(cfg):.0f} s on an idle 2-core CPU (limit "
                          f"{BUDGET:.0f} s): lower the depth, width, batch, iterations or seeds")
+    check_memory(cfg)
 
 
 @bounded(cfg=CONFIG_BOUNDS, _budget=_train_budget)

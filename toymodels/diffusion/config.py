@@ -63,11 +63,34 @@ def window_cost(cfg: "WindowConfig") -> float:
     return len(ns) * cfg.seeds * max(ns) ** 2 * cfg.steps_per_n * (cfg.width / 64) ** 2
 
 
+#: memory budget of one live call (MB of arrays; glibc's heap adds up to ~2x in resident memory): two calls at
+#: once beside the server must fit a 2.7 GB host (issue 25)
+MAX_MEMORY_MB = 350.0
+
+
+def window_memory_mb(cfg: "WindowConfig") -> float:
+    """The memory model (MB) of ``train_window(cfg)``'s evaluation (at every checkpoint): ``mmd2`` keeps the kernel
+    matrices k(x, x) (M, S, S) and k(y, y) (M, 1000, 1000) float32 while it builds k(x, y) (M, S, 1000) through
+    cdist, pow, divide and exp (~3 alive); the memorisation test's cdist + masked_fill are (M, S, n_max) each.
+    M = len(ns)·seeds models, S = n_samples; y is 1000 fresh GMM samples. Checked with ``bench/bench_memory.py``
+    (one CPU thread, glibc's mmap threshold fixed at 128 KiB) on ``window#S1000``, ``#S2000`` and ``#M32``.
+    """
+    M = len({int(v) for v in cfg.ns}) * cfg.seeds
+    S, n = cfg.n_samples, max(int(v) for v in cfg.ns)
+    mmd = M * (S * S + 1000 * 1000 + 3 * S * 1000) * 4
+    mem = 2 * M * S * n * 4
+    return max(mmd, mem) / 2 ** 20
+
+
 def _window_budget(cfg, **_):
     cost = window_cost(cfg)
     if cost > WINDOW_BUDGET:
         raise InputError(f"that run is {cost / WINDOW_BUDGET:.1f}× this demo's live budget (about a minute of "
                          "CPU): use fewer or smaller n, fewer seeds, a smaller width or fewer steps")
+    mb = window_memory_mb(cfg)
+    if mb > MAX_MEMORY_MB:
+        raise InputError(f"that run would need about {mb:,.0f} MB of memory, over the {MAX_MEMORY_MB:.0f} MB limit "
+                         "of one live run: fewer samples, fewer or smaller n, or fewer seeds")
 
 
 def study_cost(cfg: "WindowConfig") -> float:
@@ -128,6 +151,17 @@ def rf_cost(cfg: "RFConfig") -> float:
     return rows * p * (p + cfg.d) + 3 * len(psi_ns) * p ** 3
 
 
+def rf_memory_mb(cfg: "RFConfig") -> float:
+    """The memory model (MB) of ``run_rf(cfg)``, p = ψ_p·d features: the larger of the moments phase (Ũ and one
+    chunk's (8192, p) float32 features, pre-activation and product: 8p² + 12·8192·p bytes) and the exact-dynamics
+    phase in ``rf_losses`` (U, Ũ, Q, QᵀŨ, G, H, G∘H: 7 p x p float64 matrices, 56p² bytes), plus ~60 MB (first use
+    of LAPACK and SciPy). Fitted with ``bench/bench_memory.py`` (one CPU thread) on ``rf#p1024`` and ``rf#p2048``;
+    ``MAX_MEMORY_MB`` allows p up to about 2,330 (4,096 added 835 MB resident, 3,072 over 800 MB).
+    """
+    p = int(round(cfg.psi_p * cfg.d))
+    return 60 + max(8 * p * p + 12 * 8192 * p, 56 * p * p) / 2 ** 20
+
+
 def _rf_budget(cfg, **_):
     p = int(round(cfg.psi_p * cfg.d))
     if p > 4096:
@@ -136,6 +170,10 @@ def _rf_budget(cfg, **_):
     if cost > RF_BUDGET:
         raise InputError(f"that run is {cost / RF_BUDGET:.1f}× this demo's live budget (about a minute of CPU): "
                          "lower ψ_p or d, or pick fewer or smaller ψ_n")
+    mb = rf_memory_mb(cfg)
+    if mb > MAX_MEMORY_MB:
+        raise InputError(f"p = ψ_p·d = {p:,} features would need about {mb:,.0f} MB of memory, over the "
+                         f"{MAX_MEMORY_MB:.0f} MB limit of one live run: lower ψ_p or d")
 
 
 #: The shipped random-features study: the notes' setting d = 40 (p = 2,560), ψ_p = 64, ψ_n ∈ {4, 8, 16, 32},
