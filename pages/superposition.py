@@ -5,8 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from toymodels import superposition as M
-from toymodels.topic import InputError
+import toymodels.superposition as M
 
 TOPIC = "superposition"
 paper = ui.paper_header(TOPIC)
@@ -150,7 +149,7 @@ try:
         st.info("These settings are not trained yet: press the button above. Showing the default meanwhile.",
                 icon=":material/info:")
         geo = ui.view(M, "geometry")
-except InputError as exc:
+except M.InputError as exc:
     st.error(ui.plain(exc), icon=":material/error:")
     geo = None
 if geo is not None:
@@ -237,7 +236,7 @@ if up is not None:
                    f"{res['overlap']:.5f}, 1/m = {res['inv_m']:.5f} (ratio {res['ratio']:.2f}; mean-centred "
                    f"{res['overlap_centred']:.5f}), Welch bound {res['welch']:.5f}"
                    + (f" · {res['rows_used']:,} rows used" if res["rows_used"] < res["rows"] else ""))
-    except InputError as exc:
+    except M.InputError as exc:
         st.error(f"Cannot use this file: {ui.plain(exc)}", icon=":material/block:")
 
 # ============================================================================ reproduce
@@ -302,7 +301,7 @@ if show_cfg != cfg:
 try:
     one = (ui.view(M, "run_default") if show_cfg == default_cfg
            else ui.compute(M.run, show_cfg, label="Training…", run=True))
-except InputError as exc:
+except M.InputError as exc:
     st.error(f"Cannot run this setting: {ui.plain(exc)}", icon=":material/block:")
     one = None
 if one is not None:
@@ -345,7 +344,7 @@ sw_seed = int(s4.number_input("seed", 0, 10_000, 0, key="sw_seed", bind="query-p
 if kind == "width":
     sw_ms = st.multiselect("widths m", [5, 8, 10, 16, 20, 32, 40, 64, 80, 100, 128], [10, 20, 40, 80],
                            key="sw_ms", bind="query-params")
-    sw_reg = st.multiselect("regimes", list(M.REGIMES), list(M.REGIMES), key="sw_reg", bind="query-params")
+    sw_reg = st.multiselect("regimes", list(M.REGIME_NAMES), list(M.REGIME_NAMES), key="sw_reg", bind="query-params")
     call = (M.width_sweep, dict(n=sw_n, ms=sorted(int(m) for m in sw_ms), regimes=list(sw_reg) or ["strong"],
                                 steps=sw_steps, batch=sw_batch, seeds=[sw_seed]))
 else:
@@ -360,7 +359,7 @@ if st.button("Run sweep (bounded to about a minute of CPU)", icon=":material/pla
 if st.session_state.get("sp_sweep") == (call[0].__name__, call[1]):
     try:
         out = ui.compute(call[0], label="Sweeping…", run=True, **call[1])
-    except InputError as exc:
+    except M.InputError as exc:
         st.error(f"Cannot run this sweep: {ui.plain(exc)}", icon=":material/block:")
         out = None
     if out is not None and kind == "width":

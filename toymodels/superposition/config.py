@@ -1,0 +1,131 @@
+"""Configuration and bounds of the superposition toy: light (NumPy at most), read by the page and the contract.
+
+Every knob a visitor can set is bounded here, once: ``CONFIG_BOUNDS`` (one model), ``GEOMETRY_BOUNDS``,
+``GAMMA_SWEEP_BOUNDS`` and ``WIDTH_SWEEP_BOUNDS`` (the live sweeps), with the cross-argument budgets that keep one
+call under about a minute on a 2-core CPU (``work_units`` / ``check_work``). ``expected_seconds`` is the cost
+model; the shipped views' settings (``SCALING``, ``NEFF``) and ``--quick``'s (``QUICK``) are declared here too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toymodels.topic import Each, Fields, InputError, OneOf, Range
+
+from .data import PROFILES, feature_probs
+
+CONV_TOL = 0.02                    # the convergence criterion: |ΔL|/L < 2 % over the last 20 % of training
+CONV_WINDOW = 0.2
+MAX_WORK = 1.2e10   # steps × batch × n × Σ(1 + m/32) for one live call (≈ 1-2 min on 2 CPU cores)
+MAX_MODELS = 64
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class Config:
+    """One toy model. Defaults are the notes' small-CPU setting in the strong regime."""
+    n: int = 1000          # number of features
+    m: int = 20            # width (hidden dimension)
+    alpha: float = 1.0     # paper's α: p_i ∝ i^(-α) (the code's alpha is α − 1)
+    gamma: float = -1.0    # Eq. 2 weight decay (> 0) or growth toward unit norm (< 0)
+    E: float = 1.0         # activation density Σ p_i
+    steps: int = 4000
+    batch: int = 256
+    lr: float = 1e-2       # peak Adam learning rate
+    warmup: float = 0.1    # fraction of steps of linear warmup
+    seed: int = 0
+    profile: str = "power"  # power (i^-α), exponential (e^{-i/τ}), linear (n + 1 − i)
+
+
+CONFIG_BOUNDS = Fields(n=Range(2, 2000, integer=True), m=Range(1, 128, integer=True), alpha=Range(0.0, 3.0),
+                       gamma=Range(-2.0, 2.0), E=Range(0.01, 20.0), steps=Range(10, 8000, integer=True),
+                       batch=Range(8, 1024, integer=True), lr=Range(1e-5, 0.1), warmup=Range(0.0, 0.99),
+                       seed=Range(0, 2**31 - 1, integer=True), profile=OneOf(*PROFILES))
+
+PRESETS = {
+    "paper: strong": dict(gamma=-1.0, alpha=1.0),
+    "paper: weak": dict(gamma=0.1, alpha=1.5),
+}
+
+
+def work_units(n: int, ms, steps: int, batch: int) -> float:
+    """A cost model for one training call: the elementwise passes over (batch × n) dominate at small m."""
+    return float(steps) * batch * n * sum(1.0 + m / 32.0 for m in ms)
+
+
+def check_work(n: int, ms, steps: int, batch: int, what: str = "this run") -> None:
+    """Raise InputError when a live call would train too many models or do too much work."""
+    if len(ms) > MAX_MODELS:
+        raise InputError(f"{what} trains {len(ms)} models; the limit is {MAX_MODELS}")
+    work = work_units(n, ms, steps, batch)
+    if work > MAX_WORK:
+        raise InputError(f"{what} is too large for a live demo (steps × batch × n × models ≈ {work:.2g} "
+                         f"> {MAX_WORK:.2g}): lower steps, batch, n or the number of widths")
+
+
+def _config_budget(cfg: Config, **_) -> None:
+    if cfg.m > cfg.n:
+        raise InputError(f"width m = {cfg.m} must not exceed the number of features n = {cfg.n}")
+    feature_probs(cfg.n, cfg.alpha, cfg.E, cfg.profile)     # raises if some p_i > 1
+    check_work(cfg.n, [cfg.m], cfg.steps, cfg.batch)
+
+
+# --------------------------------------------------------------------------- the live calls' bounds
+
+
+GEOMETRY_GAMMAS = (-1.0, -0.5, -0.25, 0.0, 0.25, 0.5)
+GEOMETRY_SECONDS = 4
+GEOMETRY_BOUNDS = dict(n=Range(3, 20, integer=True), m=OneOf(2, 3), alpha=Range(0.0, 3.0), E=Range(0.01, 1.0),
+                       gammas=Each(Range(-2.0, 2.0), max_len=8), steps=Range(100, 6000, integer=True),
+                       batch=Range(8, 1024, integer=True), lr=Range(1e-4, 0.1), seed=Range(0, 2**31 - 1, integer=True))
+
+
+def _gamma_budget(n, m, gammas, steps, batch, **_):
+    if m > n:
+        raise InputError(f"width m = {m} must not exceed the number of features n = {n}")
+    check_work(n, [m] * len(list(gammas or range(10))), steps, batch, "this γ sweep")
+
+
+GAMMA_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), m=Range(2, 128, integer=True), alpha=Range(0.0, 3.0),
+                          E=Range(0.01, 20.0), steps=Range(10, 8000, integer=True), batch=Range(8, 1024, integer=True),
+                          lr=Range(1e-5, 0.1), seed=Range(0, 2**31 - 1, integer=True))
+
+HEADLINE_REGIMES = [dict(name="strong", gamma=-1.0, alpha=1.0, profile="power"),
+                    dict(name="weak", gamma=0.1, alpha=1.5, profile="power")]
+REGIME_NAMES = tuple(rg["name"] for rg in HEADLINE_REGIMES)
+
+
+def _sweep_budget(n, ms, regimes, steps, batch, seeds, **_):
+    ms = [int(m) for m in ms]
+    if len(set(ms)) != len(ms) or len(ms) < 2:
+        raise InputError("give at least two distinct widths")
+    if max(ms) > n:
+        raise InputError(f"the widest model (m = {max(ms)}) must not exceed the number of features n = {n}")
+    check_work(n, [m for m in ms for _ in regimes for _ in seeds], steps, batch, "this width sweep")
+
+
+WIDTH_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), ms=Each(Range(2, 128, integer=True), max_len=12),
+                          regimes=Each(OneOf(*REGIME_NAMES), max_len=2), steps=Range(10, 8000, integer=True),
+                          batch=Range(8, 1024, integer=True), seeds=Each(Range(0, 2**31 - 1, integer=True), max_len=4),
+                          lr_recipe=OneOf("constant", "paper-large"), warmup=Range(0.0, 0.5))
+
+#: The bounds of the one-model knobs, by field (what the page's widgets read).
+BOUNDS = dict(CONFIG_BOUNDS.specs)
+SECONDS_PER_UNIT = 5e-9     # CPU seconds per work unit (one thread, a live call; long sweeps run at about 3e-9)
+
+
+def expected_seconds(n: int, ms, steps: int, batch: int) -> float:
+    """Expected CPU seconds of a training call on one thread (the shipped engine, after its first steps)."""
+    return work_units(n, ms, steps, batch) * SECONDS_PER_UNIT
+
+
+# --------------------------------------------------------------------------- the shipped views' settings
+
+
+NEFF_RATIOS = (0.5, 1.0, 2.0, 4.0)
+SCALING = dict(n=1000, ms=[10, 20, 40, 80], steps=12000, batch=128, max_steps=24000, weak_profiles=False)
+NEFF = dict(n=1000, ms=[10, 20, 40, 80], steps=12000, batch=128, max_steps=24000)
+# --quick: a smaller problem (n = 500, m = 8…32) trained to the same criterion, about 2 minutes on one core
+QUICK = dict(n=500, ms=[8, 16, 32], steps=6000, batch=128, max_steps=12000, weak_profiles=False)
+SMALL_MODELS = dict(n=1000, ms=[10, 15, 25, 39, 63, 100], steps=20000, batch=2048, max_steps=40000)   # App. B.2
