@@ -1,83 +1,192 @@
-"""Reading the shipped sweeps: the fitted exponents, the mechanism per width and the judgements (light: NumPy and
-pandas, no torch), for the claims, the page and the command line."""
+"""Reading the shipped sweeps: exponents per seed with their intervals, the mechanism width by width, the ideal
+weak regime at finite n, and the m = 10 recipes. Light (NumPy, pandas, SciPy; no torch): the claims, the page
+and the command line all read the same numbers from here, and none of it is stored with a view, so a change
+here never makes a view stale.
+
+Conventions. A sweep's table has one row per (regime, seed, width). An exponent is fitted per seed
+(least squares of log L on log m, ``measure.fit_exponent``) and the seeds give its mean and a 95 % t-interval;
+with one seed, the fit's own standard error stands in for the spread. The strong regime is read over widths
+m ≥ ``MIN_M`` (three octaves, 20…160), where its mechanism is judged too: at m = 10 the large-model bias rate
+(lr_b = 2/m = 0.2) lets rows cluster (``m10_table``), a finding reported apart.
+"""
 from __future__ import annotations
 
-from toymodels.claims import Verdict
+import math
 
-STRONG_BAND = (0.9, 1.1)      # the headline strong-regime exponent (paper ≈ 1; Fig. 5e 0.8–1.1, App. D.1 1.0 ± 0.1)
-PROFILE_BAND = (0.8, 1.2)     # "about 1" for every profile (paper: 1.01 ± 0.05, 1.0 ± 0.1, 0.89 ± 0.05)
-WEAK_TOL = 0.2                # weak regime within 0.2 of α − 1 = 0.5 (Fig. 4b scatters 0.4–1.15 around α − 1)
-OVERLAP_TOL = 0.25            # overlap slope within 0.25 of −1 (overlap ≈ 1/m)
-WEAK_ALPHA = 1.5
+import numpy as np
+import pandas as pd
+from scipy import stats
 
+from .data import feature_probs
+from .measure import fit_exponent, ideal_weak_loss
 
-def headline(res: dict) -> dict:
-    """The JSON keys of ``reproduce`` from a ``scaling`` result."""
-    df, f = res["table"], res["fits"].set_index("regime")
-    s, w = df[df.regime == "strong"].sort_values("m"), df[df.regime == "weak"].sort_values("m")
-    f20 = res["fits_m20"].set_index("regime")
-    top = df[df.m == df.m.max()]
-    profiles = [{"profile": str(r["profile"]), "n_eff": float(r["n_eff"]), "max_width": int(r["max_width"]),
-                 "alpha_strong": float(r["alpha_m"]), "converged": bool(r["converged"])}
-                for name, r in f.iterrows() if str(name).startswith("strong · ")]
-    return {"ms": s["m"].tolist(), "loss_strong": s["loss"].tolist(), "loss_weak": w["loss"].tolist(),
-            "alpha_strong": float(f.loc["strong", "alpha_m"]), "alpha_strong_r2": float(f.loc["strong", "r2"]),
-            "alpha_strong_stderr": float(f.loc["strong", "stderr"]),
-            "alpha_weak": float(f.loc["weak", "alpha_m"]), "alpha_weak_r2": float(f.loc["weak", "r2"]),
-            "alpha_weak_stderr": float(f.loc["weak", "stderr"]), "alpha_weak_pred": WEAK_ALPHA - 1.0,
-            "alpha_strong_m20": float(f20.loc["strong", "alpha_m"]),
-            "alpha_weak_m20": float(f20.loc["weak", "alpha_m"]),
-            "n_eff_strong": float(f.loc["strong", "n_eff"]), "n_eff_weak": float(f.loc["weak", "n_eff"]),
-            "converged": bool(df["converged"].all()), "final_loss_drift": float(top["drift"].max()),
-            "max_drift": float(df["drift"].max()), "steps_run_max": int(df["steps_run"].max()),
-            "fit_label": "converged" if bool(df["converged"].all()) else "lower bound (not converged)",
-            "overlap_strong": s["overlap"].tolist(), "inv_m": s["inv_m"].tolist(), "welch": s["welch"].tolist(),
-            "overlap_slope": float(f.loc["strong", "overlap_slope"]),
-            "overlap_slope_r2": float(f.loc["strong", "overlap_r2"]),
-            "phi_strong": s["phi_half"].tolist(), "phi_weak": w["phi_half"].tolist(),
-            "phi1_strong": s["phi_one"].tolist(), "weak_pred": w["weak_pred"].tolist(), "profiles": profiles,
-            "ms_per_step": float(df["ms_per_step"].mean())}
+MIN_M = 20                    # the strong regime's exponent and mechanism are read over m ≥ 20
+STRONG, WEAK = "strong", "weak"
+WEAK_ALPHA = 1.5              # the weak headline regime's data exponent (p_i ∝ i^-1.5)
 
 
-def verdict(result: dict) -> Verdict:
-    """Strong α_m in [0.9, 1.1] from converged runs, weak within 0.2 of α − 1, overlap slope near −1, and the
-    strong exponent in [0.8, 1.2] for every profile (each with N_eff ≥ 4 × the largest width)."""
-    h = headline(result)
-    prof = {p["profile"]: p for p in h["profiles"]}
-    prof_ok = all(PROFILE_BAND[0] <= p["alpha_strong"] <= PROFILE_BAND[1] for p in prof.values())
-    strong_ok = STRONG_BAND[0] <= h["alpha_strong"] <= STRONG_BAND[1]
-    weak_ok = abs(h["alpha_weak"] - h["alpha_weak_pred"]) <= WEAK_TOL
-    overlap_ok = abs(h["overlap_slope"] + 1) <= OVERLAP_TOL
-    metrics = {"alpha_strong": h["alpha_strong"], "alpha_strong_stderr": h["alpha_strong_stderr"],
-               "alpha_weak": h["alpha_weak"], "alpha_weak_pred": h["alpha_weak_pred"],
-               "overlap_slope": h["overlap_slope"], "converged": h["converged"],
-               "final_loss_drift": h["final_loss_drift"], "fit_label": h["fit_label"],
-               "n_eff_strong": h["n_eff_strong"], "max_width": max(h["ms"]),
-               **{f"alpha_strong_{k}": p["alpha_strong"] for k, p in prof.items()},
-               **{f"n_eff_{k}": p["n_eff"] for k, p in prof.items()},
-               "paper_alpha_strong": 1.0, "paper_alpha_weak": WEAK_ALPHA - 1.0, "paper_alpha_llm": 0.91}
-    spread = ", ".join(f"{k} {p['alpha_strong']:.2f}" for k, p in prof.items())
-    ours = f"α_m = {h['alpha_strong']:.2f}"
-    paper = "α_m ≈ 1"
-    if not h["converged"]:
-        return Verdict(None, f"Not every run met the convergence rule (|ΔL|/L < 2 % over the last 20 % of training; "
-                             f"worst drift {h['max_drift']:.1%}), so the exponents are lower bounds: strong "
-                             f"{h['alpha_strong']:.2f}, weak {h['alpha_weak']:.2f}, profiles {spread}.",
-                       f"α_m ≥ {h['alpha_strong']:.2f}", paper, metrics)
-    ok = strong_ok and weak_ok and overlap_ok and prof_ok
-    misses = [t for t, good in (("strong α_m outside 0.9–1.1", strong_ok), ("weak α_m off α − 1 by more than 0.2",
-                                                                             weak_ok),
-                                ("overlap slope off −1 by more than 0.25", overlap_ok),
-                                ("a profile's strong α_m outside 0.8–1.2", prof_ok)) if not good]
-    summary = (f"From converged runs (drift ≤ {h['max_drift']:.1%}): strong α_m = {h['alpha_strong']:.2f} ± "
-               f"{h['alpha_strong_stderr']:.2f} (paper ≈ 1), weak {h['alpha_weak']:.2f} (α − 1 = 0.5), overlap slope "
-               f"{h['overlap_slope']:.2f}; strong α_m by profile (N_eff ≥ 4 × m): {spread}.")
-    claim_ok = strong_ok and weak_ok and prof_ok  # the paper's claim: exponents; the overlap slope is its mechanism
-    if ok:
-        summary += " The toy reproduces the contrast."
-    elif claim_ok:
-        summary += (" The claim's exponents are reproduced, but the mechanism is not: the mean squared overlap "
-                    "falls faster than 1/m (slope off −1 by more than 0.25).")
-    else:
-        summary += f" Not reproduced: {'; '.join(misses)}."
-    return Verdict(True if ok else (None if claim_ok else False), summary, ours, paper, metrics)
+# --------------------------------------------------------------------------- intervals and fits
+
+
+def interval(values, level: float = 0.95) -> dict:
+    """Mean of per-seed values with a two-sided t-interval: ``{"mean", "lo", "hi", "se", "k"}`` (lo, hi and se
+    are nan for one value)."""
+    v = np.asarray([x for x in values if np.isfinite(x)], dtype=np.float64)
+    k = len(v)
+    if k == 0:
+        return {"mean": float("nan"), "lo": float("nan"), "hi": float("nan"), "se": float("nan"), "k": 0}
+    mean = float(v.mean())
+    if k == 1:
+        return {"mean": mean, "lo": float("nan"), "hi": float("nan"), "se": float("nan"), "k": 1}
+    se = float(v.std(ddof=1) / math.sqrt(k))
+    half = float(stats.t.ppf(0.5 + level / 2, k - 1) * se)
+    return {"mean": mean, "lo": mean - half, "hi": mean + half, "se": se, "k": k}
+
+
+def ci_text(iv: dict, fmt: str = ".2f") -> str | None:
+    """``"95 % CI [0.98, 1.06] over 5 seeds"``, or None for one seed."""
+    if iv["k"] < 2:
+        return None
+    return f"95 % CI [{iv['lo']:{fmt}}, {iv['hi']:{fmt}}] over {iv['k']} seeds"
+
+
+def _rows(table: pd.DataFrame, regime: str, min_m: float = 0, max_m: float = math.inf) -> pd.DataFrame:
+    return table[(table["regime"] == regime) & (table["m"] >= min_m) & (table["m"] <= max_m)]
+
+
+def per_seed(table: pd.DataFrame, regime: str, min_m: float = 0, column: str = "loss") -> pd.DataFrame:
+    """One fit per seed of ``column`` ∝ m^(-α) over widths ≥ ``min_m``: seed, alpha_m, stderr, r2, C."""
+    out = []
+    for seed, g in _rows(table, regime, min_m).groupby("seed"):
+        g = g.sort_values("m")
+        out.append({"seed": int(seed), **fit_exponent(g["m"], g[column])})
+    return pd.DataFrame(out, columns=["seed", "alpha_m", "stderr", "r2", "C"])
+
+
+def exponent(table: pd.DataFrame, regime: str, min_m: float = 0, column: str = "loss") -> dict:
+    """α_m of ``column`` ∝ m^(-α_m): the mean of the per-seed fits, its interval, the standard error used by the
+    claims (the seeds' spread, or the fit's own with one seed), R² of the fit to the seed-mean curve, and the
+    prefactor C of that curve (to draw it)."""
+    ps = per_seed(table, regime, min_m, column)
+    iv = interval(ps["alpha_m"])
+    mean_curve = _rows(table, regime, min_m).groupby("m", as_index=False)[column].mean()
+    f = fit_exponent(mean_curve["m"], mean_curve[column])
+    se = iv["se"] if iv["k"] >= 2 else float(ps["stderr"].iloc[0]) if len(ps) else float("nan")
+    return {**iv, "se": se, "per_seed": ps["alpha_m"].tolist(), "r2": f["r2"], "C": f["C"], "fit_mean": f["alpha_m"],
+            "widths": [int(m) for m in mean_curve["m"]]}
+
+
+# --------------------------------------------------------------------------- the mechanism, width by width
+
+
+def by_width(table: pd.DataFrame, regime: str, n: int | None = None) -> pd.DataFrame:
+    """Per width, over seeds: loss, the mean squared overlap against 1/m and the Welch bound (mean and
+    interval of overlap / Welch), φ_1/2, Eq. 4 on the measured rows against the loss (mean and interval of
+    their ratio), how many features are represented (with ``n``) and the share of them among as many most
+    frequent ones, and convergence."""
+    rows = []
+    for m, g in _rows(table, regime).groupby("m"):
+        ratio = interval(g["overlap"] / g["welch"])
+        eq4 = interval(g["weak_pred"] / g["loss"])
+        rows.append({"m": int(m), "seeds": int(len(g)), "loss": float(g["loss"].mean()),
+                     "loss_sd": float(g["loss"].std(ddof=1)) if len(g) > 1 else float("nan"),
+                     "overlap": float(g["overlap"].mean()), "inv_m": 1.0 / m, "welch": float(g["welch"].iloc[0]),
+                     "overlap_over_welch": ratio["mean"], "overlap_over_welch_lo": ratio["lo"],
+                     "overlap_over_welch_hi": ratio["hi"], "overlap_times_m": float(g["overlap"].mean() * m),
+                     "phi_half": float(g["phi_half"].mean()),
+                     "represented": float(g["phi_half"].mean() * n) if n else float("nan"),
+                     "eq4": float(g["weak_pred"].mean()), "eq4_ratio": eq4["mean"], "eq4_ratio_lo": eq4["lo"],
+                     "eq4_ratio_hi": eq4["hi"],
+                     "top_share": float(g["top_share"].mean()) if "top_share" in g else float("nan"),
+                     "converged": bool(g["converged"].all()), "drift_max": float(g["drift"].max()),
+                     "steps_run_max": int(g["steps_run"].max())})
+    return pd.DataFrame(rows)
+
+
+def weak_ideal(n: int, ms, alpha: float = WEAK_ALPHA) -> dict:
+    """The ideal weak regime at finite n (Eq. 4 with the m most frequent features kept, φn = m) over the
+    widths ``ms``: its losses and their exponent. As n → ∞ the exponent is α − 1 (Eq. 14)."""
+    p = feature_probs(n, alpha)
+    ms = [int(m) for m in ms]
+    losses = [ideal_weak_loss(p, m) for m in ms]
+    return {"widths": ms, "loss": losses, "alpha_m": fit_exponent(ms, losses)["alpha_m"], "n_to_inf": alpha - 1.0}
+
+
+# --------------------------------------------------------------------------- what the claims and the page read
+
+
+def converged(table: pd.DataFrame, regimes=None) -> bool:
+    rows = table if regimes is None else table[table["regime"].isin(list(regimes))]
+    return bool(len(rows)) and bool(rows["converged"].all())
+
+
+def profile_regimes_of(table: pd.DataFrame) -> list[str]:
+    """The strong-regime profile runs of a scaling table (``"strong · power"`` …), in table order."""
+    return [r for r in dict.fromkeys(table["regime"]) if str(r).startswith("strong · ")]
+
+
+def profiles(table: pd.DataFrame, min_m: float = MIN_M) -> pd.DataFrame:
+    """The strong regime per frequency profile: its parameter, N_eff, N_eff / largest width, α_m over m ≥ min_m
+    (mean, interval), α_m over every width, and convergence."""
+    rows = []
+    for name in profile_regimes_of(table):
+        g = _rows(table, name)
+        e, every = exponent(table, name, min_m), exponent(table, name)
+        first = g.iloc[0]
+        param = (f"α = {first['alpha']:.3g}" if first["profile"] == "power" else
+                 f"τ = {first['tau']:.1f}" if first["profile"] == "exponential" else "p_i ∝ n + 1 − i")
+        rows.append({"regime": name, "profile": first["profile"], "parameter": param, "n_eff": float(first["n_eff"]),
+                     "n_eff_over_max_m": float(first["n_eff"] / g["m"].max()), "alpha_m": e["mean"],
+                     "alpha_lo": e["lo"], "alpha_hi": e["hi"], "alpha_all_widths": every["mean"],
+                     "seeds": e["k"], "converged": converged(g)})
+    return pd.DataFrame(rows)
+
+
+def m10_table(res: dict) -> pd.DataFrame:
+    """The m = 10 recipes (``small_width_recipes``): per recipe, overlap / Welch (mean and interval), the loss,
+    the steps run and convergence."""
+    t = res["table"]
+    rows = []
+    for name, g in t.groupby("recipe", sort=False):
+        r = interval(g["overlap"] / g["welch"])
+        rows.append({"recipe": name, "lr_recipe": g["lr_recipe"].iloc[0], "steps": int(g["steps"].iloc[0]),
+                     "batch": int(g["batch"].iloc[0]), "overlap_over_welch": r["mean"], "lo": r["lo"], "hi": r["hi"],
+                     "loss": float(g["loss"].mean()), "steps_run_max": int(g["steps_run"].max()),
+                     "converged": bool(g["converged"].all()), "seeds": int(len(g))})
+    return pd.DataFrame(rows)
+
+
+def summary(res: dict) -> dict:
+    """Every number the claims, the metrics and the page read from a ``scaling`` result."""
+    t = res["table"]
+    n = int(res["settings"]["n"])
+    strong, weak = by_width(t, STRONG, n), by_width(t, WEAK, n)
+    widths = [int(m) for m in strong["m"]]
+    ideal = weak_ideal(n, widths)
+    return {
+        "widths": widths, "n": n, "min_m": MIN_M,
+        "alpha_strong": exponent(t, STRONG, MIN_M), "alpha_strong_all": exponent(t, STRONG),
+        "overlap_slope": exponent(t, STRONG, MIN_M, column="overlap"),
+        "alpha_weak": exponent(t, WEAK), "alpha_weak_eq4": exponent(t, WEAK, column="weak_pred"),
+        "alpha_weak_ideal": ideal["alpha_m"], "weak_ideal": ideal,
+        "strong": strong, "weak": weak, "profiles": profiles(t),
+        "converged": converged(t), "max_drift": float(t["drift"].max()), "steps_run_max": int(t["steps_run"].max()),
+        "seeds": sorted(int(s) for s in t["seed"].unique()),
+    }
+
+
+def fit_line(table: pd.DataFrame, regime: str, min_m: float = 0, points: int = 12) -> pd.DataFrame:
+    """The fitted power law C·m^(-α_m) of a regime's seed-mean loss over widths ≥ min_m, for drawing."""
+    e = exponent(table, regime, min_m)
+    lo, hi = min(e["widths"]), max(e["widths"])
+    ms = np.geomspace(lo, hi, points)
+    return pd.DataFrame({"m": ms, "loss": e["C"] * ms ** (-e["fit_mean"])})
+
+
+def project_2d(W: np.ndarray) -> np.ndarray:
+    """Feature vectors for drawing: the vectors themselves in 2-D, else their coordinates in the plane of the two
+    leading principal directions (an SVD of W, uncentred)."""
+    W = np.asarray(W, dtype=np.float64)
+    if W.shape[1] <= 2:
+        return W
+    return W @ np.linalg.svd(W, full_matrices=False)[2][:2].T

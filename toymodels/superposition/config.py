@@ -112,11 +112,16 @@ WIDTH_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), ms=Each(Range(2, 128,
 
 #: The bounds of the one-model knobs, by field (what the page's widgets read).
 BOUNDS = dict(CONFIG_BOUNDS.specs)
-SECONDS_PER_UNIT = 5e-9     # CPU seconds per work unit (one thread, a live call; long sweeps run at about 3e-9)
+SECONDS_PER_UNIT = 5e-9       # CPU seconds per work unit of a live call (one thread; short runs, evaluation included)
+SWEEP_SECONDS_PER_UNIT = 2.7e-9  # a long converged sweep (the shipped scaling view: 178 CPU-s for 6.7e10 units)
+CONTINUATION = 1.3             # converged sweeps run on past their schedule (steps_run up to 1.4 × steps)
 
 
-def expected_seconds(n: int, ms, steps: int, batch: int) -> float:
-    """Expected CPU seconds of a training call on one thread (the shipped engine, after its first steps)."""
+def expected_seconds(n: int, ms, steps: int, batch: int, sweep: bool = False) -> float:
+    """Expected CPU seconds of a training call on one thread: a live call of exactly ``steps`` steps, or (with
+    ``sweep``) a sweep trained to convergence (``CONTINUATION`` × its scheduled steps on average)."""
+    if sweep:
+        return work_units(n, ms, steps, batch) * SWEEP_SECONDS_PER_UNIT * CONTINUATION
     return work_units(n, ms, steps, batch) * SECONDS_PER_UNIT
 
 
@@ -124,8 +129,22 @@ def expected_seconds(n: int, ms, steps: int, batch: int) -> float:
 
 
 NEFF_RATIOS = (0.5, 1.0, 2.0, 4.0)
-SCALING = dict(n=1000, ms=[10, 20, 40, 80], steps=12000, batch=128, max_steps=24000, weak_profiles=False)
+#: The headline view: widths 10…160 (the fits over m ≥ 20 span three octaves), five seeds not used before (seed 0
+#: was the earlier, one-seed run), the three profiles at N_eff = 5 × 160.
+SCALING = dict(n=1000, ms=[10, 20, 40, 80, 160], steps=12000, batch=128, max_steps=24000, seeds=[1, 2, 3, 4, 5])
 NEFF = dict(n=1000, ms=[10, 20, 40, 80], steps=12000, batch=128, max_steps=24000)
-# --quick: a smaller problem (n = 500, m = 8…32) trained to the same criterion, about 2 minutes on one core
-QUICK = dict(n=500, ms=[8, 16, 32], steps=6000, batch=128, max_steps=12000, weak_profiles=False)
+# --quick: a smaller problem (n = 500, m = 10…80) trained to the same criterion, a few minutes on one core
+QUICK = dict(n=500, ms=[10, 20, 40, 80], steps=6000, batch=128, max_steps=12000)
+#: The strong regime at m = 10 under the paper's two recipes: its large-model rates (exp-17: lr_W = 0.02·(8/m)^¼,
+#: lr_b = 2/m, 5 % warmup) for 2000 steps and to convergence, and its small-model rates (exp-10: lr 1e-2 on W and
+#: b, 10 % warmup; here batch 256 rather than 2048) to convergence.
+M10_RECIPES = (
+    dict(name="large-model rates, 2000 steps", lr_recipe="paper-large", steps=2000, batch=128, warmup=0.05,
+         max_steps=None),
+    dict(name="large-model rates, converged", lr_recipe="paper-large", steps=12000, batch=128, warmup=0.05,
+         max_steps=24000),
+    dict(name="small-model rates, converged", lr_recipe="constant", steps=8000, batch=256, warmup=0.1,
+         max_steps=16000),
+)
+M10 = dict(n=1000, m=10, seeds=[1, 2, 3, 4, 5])
 SMALL_MODELS = dict(n=1000, ms=[10, 15, 25, 39, 63, 100], steps=20000, batch=2048, max_steps=40000)   # App. B.2

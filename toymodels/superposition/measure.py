@@ -40,6 +40,24 @@ def weak_prediction(norms: np.ndarray, p: np.ndarray) -> float:
     return float(np.sum(V_SQ * p[out] - V_MEAN**2 * p[out] ** 2))
 
 
+def ideal_weak_loss(p: np.ndarray, k: int) -> float:
+    """Eq. 4 in the ideal weak regime: the k most frequent features kept (φn = k), the rest left out,
+    Σ_{i>k} (⟨v²⟩p_i − ⟨v⟩²p_i²) over features sorted by frequency (the paper's ideal case, at finite n)."""
+    q = np.sort(np.asarray(p, dtype=np.float64))[::-1][int(k):]
+    return float(np.sum(V_SQ * q - V_MEAN**2 * q**2))
+
+
+def selection_share(norms: np.ndarray, p: np.ndarray) -> float:
+    """Of the k features a model represents (‖W_i‖ > 1/2), the share that are among the k most frequent:
+    1 when the model keeps exactly the top-k features by frequency (the ideal of Eq. 4), nan when k = 0."""
+    rep = np.asarray(norms) > 0.5
+    k = int(rep.sum())
+    if k == 0:
+        return float("nan")
+    top = np.argsort(-np.asarray(p, dtype=np.float64), kind="stable")[:k]
+    return float(rep[top].sum() / k)
+
+
 def measure(W: np.ndarray, p: np.ndarray) -> dict:
     """Row norms and the paper's measurements for one model's W (n × m)."""
     n, m = W.shape

@@ -11,9 +11,9 @@ import pandas as pd
 
 from toymodels.topic import as_progress
 
-from .config import CONV_TOL, CONV_WINDOW, HEADLINE_REGIMES, NEFF_RATIOS
+from .config import CONV_TOL, CONV_WINDOW, HEADLINE_REGIMES, M10_RECIPES, NEFF_RATIOS
 from .data import feature_probs, n_eff, param_for_neff
-from .measure import fit_exponent, measure
+from .measure import fit_exponent, measure, selection_share
 from .training import train_alone, train_groups
 
 
@@ -42,7 +42,8 @@ def sweep(n: int, ms, regimes: list[dict], steps: int, batch: int, lr: float = 1
     All (regime, seed) models of one width form one batched model, all widths train in one loop and share data.
     ``one_by_one=True`` trains every model alone with ``train_alone`` instead (the honest loop the benchmark
     compares against; the same numbers up to float rounding). One row per (regime, seed, m) with N_eff, drift,
-    convergence and the steps each model ran.
+    convergence, the steps each model ran, and ``top_share``: of the features it represents (‖W_i‖ > 1/2), the
+    share among as many most frequent ones (1 when it keeps the top ones, Eq. 4's ideal).
     """
     probs, index = regime_probs(n, regimes, E)
     ms, seeds = [int(m) for m in ms], [int(s) for s in seeds]
@@ -60,7 +61,7 @@ def sweep(n: int, ms, regimes: list[dict], steps: int, batch: int, lr: float = 1
                 per.append({**one, **measure(one["W"], probs[md["data"]])})
             res.append({key: np.asarray([q[key] for q in per]) for key in
                         ("loss", "drift", "converged", "steps_run", "phi_half", "phi_one", "overlap", "overlap_rep",
-                         "welch", "weak_pred")})
+                         "welch", "weak_pred", "norms")})
             res[-1]["ms_per_step"] = 1e3 * sum(q["cpu_seconds"] for q in per) / max(q["steps_run"] for q in per)
         p(1.0, "done")
     else:
@@ -77,6 +78,7 @@ def sweep(n: int, ms, regimes: list[dict], steps: int, batch: int, lr: float = 1
                          "phi_half": float(out["phi_half"][k]), "phi_one": float(out["phi_one"][k]),
                          "overlap": float(out["overlap"][k]), "overlap_rep": float(out["overlap_rep"][k]),
                          "inv_m": 1.0 / m, "welch": float(out["welch"][k]), "weak_pred": float(out["weak_pred"][k]),
+                         "top_share": selection_share(out["norms"][k], probs[index[j]]),
                          "ms_per_step": float(out["ms_per_step"])})
     return pd.DataFrame(rows)
 
@@ -121,19 +123,37 @@ def profile_regimes(n: int, max_width: int, factor: float = NEFF_FACTOR, weak: b
     return out
 
 
-def scaling(n: int = 1000, ms=(10, 20, 40, 80), steps: int = 12000, batch: int = 128, max_steps: int = 24000,
-            seed: int = 0, weak_profiles: bool = True, lr_recipe: str = "paper-large", warmup: float = 0.05,
-            device=None, progress=None) -> dict:
+def scaling(n: int = 1000, ms=(10, 20, 40, 80, 160), steps: int = 12000, batch: int = 128,
+            max_steps: int = 24000, seeds=(1, 2, 3, 4, 5), weak_profiles: bool = False, lr_recipe: str = "paper-large",
+            warmup: float = 0.05, device=None, progress=None) -> dict:
     """The headline experiment, trained to convergence: strong (γ = −1, α = 1) vs weak (γ = 0.1, α = 1.5)
-    superposition, and the strong (and weak) regime for three frequency profiles with N_eff ≥ 5 × max(m).
-    All models of one width are one batched model; every width group trains until the criterion holds."""
+    superposition, and the strong (and, with ``weak_profiles``, weak) regime for three frequency profiles with
+    N_eff ≥ 4 × max(m) (5× for the power law and the exponential; the linear profile's is 3n/4), every model
+    for every seed. All models of one width are one batched model; each trains until the criterion holds. The
+    fits and judgements are read from the table (``analysis``), not stored with it."""
     regimes = HEADLINE_REGIMES + profile_regimes(n, max(ms), weak=weak_profiles)
-    df = sweep(n, ms, regimes, steps, batch, seeds=(seed,), lr_recipe=lr_recipe, warmup=warmup,
+    df = sweep(n, ms, regimes, steps, batch, seeds=tuple(seeds), lr_recipe=lr_recipe, warmup=warmup,
                max_steps=max_steps, device=device, progress=progress)
-    return {"table": df, "fits": fits(df), "fits_m20": fits(df, min_m=20),
+    return {"table": df,
             "settings": {"n": n, "ms": list(ms), "steps": steps, "batch": batch, "max_steps": max_steps,
-                         "lr_recipe": lr_recipe, "warmup": warmup, "seed": seed, "tol": CONV_TOL,
+                         "seeds": [int(s) for s in seeds], "lr_recipe": lr_recipe, "warmup": warmup, "tol": CONV_TOL,
                          "window": CONV_WINDOW}}
+
+
+def small_width_recipes(n: int = 1000, m: int = 10, seeds=(1, 2, 3, 4, 5), recipes=M10_RECIPES, device=None,
+                        progress=None) -> dict:
+    """The strong regime (γ = −1, α = 1) at one small width under several training recipes (``M10_RECIPES``):
+    the paper's large-model rates (lr_b = 2/m, 0.2 at m = 10) trained briefly and to convergence, and its
+    small-model rates (lr 1e-2 on W and b). One row per (recipe, seed), with the overlap beside the Welch bound."""
+    p = as_progress(progress)
+    parts = []
+    for i, rc in enumerate(recipes):
+        df = sweep(n, [m], HEADLINE_REGIMES[:1], rc["steps"], rc["batch"], seeds=tuple(seeds),
+                   lr_recipe=rc["lr_recipe"], warmup=rc["warmup"], max_steps=rc["max_steps"], device=device,
+                   progress=p.part(i, len(recipes), f"{rc['name']}: "))
+        parts.append(df.assign(recipe=rc["name"], lr_recipe=rc["lr_recipe"], steps=rc["steps"], batch=rc["batch"]))
+    return {"table": pd.concat(parts, ignore_index=True),
+            "settings": {"n": n, "m": m, "seeds": [int(s) for s in seeds], "recipes": [dict(r) for r in recipes]}}
 
 
 def neff_sweep(n: int = 1000, ms=(10, 20, 40, 80), ratios=NEFF_RATIOS, steps: int = 12000, batch: int = 128,

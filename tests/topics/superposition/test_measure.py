@@ -38,6 +38,18 @@ def test_measure_counts_phi_and_eq4_by_hand():
     assert met["weak_pred"] == pytest.approx(4 / 3 * 0.3 - 0.04 - 0.01)
 
 
+def test_selection_share_and_ideal_weak_loss_by_hand():
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    assert M.selection_share(np.array([1.0, 0.9, 0.0, 0.0]), p) == 1.0           # keeps the top two
+    assert M.selection_share(np.array([1.0, 0.0, 0.0, 0.8]), p) == 0.5           # the first and the rarest
+    assert M.selection_share(np.array([0.0, 0.0, 0.7, 0.0]), p) == 0.0
+    assert math.isnan(M.selection_share(np.zeros(4), p))
+    assert M.selection_share(np.array([0.0, 1.0, 0.0, 0.0]), p[::-1]) == 0.0       # rank by frequency, not index
+    assert M.ideal_weak_loss(p, 2) == pytest.approx(4 / 3 * 0.3 - 0.04 - 0.01)    # Eq. 4 over features 3 and 4
+    assert M.ideal_weak_loss(p, 2) == pytest.approx(M.weak_prediction(np.array([1.0, 1.0, 0.0, 0.0]), p))
+    assert M.ideal_weak_loss(p, 4) == 0.0
+
+
 def test_fit_exponent_recovers_a_known_power_law():
     ms = np.array([10, 15, 25, 39, 63, 100])
     rng = np.random.default_rng(3)

@@ -103,6 +103,27 @@ def test_sweep_batched_equals_the_one_by_one_loop():
     assert (fast["converged"] == slow["converged"]).all()
 
 
+def test_sweep_reports_the_share_of_top_features_from_the_trained_norms():
+    """``top_share`` is ``selection_share`` of the trained model's row norms (recomputed from train_groups)."""
+    n, p = 120, M.feature_probs(120, 1.5)
+    df = S.sweep(n, [6], [dict(name="w", gamma=0.3, alpha=1.5)], steps=300, batch=64, seeds=(2,))
+    alone = C.train_groups(n, [(6, [dict(gamma=0.3, seed=2, data=0)])], p[None], 300, 64, lr_recipe="paper-large",
+                           warmup=0.05)[0]
+    norms = alone["norms"][0]
+    assert df["top_share"].item() == pytest.approx(M.selection_share(norms, p))
+    assert df["phi_half"].item() == pytest.approx((norms > 0.5).mean())
+
+
+def test_small_width_recipes_train_each_recipe_on_its_own_schedule():
+    recipes = (dict(name="a", lr_recipe="paper-large", steps=40, batch=16, warmup=0.05, max_steps=None),
+               dict(name="b", lr_recipe="constant", steps=60, batch=32, warmup=0.1, max_steps=None))
+    res = S.small_width_recipes(n=60, m=4, seeds=(1, 2), recipes=recipes)
+    t = res["table"]
+    assert list(t["recipe"]) == ["a", "a", "b", "b"] and list(t["steps_run"]) == [40, 40, 60, 60]
+    one = S.sweep(60, [4], M.HEADLINE_REGIMES[:1], 60, 32, seeds=(2,), lr_recipe="constant", warmup=0.1)
+    assert t["loss"].iloc[3] == pytest.approx(one["loss"].item(), rel=1e-6)
+
+
 def test_train_alone_is_plain_pytorch_on_the_same_streams():
     """The honest loop by hand: the seed's init stream, its data stream, Eq. 2 and Adam written out for 2 steps."""
     n, m, p, lr = 30, 3, M.feature_probs(30, 1.0), 1e-2
