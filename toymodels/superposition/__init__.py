@@ -219,7 +219,7 @@ def _llm(views) -> Evidence:
                          "illustration only.")
 
 
-REGISTERED = "commit PENDING (2026-11-25), before the scaling run on seeds 1-5 that decides it"
+REGISTERED = "commit 2695db3 (2026-11-25), before the scaling run on seeds 1-5 that decides it"
 
 CLAIMS = claims(
     Claim("alpha-strong", "headline", "In strong superposition the loss falls as a power of the width with exponent "
