@@ -8,12 +8,17 @@ import os
 
 import streamlit as st
 
-from toymodels.registry import AWARD, PAPERS, RUNNER_UP, read_verdicts
+from toymodels.registry import AWARD, MORE, PAPERS, RUNNER_UP, read_verdicts
 
 APP_TITLE = "NeurIPS 2025 Best Papers Explorer"
 _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
           False: ("Not reproduced", "orange", ":material/warning:"),
           None: ("Partly / not tested", "gray", ":material/help:")}
+
+
+SECTIONS = ((AWARD, "Best Paper awards", None), (RUNNER_UP, "Runners-up", None),
+            (MORE, MORE, "Not NeurIPS 2025 award papers: small models of 2025 that capture a phenomenon exactly "
+                         "and run in seconds on a laptop. Each card names the paper's own venue."))
 
 
 def home() -> None:
@@ -23,7 +28,8 @@ def home() -> None:
         "Seven papers won awards at NeurIPS 2025: four **Best Paper** awards and three **runners-up**. "
         "Each page here runs a small, faithful toy model of one paper's central idea, computed live by the "
         "`toymodels` package on this machine, and puts our number beside the paper's own. "
-        "Move the knobs, sweep a parameter, download the numbers, share the link."
+        "Move the knobs, sweep a parameter, download the numbers, share the link. Beyond the award papers, a few "
+        "more solvable toy models of 2025 close the list."
     )
     with st.expander("Start here", expanded=True, icon=":material/explore:"):
         left, right = st.columns(2)
@@ -43,15 +49,20 @@ def home() -> None:
             "reopens the same view."
         )
     verdicts = read_verdicts()  # written by `python -m toymodels precompute`, checked by `precompute --check`
-    for award, heading in ((AWARD, "Best Paper awards"), (RUNNER_UP, "Runners-up")):
-        st.subheader(heading)
+    for award, heading, intro in SECTIONS:
         group = [p for p in PAPERS if p.award == award]
+        if not group:
+            continue
+        st.subheader(heading)
+        if intro:
+            st.caption(intro)
         cols = st.columns(2)
         for i, paper in enumerate(group):
             with cols[i % 2].container(border=True, key=f"card-{paper.topic}"):
-                st.badge(("Best Paper" if award == AWARD else "Runner-up") +
-                         (f" · {paper.track}" if paper.track != "Main track" else ""),
-                         color="orange" if award == AWARD else "gray", icon=":material/emoji_events:")
+                badge = {AWARD: "Best Paper", RUNNER_UP: "Runner-up"}.get(award, paper.venue)
+                st.badge(badge + (f" · {paper.track}" if paper.track != "Main track" else ""),
+                         color={AWARD: "orange", RUNNER_UP: "gray"}.get(award, "blue"),
+                         icon=":material/emoji_events:" if award in (AWARD, RUNNER_UP) else ":material/science:")
                 st.markdown(f"#### {paper.short_title}")
                 st.markdown(f"*{paper.title}*  \n<small>{paper.authors}</small>", unsafe_allow_html=True)
                 st.markdown(paper.claim)
@@ -81,7 +92,7 @@ def home() -> None:
 
 
 sections = {"Overview": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
-for award, section in ((AWARD, "Best Papers"), (RUNNER_UP, "Runners-up")):
+for award, section in ((AWARD, "Best Papers"), (RUNNER_UP, "Runners-up"), (MORE, "More toy models")):
     pages = [st.Page(p.page, title=p.short_title, icon=p.icon, url_path=p.topic)
              for p in PAPERS if p.award == award and p.has_page]
     if pages:

@@ -6,20 +6,22 @@ shipped result store), charts and text. Nothing here does science; that lives in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from toymodels import shipped, store, topic
-from toymodels.registry import AWARD, Paper, get_paper
+from toymodels.registry import AWARD, RUNNER_UP, Paper, get_paper
 from toymodels.topic import InputError, Verdict
 
 # At most this many heavy computations run at once on a hosted server; other visitors queue (and see it).
@@ -39,19 +41,26 @@ def _thread_policy() -> None:
     from toymodels.threads import set_thread_policy
 
     set_thread_policy(max(1, (os.cpu_count() or 1) // SLOTS))
-PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]
 
 
 # --------------------------------------------------------------------------- chart theme
 
+# Okabe and Ito's colour-blind-safe palette (blue, orange, bluish green, vermillion, sky blue, reddish purple,
+# yellow, grey), readable on the light and the dark theme alike. NEUTRAL: reference lines and annotations (a
+# mid grey: visible on both backgrounds; never near-black or near-white).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#999999"]
+NEUTRAL = "#8C8C8C"
+
 
 @alt.theme.register("toymodels", enable=True)
 def _theme() -> alt.theme.ThemeConfig:
+    """Sizes and the palette only: grid, text and background colours come from Streamlit's active theme (light
+    or dark), so every chart follows the theme switch."""
     return {
         "config": {
             "view": {"continuousWidth": 420, "continuousHeight": 300, "stroke": None},
             "range": {"category": PALETTE},
-            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e8e8e8", "titleFontWeight": "normal"},
+            "axis": {"labelFontSize": 12, "titleFontSize": 13, "titleFontWeight": "normal"},
             "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom"},
             "title": {"fontSize": 14, "anchor": "start", "fontWeight": "normal"},
             "line": {"strokeWidth": 2.2},
@@ -96,7 +105,8 @@ def paper_header(topic: str) -> Paper:
     paper = get_paper(topic)
     st.title(paper.short_title)
     st.markdown(f"**{paper.title}**  \n{paper.authors}")
-    label = "NeurIPS 2025 Best Paper" if paper.award == AWARD else "NeurIPS 2025 Runner-up"
+    label = {AWARD: "NeurIPS 2025 Best Paper", RUNNER_UP: "NeurIPS 2025 Runner-up"}.get(
+        paper.award, f"{paper.award} · {paper.venue}")
     if paper.track != "Main track":
         label += f" · {paper.track}"
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # wraps on a narrow screen
@@ -628,3 +638,200 @@ def fragment(fn: Callable | None = None, **kwargs):
         return st.fragment(body, **kwargs)
 
     return wrap(fn) if fn is not None else wrap
+
+
+# =========================================================================== the lecturer's kit
+# A guided tour whose every step is a link, lesson links that hide what a lesson does not use, figures for slides
+# (SVG, 2x PNG, CSV), a citation block, and the code that rebuilds what is on screen.
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a guided tour. ``text``: two or three sentences naming what to look at. ``settings``: the
+    widget keys (and values) the step sets, so the view it describes is on screen and in the URL. ``look_at``:
+    the number or mark that shows it. ``hide``: sections this step does not use (see ``shown``)."""
+
+    title: str
+    text: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    look_at: str = ""
+    hide: tuple[str, ...] = ()
+
+
+def _tour_step(n_steps: int) -> int | None:
+    """The active step (1-based) from the link's ``tour`` value, or None."""
+    raw = st.query_params.get("tour")
+    try:
+        step = int(raw) if raw is not None else None
+    except ValueError:
+        step = None
+    return step if step is not None and 1 <= step <= n_steps else None
+
+
+def _go(step: int | None) -> None:
+    if step is None:
+        st.query_params.pop("tour", None)
+    else:
+        st.query_params["tour"] = str(step)
+
+
+def tour(steps: list[Step], key: str = "tour") -> Step | None:
+    """A guided tour of the page: ``?tour=1`` opens step 1 ("Step 1 of N") with Back / Next; each step sets the
+    knobs it needs (before the page's widgets are drawn, so call this above them), and its link opens it. Off
+    the tour, one button starts it. Returns the active step."""
+    n = len(steps)
+    if not n:
+        return None
+    step = _tour_step(n)
+    if step is None:
+        if "tour" in st.query_params:
+            link_notice([("tour", st.query_params.get("tour", ""))], f"not a step of this page's {n}-step tour")
+            st.query_params.pop("tour", None)
+        if st.button(f"Take the guided tour ({n} steps)", key=f"{key}-start", icon=":material/tour:"):
+            step = 1
+            _go(1)
+        else:
+            return None
+    if st.session_state.get(f"_{key}_applied") != step:  # entering a step: set its knobs once
+        for widget_key, value in steps[step - 1].settings.items():
+            st.session_state[widget_key] = value
+        st.session_state[f"_{key}_applied"] = step
+    current = steps[step - 1]
+    with st.container(border=True, key=f"{key}-box"):
+        st.caption(f"Guided tour · Step {step} of {n}")
+        st.markdown(f"**{current.title}.** {current.text}")
+        if current.look_at:
+            st.markdown(f":material/visibility: **Look at:** {current.look_at}")
+        cols = st.columns([1, 1, 1, 3])
+        back = cols[0].button("Back", key=f"{key}-back", disabled=step == 1, icon=":material/arrow_back:")
+        nxt = cols[1].button("Next", key=f"{key}-next", disabled=step == n, icon=":material/arrow_forward:",
+                             type="primary")
+        leave = cols[2].button("End tour", key=f"{key}-end")
+        cols[3].caption("Each step is a link: copy the address bar to share this step.")
+    if back or nxt or leave:
+        _go(None if leave else step + (1 if nxt else -1))
+        st.session_state.pop(f"_{key}_applied", None) if leave else None
+        st.rerun()
+    return current
+
+
+def shown(section: str, active: Step | None = None) -> bool:
+    """False when a lesson link hides ``section`` (``?hide=sweep,upload``) or the active tour step does. Pages
+    wrap optional sections: ``if ui.shown("sweep"): ...``."""
+    hidden = {h.strip() for raw in st.query_params.get_all("hide") for h in raw.split(",")}
+    return section not in hidden and not (active is not None and section in active.hide)
+
+
+def _export_spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart's Vega-Lite spec for a slide: a white background, a fixed width where it stretched."""
+    spec = chart.to_dict()
+    spec.setdefault("background", "white")
+    return spec
+
+
+def chart(fig: alt.TopLevelMixin, name: str, data: pd.DataFrame | None = None, alt_text: str = "",
+          key: str | None = None, **kwargs) -> None:
+    """An Altair chart with its downloads for slides: SVG, PNG at twice the size (rendered offline by
+    vl-convert, only when clicked) and the data as CSV (``data``, else the chart's own table when it has one).
+    ``alt_text``: what the chart shows, for screen readers (its Vega-Lite description)."""
+    if alt_text:
+        fig = fig.properties(description=alt_text)
+    st.altair_chart(fig, width="stretch", **kwargs)
+    key = key or f"chart-{name}"
+
+    def svg() -> bytes:
+        import vl_convert as vlc
+
+        return vlc.vegalite_to_svg(_export_spec(fig)).encode()
+
+    def png() -> bytes:
+        import vl_convert as vlc
+
+        return vlc.vegalite_to_png(_export_spec(fig), scale=2)
+
+    table = data if data is not None else (fig.data if isinstance(getattr(fig, "data", None), pd.DataFrame) else None)
+    with st.container(horizontal=True, gap="small", key=f"{key}-downloads"):
+        st.download_button("SVG", svg, file_name=f"{name}.svg", mime="image/svg+xml", key=f"{key}-svg",
+                           icon=":material/download:", on_click="ignore", type="tertiary")
+        st.download_button("PNG (2x)", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png",
+                           icon=":material/download:", on_click="ignore", type="tertiary")
+        if table is not None:
+            st.download_button("CSV", csv_safe(table).to_csv(index=False).encode(), file_name=f"{name}.csv",
+                               mime="text/csv", key=f"{key}-csv", icon=":material/download:", on_click="ignore",
+                               type="tertiary")
+
+
+def app_version() -> tuple[str, str | None]:
+    """``(version, commit)`` of this app: the package version and the git commit the code was served from
+    (read from ``.git`` without running git; None when there is no repository, as in an installed package)."""
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    try:
+        ver = version("toymodels")
+    except PackageNotFoundError:
+        ver = "0"
+    git = Path(__file__).resolve().parent / ".git"
+    commit = None
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if head.startswith("ref: "):
+            ref = head[5:]
+            path = git / ref
+            if path.is_file():
+                commit = path.read_text().strip()
+            elif (git / "packed-refs").is_file():
+                for line in (git / "packed-refs").read_text().splitlines():
+                    if line.endswith(" " + ref):
+                        commit = line.split()[0]
+        else:
+            commit = head
+    except OSError:
+        commit = None
+    return ver, (commit[:12] if commit else None)
+
+
+def bibtex(paper: Paper) -> str:
+    """BibTeX for the paper (from the registry) and for this app (version and commit)."""
+    surname = paper.authors.split(",")[0].split()[-1].lower()
+    first_word = next(w for w in paper.title.lower().split() if w.isalpha() and len(w) > 3)
+    authors = " and ".join(a.strip() for a in paper.authors.replace(" and ", ", ").split(","))
+    venue, year = paper.venue, paper.year
+    ver, commit = app_version()
+    return (f"@inproceedings{{{surname}{year}{first_word},\n  title     = {{{paper.title}}},\n"
+            f"  author    = {{{authors}}},\n  booktitle = {{{venue}}},\n  year      = {{{year}}},\n"
+            f"  eprint    = {{{paper.arxiv}}},\n  archivePrefix = {{arXiv}},\n  url       = {{{paper.arxiv_url}}}\n}}\n\n"
+            f"@software{{toymodels_explorer,\n  title   = {{NeurIPS 2025 Best Papers Explorer: toy models, "
+            f"claim by claim}},\n  version = {{{ver}}},\n  note    = {{commit {commit or 'unknown'}}},\n"
+            f"  year    = {{2026}}\n}}\n")
+
+
+def cite(paper: Paper) -> None:
+    """A "Cite" block: BibTeX for the paper and for this app."""
+    with st.expander("Cite", icon=":material/format_quote:"):
+        st.code(bibtex(paper), language="bibtex")
+        st.caption("Every number marked *paper* names its figure or table; every other number is computed by "
+                   "`toymodels` at the commit above.")
+
+
+def call_snippet(package: str, function: str, *args, **kwargs) -> str:
+    """Python that rebuilds a view: ``import toymodels.<package> as M`` then ``M.<function>(...)`` with the exact
+    arguments (dataclasses as their constructor calls) of the current knobs."""
+    def show(v: Any) -> str:
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            fields_ = ", ".join(f"{f.name}={show(getattr(v, f.name))}" for f in dataclasses.fields(v) if f.init)
+            return f"M.{type(v).__name__}({fields_})"
+        return repr(v)
+
+    parts = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()]
+    return f"import toymodels.{package} as M\n\nresult = M.{function}({', '.join(parts)})\n"
+
+
+def code_for_view(snippet: str, cli: str | None = None) -> None:
+    """"Code for this view": the Python that rebuilds what is on screen (``call_snippet``) and the command line
+    that reproduces the headline."""
+    with st.expander("Code for this view", icon=":material/code:"):
+        st.code(snippet, language="python")
+        if cli:
+            st.caption("The headline, from the command line (its last line is JSON):")
+            st.code(cli, language="bash")

@@ -161,3 +161,146 @@ def test_choice_links_store_ids_and_unknown_ids_open_the_default_with_a_notice()
     bad.run()
     assert not bad.exception and "value=g1" in bad.markdown[0].value
     assert "not one of the choices" in bad.warning[0].value
+
+
+# --------------------------------------------------------------------------- the lecturer's kit
+
+
+def _tour_app():
+    import streamlit as st
+
+    import ui
+
+    steps = [ui.Step("One", "Look at the first number.", {"n": 3}, look_at="the metric"),
+             ui.Step("Two", "Now it doubles.", {"n": 6}, hide=("extra",)),
+             ui.Step("Three", "And again.", {"n": 12})]
+    active = ui.tour(steps)
+    n = st.slider("n", 1, 20, 1, key="n", bind="query-params")
+    st.metric("n squared", n * n)
+    if ui.shown("extra", active):
+        st.write("extra section")
+
+
+def test_a_tour_link_opens_its_step_and_sets_the_knobs():
+    at = AppTest.from_function(_tour_app, default_timeout=30)
+    at.query_params["tour"] = "2"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Step 2 of 3" in c.value for c in at.caption)
+    assert at.slider(key="n").value == 6 and at.metric[0].value == "36"
+    assert not any("extra section" in m.value for m in at.markdown)  # step 2 hides it
+    at.button(key="tour-next").click().run()
+    assert any("Step 3 of 3" in c.value for c in at.caption) and at.slider(key="n").value == 12
+    assert at.query_params["tour"] in ("3", ["3"]) and at.button(key="tour-next").disabled
+    at.button(key="tour-back").click().run()
+    assert any("Step 2 of 3" in c.value for c in at.caption)
+    at.button(key="tour-end").click().run()
+    assert "tour" not in at.query_params and not any("Step" in c.value for c in at.caption)
+    assert any("extra section" in m.value for m in at.markdown)
+
+
+def test_without_a_tour_link_one_button_starts_it_and_a_bad_step_is_said():
+    at = AppTest.from_function(_tour_app, default_timeout=30).run()
+    assert "Take the guided tour (3 steps)" in at.button(key="tour-start").label
+    assert at.slider(key="n").value == 1  # nothing set before the tour starts
+    at.button(key="tour-start").click().run()
+    assert any("Step 1 of 3" in c.value for c in at.caption) and at.slider(key="n").value == 3
+    bad = AppTest.from_function(_tour_app, default_timeout=30)
+    bad.query_params["tour"] = "9"
+    bad.run()
+    assert not bad.exception and any("tour=9" in c.value for c in bad.code)
+
+
+def _lesson_app():
+    import streamlit as st
+
+    import ui
+
+    for section in ("sweep", "upload", "theory"):
+        if ui.shown(section):
+            st.write(f"section {section}")
+
+
+def test_a_lesson_link_hides_the_sections_it_names():
+    at = AppTest.from_function(_lesson_app, default_timeout=30)
+    at.query_params["hide"] = "sweep,upload"
+    at.run()
+    assert [m.value for m in at.markdown] == ["section theory"]
+
+
+def test_figures_for_slides_render_offline_as_svg_and_png():
+    import altair as alt
+    import pandas as pd
+
+    import ui
+
+    fig = alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9]})).mark_line().encode(x="x", y="y")
+    spec = ui._export_spec(fig)
+    assert spec["background"] == "white"
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(spec)
+    png = vlc.vegalite_to_png(spec, scale=2)
+    assert svg.startswith("<svg") and png[:8] == b"\x89PNG\r\n\x1a\n"
+    import struct
+
+    width = struct.unpack(">I", png[16:20])[0]  # the PNG header's width: twice the 1x rendering
+    assert width == 2 * struct.unpack(">I", vlc.vegalite_to_png(spec, scale=1)[16:20])[0]
+
+
+def _chart_app():
+    import altair as alt
+    import pandas as pd
+
+    import ui
+
+    df = pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9]})
+    ui.chart(alt.Chart(df).mark_line().encode(x="x", y="y"), "squares", alt_text="y = x squared")
+
+
+def test_a_chart_comes_with_svg_png_and_csv_downloads():
+    at = AppTest.from_function(_chart_app, default_timeout=30).run()
+    assert not at.exception, at.exception
+    labels = sorted(b.label for b in at.get("download_button"))
+    assert labels == ["CSV", "PNG (2x)", "SVG"]
+
+
+def test_the_citation_names_the_paper_and_this_commit():
+    import re
+
+    import ui
+    from toymodels.registry import PAPERS
+
+    for paper in PAPERS:
+        bib = ui.bibtex(paper)
+        assert paper.title in bib and paper.arxiv in bib and str(paper.year) in bib
+        assert bib.count("@") == 2 and bib.count("{") == bib.count("}")
+    version, commit = ui.app_version()
+    assert version and (commit is None or re.fullmatch(r"[0-9a-f]{12}", commit))
+
+
+def test_the_code_for_a_view_rebuilds_the_same_call():
+    import dataclasses
+
+    import ui
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        steps: int = 10
+        lr: float = 0.1
+        name: str = "a"
+
+    snippet = ui.call_snippet("demo", "run", Config(steps=5, name="x'y"), seeds=[1, 2], quick=True)
+    calls = []
+
+    class M:  # stands in for the topic package
+        pass
+
+    M.Config = Config
+    M.run = lambda *a, **k: calls.append((a, k)) or "done"
+    namespace = {"M": M}
+    body = snippet.split("\n", 1)[1]  # after the import line
+    exec(body, namespace)  # noqa: S102 - our own generated code, checked here
+    assert namespace["result"] == "done"
+    assert calls == [((Config(steps=5, lr=0.1, name="x'y"),), {"seeds": [1, 2], "quick": True})]
+    assert snippet.startswith("import toymodels.demo as M\n")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 AWARD = "Best Paper"
 RUNNER_UP = "Runner-up"
+MORE = "More toy models of 2025"  # solvable toy models of 2025 beyond the award papers (their venue names itself)
+NEURIPS = "Advances in Neural Information Processing Systems (NeurIPS 2025)"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -25,13 +27,15 @@ class Paper:
     icon: str
     title: str
     authors: str
-    award: str        # AWARD or RUNNER_UP
+    award: str        # AWARD, RUNNER_UP, or MORE (not an award paper)
     track: str
     arxiv: str        # arXiv id
     code: str | None  # official code repository (owner/name), or None
     tldr: str         # the idea in plain words
     claim: str        # the paper's headline claim in one sentence
     headline: str     # the paper's headline number, quoted
+    venue: str = NEURIPS  # where the paper appeared, as its own page states (for the citation and the badge)
+    year: int = 2025
 
     @property
     def arxiv_url(self) -> str:
