@@ -9,7 +9,7 @@ seed) model trained alone by ``train_alone``, plain PyTorch as a user would writ
 fused Adam, float32, one thread), the same recipe, data streams, checkpoints and stopping rule. ``--engine-alone``
 also times the batched engine fed one model at a time (what batching and data sharing add on top of sparsity).
 
-The default configuration is the shipped ``scaling`` view's (n = 1000, m = 10/20/40/80, the 5 strong/weak
+The default configuration is the shipped ``scaling`` view's (n = 1000, m = 10…160, the 5 strong/weak
 regimes, batch 128, the paper-large lr recipe, warmup 5 %) for ``--steps`` of its schedule; ``--full`` runs its
 whole schedule (12000 steps, convergence continuation to the 24000 cap; about an hour of CPU for both). Prints
 process-CPU seconds beside wall seconds (wall time is inflated on a shared machine), the speed-up in CPU time, the
@@ -63,7 +63,7 @@ def main() -> None:
         a.steps, a.max_steps = cfg["steps"], cfg["max_steps"]
     if a.quick:
         a.n, a.ms, a.steps = 300, [5, 10, 20], 100
-    regimes = M.HEADLINE_REGIMES + C.profile_regimes(a.n, max(a.ms), weak=cfg["weak_profiles"])
+    regimes = M.HEADLINE_REGIMES + C.profile_regimes(a.n, max(a.ms), weak=cfg.get("weak_profiles", False))
     kw = dict(n=a.n, ms=a.ms, regimes=regimes, steps=a.steps, batch=a.batch, seeds=tuple(range(a.seeds)),
               max_steps=a.max_steps, lr_recipe="paper-large", warmup=0.05)
     fast, fw, fc = timed(lambda: C.sweep(**kw))

@@ -14,7 +14,6 @@ def _npy(arr, allow_pickle=False) -> bytes:
     return buf.getvalue()
 
 
-
 # --------------------------------------------------------------------------- the page
 
 
@@ -23,11 +22,25 @@ def _page():
 
 
 def test_page_defaults_render_from_shipped_results():
+    """The page opens on the claims table and the headline from shipped views (no warning that one is missing)."""
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "Superposition & scaling"
-    assert not at.error
-    assert any("converged" in str(t.value).lower() for t in at.markdown)
+    assert not at.error and not at.warning
+    assert any("What to notice" in str(t.value) for t in at.markdown)
+    assert len(at.dataframe) >= 1 and "claims reproduced" in at.markdown[0].value + "".join(
+        str(t.value) for t in at.markdown[:5])
+
+
+def test_page_tour_steps_set_their_knobs():
+    at = _page()
+    at.query_params["tour"] = "5"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="neff_ratio").value == 1.0
+    at.query_params["tour"] = "4"
+    at.run()
+    assert at.select_slider(key="geo_gamma").value == 0.5
 
 
 def test_page_other_preset_and_training_a_small_model():
@@ -70,10 +83,11 @@ def test_page_sweep_runs_small_and_offers_csv():
     at.number_input(key="sw_n").set_value(100)
     at.multiselect(key="sw_ms").set_value([5, 10])
     at.run()
+    before = len(at.get("download_button"))
     at.button(key="sweep_btn").click().run()
     assert not at.exception, at.exception
     assert not at.error
-    assert len(at.get("download_button")) >= 1
+    assert len(at.get("download_button")) == before + 3         # the sweep's chart: SVG, PNG and CSV
 
 
 def test_page_geometry_form_rejects_nothing_silently():

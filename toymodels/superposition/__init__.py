@@ -31,6 +31,7 @@ from .config import (
     CONFIG_BOUNDS,
     CONV_TOL,
     CONV_WINDOW,
+    GEOMETRY_BOUNDS,
     GEOMETRY_GAMMAS,
     GEOMETRY_SECONDS,
     HEADLINE_REGIMES,
@@ -307,8 +308,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     **dict.fromkeys(("embedding_overlap", "minilm_matrix", "minilm_overlap"), ".embeddings"),
 })
 
-__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "InputError", "analysis",
-           "MIN_M", "WEAK_ALPHA", "BOUNDS", "CONFIG_BOUNDS", "CONV_TOL", "CONV_WINDOW", "GEOMETRY_GAMMAS",
+__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "InputError", "analysis", "MIN_M",
+           "WEAK_ALPHA", "BOUNDS", "CONFIG_BOUNDS", "CONV_TOL", "CONV_WINDOW", "GEOMETRY_BOUNDS", "GEOMETRY_GAMMAS",
            "GEOMETRY_SECONDS", "HEADLINE_REGIMES", "M10", "M10_RECIPES", "NEFF", "NEFF_RATIOS", "PRESETS", "QUICK",
            "REGIME_NAMES", "SCALING", "Config", "expected_seconds", "work_units", "PROFILES", "V_MEAN", "V_SQ",
            "feature_probs", "n_eff", "param_for_neff", "profile_weights", "HIST_BINS", "fit_exponent",

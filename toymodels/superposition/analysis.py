@@ -190,3 +190,67 @@ def project_2d(W: np.ndarray) -> np.ndarray:
     if W.shape[1] <= 2:
         return W
     return W @ np.linalg.svd(W, full_matrices=False)[2][:2].T
+
+
+# --------------------------------------------------------------------------- frames for the page's figures
+
+
+def loss_points(table: pd.DataFrame, regimes) -> pd.DataFrame:
+    """The loss of every run (one point per regime, seed and width) and the seed mean per width, long format:
+    ``kind`` is "run" or "mean"."""
+    rows = table[table["regime"].isin(list(regimes))]
+    runs = rows[["regime", "seed", "m", "loss", "drift", "phi_half", "n_eff"]].assign(kind="run")
+    means = rows.groupby(["regime", "m"], as_index=False, sort=False).agg(
+        loss=("loss", "mean"), drift=("drift", "max"), phi_half=("phi_half", "mean"), n_eff=("n_eff", "first"))
+    return pd.concat([runs, means.assign(kind="mean", seed=-1)], ignore_index=True)
+
+
+def overlap_frame(res: dict) -> pd.DataFrame:
+    """Strong regime, per width: the measured mean squared overlap (seed mean), the Welch bound and 1/m, long
+    format (``series``), with overlap / Welch and overlap × m for the tooltip."""
+    w = by_width(res["table"], STRONG, int(res["settings"]["n"]))
+    base = w[["m", "overlap_over_welch", "overlap_times_m"]]
+    parts = [base.assign(series=name, value=w[col]) for name, col in
+             (("measured ⟨(Ŵ_i·Ŵ_j)²⟩", "overlap"), ("Welch bound (N − m)/(m(N − 1))", "welch"), ("1/m", "inv_m"))]
+    return pd.concat(parts, ignore_index=True)
+
+
+def weak_frame(res: dict) -> pd.DataFrame:
+    """Weak regime, per width: the measured loss, Eq. 4 summed over the rows the model left out, and the ideal
+    (the m most frequent features kept), long format (``series``), with the share of the represented features
+    among the most frequent."""
+    n = int(res["settings"]["n"])
+    w = by_width(res["table"], WEAK, n)
+    ideal = weak_ideal(n, w["m"])
+    parts = [w[["m", "top_share", "represented"]].assign(series=name, loss=values) for name, values in
+             (("measured loss", w["loss"]), ("Eq. 4 on the measured rows", w["eq4"]),
+              ("ideal: the m most frequent kept (Eq. 4)", ideal["loss"]))]
+    return pd.concat(parts, ignore_index=True)
+
+
+def live_fits(df: pd.DataFrame) -> pd.DataFrame:
+    """α_m per regime of a live width sweep (every width, seed means), with whether every run converged."""
+    rows = []
+    for name in dict.fromkeys(df["regime"]):
+        e = exponent(df, name)
+        rows.append({"regime": name, "alpha_m": e["fit_mean"], "C": e["C"], "r2": e["r2"],
+                     "label": "converged" if converged(_rows(df, name)) else "lower bound (not converged)"})
+    return pd.DataFrame(rows)
+
+
+def geometry_frame(geo: dict, k: int) -> pd.DataFrame:
+    """The k-th γ of a ``geometry`` result, for drawing: each feature's vector in the plane (``project_2d``), its
+    norm, its frequency and whether it is represented (‖W_i‖ > 1/2, Eq. 3)."""
+    W = np.asarray(geo["W"][k], dtype=np.float64)
+    P = project_2d(W)
+    norms = np.linalg.norm(W, axis=1)
+    label = np.where(norms > 0.5, "‖W_i‖ > 1/2", "‖W_i‖ ≤ 1/2")
+    return pd.DataFrame({"feature": [f"{i + 1}" for i in range(len(W))], "x": P[:, 0], "y": P[:, 1], "norm": norms,
+                         "p_i": np.asarray(geo["p"]), "represented": label, "x0": 0.0, "y0": 0.0})
+
+
+def gram_frame(geo: dict, k: int) -> pd.DataFrame:
+    """The Gram matrix W Wᵀ of the k-th γ of a ``geometry`` result, long format (i, j, value)."""
+    G = np.asarray(geo["gram"][k], dtype=np.float64)
+    return pd.DataFrame([(f"{i + 1}", f"{j + 1}", float(G[i, j])) for i in range(len(G)) for j in range(len(G))],
+                        columns=["i", "j", "WWᵀ"])
