@@ -90,7 +90,8 @@ VIEWS = views(
          seconds=expected_seconds(NEFF["n"], NEFF["ms"] * len(NEFF_RATIOS), NEFF["steps"], NEFF["batch"], sweep=True)),
     View("geometry", ".experiments:geometry", dict(n=5, m=2, alpha=0.0, E=0.1), label="Training one model per γ…",
          seconds=GEOMETRY_SECONDS),
-    View("run_default", ".experiments:run", dict(cfg=Config(steps=2000, batch=128)), label="Training…", seconds=20),
+    View("run_default", ".experiments:run", dict(cfg=Config(steps=2000, batch=128)), label="Training…",
+         seconds=expected_seconds(1000, [20], 2000, 128)),
     View("minilm", ".embeddings:minilm_overlap", {}, label="Reading all-MiniLM-L6-v2…", seconds=5),
 )
 HEADLINE = "scaling"

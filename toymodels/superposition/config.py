@@ -112,7 +112,8 @@ WIDTH_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), ms=Each(Range(2, 128,
 
 #: The bounds of the one-model knobs, by field (what the page's widgets read).
 BOUNDS = dict(CONFIG_BOUNDS.specs)
-SECONDS_PER_UNIT = 5e-9       # CPU seconds per work unit of a live call (one thread; short runs, evaluation included)
+STEP_SECONDS = 1.4e-3         # CPU seconds per step of a live call, whatever its size (data, Adam, checkpoints) …
+SECONDS_PER_UNIT = 3e-9       # … plus this per work unit (one thread; fitted on runs of m = 20 and 100 and a sweep)
 SWEEP_SECONDS_PER_UNIT = 2.7e-9  # a long converged sweep (the shipped scaling view: 178 CPU-s for 6.7e10 units)
 CONTINUATION = 1.3             # converged sweeps run on past their schedule (steps_run up to 1.4 × steps)
 
@@ -122,7 +123,7 @@ def expected_seconds(n: int, ms, steps: int, batch: int, sweep: bool = False) ->
     ``sweep``) a sweep trained to convergence (``CONTINUATION`` × its scheduled steps on average)."""
     if sweep:
         return work_units(n, ms, steps, batch) * SWEEP_SECONDS_PER_UNIT * CONTINUATION
-    return work_units(n, ms, steps, batch) * SECONDS_PER_UNIT
+    return steps * STEP_SECONDS + work_units(n, ms, steps, batch) * SECONDS_PER_UNIT
 
 
 # --------------------------------------------------------------------------- the shipped views' settings

@@ -124,6 +124,18 @@ def test_small_width_recipes_train_each_recipe_on_its_own_schedule():
     assert t["loss"].iloc[3] == pytest.approx(one["loss"].item(), rel=1e-6)
 
 
+def test_cost_model_is_within_a_factor_of_three_of_the_cpu_time():
+    """``expected_seconds`` (what the page's buttons promise) against the process CPU time of a live call."""
+    import time
+
+    for cfg in (M.Config(n=400, m=8, steps=600, batch=64), M.Config(n=600, m=64, steps=300, batch=256)):
+        t = time.process_time()
+        M.run(cfg)
+        spent = time.process_time() - t
+        want = M.expected_seconds(cfg.n, [cfg.m], cfg.steps, cfg.batch)
+        assert want / 3 <= spent <= want * 3, (cfg, spent, want)
+
+
 def test_train_alone_is_plain_pytorch_on_the_same_streams():
     """The honest loop by hand: the seed's init stream, its data stream, Eq. 2 and Adam written out for 2 steps."""
     n, m, p, lr = 30, 3, M.feature_probs(30, 1.0), 1e-2
