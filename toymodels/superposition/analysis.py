@@ -83,7 +83,7 @@ def by_width(table: pd.DataFrame, regime: str, n: int | None = None) -> pd.DataF
     """Per width, over seeds: loss, the mean squared overlap against 1/m and the Welch bound (mean and
     interval of overlap / Welch), φ_1/2, Eq. 4 on the measured rows against the loss (mean and interval of
     their ratio), how many features are represented (with ``n``) and the share of them among as many most
-    frequent ones, and convergence."""
+    frequent ones, convergence, and ``local_alpha``, the exponent between a width and the one before it."""
     rows = []
     for m, g in _rows(table, regime).groupby("m"):
         ratio = interval(g["overlap"] / g["welch"])
@@ -100,7 +100,10 @@ def by_width(table: pd.DataFrame, regime: str, n: int | None = None) -> pd.DataF
                      "top_share": float(g["top_share"].mean()) if "top_share" in g else float("nan"),
                      "converged": bool(g["converged"].all()), "drift_max": float(g["drift"].max()),
                      "steps_run_max": int(g["steps_run"].max())})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if len(out):  # the exponent between neighbouring widths: where the power law bends
+        out["local_alpha"] = -np.log(out["loss"]).diff() / np.log(out["m"]).diff()
+    return out
 
 
 def weak_ideal(n: int, ms, alpha: float = WEAK_ALPHA) -> dict:

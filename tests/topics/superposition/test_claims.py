@@ -71,6 +71,8 @@ def test_by_width_reads_overlap_over_welch_and_eq4_per_width():
     assert w["overlap_over_welch"].iloc[0] == pytest.approx(2.4) and np.allclose(w["overlap_over_welch"][1:], 1.2)
     assert w["overlap_times_m"].iloc[-1] == pytest.approx(1.2 * (1000 - 160) / 999)
     assert w["represented"].iloc[0] == pytest.approx(1000)
+    exact = A.by_width(_table(strong=1.3, noise=0.0)["table"], "strong")
+    assert np.isnan(exact["local_alpha"].iloc[0]) and np.allclose(exact["local_alpha"][1:], 1.3)
     weak = A.by_width(res["table"], "weak", n=1000)
     assert np.allclose(weak["eq4_ratio"], 0.95) and np.allclose(weak["top_share"], 0.7)
 
