@@ -42,11 +42,24 @@ XM = alt.X("m:Q", scale=alt.Scale(type="log"), title="width m")
 YL = alt.Y("loss:Q", scale=alt.Scale(type="log"), title="loss L (sum over features)")
 
 
+def log_axes(m, y, y_field="loss", title="loss L (sum over features)"):
+    """Log axes fitted to the data (a little margin, no padding out to the next power of ten)."""
+    m, y = np.asarray(m, float), np.asarray(y, float)
+    y = y[np.isfinite(y) & (y > 0)]
+    xs = alt.X("m:Q", title="width m", scale=alt.Scale(type="log", nice=False, domain=[m.min() / 1.15,
+                                                                                        m.max() * 1.15]),
+               axis=alt.Axis(values=sorted(set(int(v) for v in m))))
+    ys = alt.Y(f"{y_field}:Q", title=title, scale=alt.Scale(type="log", nice=False, domain=[y.min() / 1.25,
+                                                                                         y.max() * 1.25]))
+    return xs, ys
+
+
 def loss_chart(points: pd.DataFrame, lines: pd.DataFrame, color: str, title: str, height: int = 320,
                domain=None, colors=None):
     """Loss against width (log-log): faint points per run, large points per seed mean, the fitted power laws."""
     scale = alt.Scale(domain=domain, range=colors) if domain else alt.Scale(range=ui.PALETTE)
     c = alt.Color(f"{color}:N", legend=LEGEND, scale=scale)
+    XM, YL = log_axes(points["m"], np.r_[points["loss"], lines["loss"]])
     tips = [color, "m", alt.Tooltip("loss:Q", format=".4f"), alt.Tooltip("drift:Q", format=".2%", title="drift"),
             alt.Tooltip("phi_half:Q", format=".3f", title="φ_1/2")]
     runs = alt.Chart(points[points["kind"] == "run"]).mark_point(size=25, opacity=0.35).encode(
