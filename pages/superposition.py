@@ -155,7 +155,9 @@ with story:
             "n_eff": "N_eff", "n_eff_over_max_m": "N_eff / max m", "alpha_m": "α_m (m ≥ 20)", "alpha_lo": "95 % lo",
             "alpha_hi": "95 % hi", "alpha_all_widths": "α_m (all m)"}).round(3), hide_index=True, width="stretch")
         st.caption(f"N_eff = 1/Σ q_i² (q = p/Σp), the effective number of features; each profile keeps N_eff ≥ 4 × "
-                   f"the largest width. Paper (n = 10 240, m ≤ 1024): {M.PAPER['alpha_profiles']}.")
+                   f"the largest width. Paper ({M.PAPER['alpha_profiles'].source}): "
+                   f"{', '.join(str(v) for v in M.PAPER['alpha_profiles'].value)}, "
+                   f"{M.PAPER['alpha_profiles'].note}.")
 
     # ======================================================================== the weak regime
     st.subheader("Weak superposition: Eq. 4 holds, the ideal exponent is not reached")
