@@ -97,7 +97,8 @@ st.markdown(f"**What to notice:** strong superposition falls as m^−{a_s['mean'
             "because the model does not keep the most frequent features (below).")
 loc = s["strong"].iloc[1:]
 st.caption("The strong line is not straight: between neighbouring widths its exponent reads "
-           + ", ".join(f"{r.local_alpha:.2f} (m = {int(r.m) // 2}→{r.m})" for r in loc.itertuples())
+           + ", ".join(f"{a:.2f} (m = {m0}→{m1})" for a, m0, m1 in zip(loc["local_alpha"], s["strong"]["m"],
+                                                                       loc["m"]))
            + f"; the seeds spread most at m ≥ 80 (losses ± {100 * (loc['loss_sd'] / loc['loss']).max():.0f} %). "
            "Every run met the convergence rule; the per-seed numbers are in the lab notebook.")
 
