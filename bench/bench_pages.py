@@ -24,8 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402
+from tests.browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402
 
 
 SETTLE_MS = 400

@@ -37,7 +37,7 @@ with ui.guard():
     elif source == "paste":
         text = st.text_area("Responses, separated by a line with `---`. Optional `model: NAME` / `prompt: TEXT` "
                             "lines at the start of a block apply to it and later blocks.", key="hm_paste",
-                            height=200, placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
+                            height=200, max_chars=D.MAX_UPLOAD_BYTES, placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
                             "Time is a river.\n---\nTime is a weaver.\n---\nmodel: other-model\nTime is a thief.")
         if text.strip():
             df, notes = D.parse_pasted(text)
@@ -45,18 +45,19 @@ with ui.guard():
             st.info("Paste at least two responses to analyse them.")
     else:
         up = st.file_uploader(f"CSV or JSONL with columns model, prompt, response (UTF-8, ≤ "
-                              f"{D.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {D.MAX_RESPONSES:,} responses)",
+                              f"{D.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {D.MAX_RESPONSES:,} responses, ≤ "
+                              f"{D.MAX_MODELS} models, ≤ {D.MAX_PROMPTS} prompts)",
                               type=["csv", "jsonl", "json", "txt"], key="hm_upload")
         st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
                    "--model NAME --prompts prompts.txt --n 20` samples any OpenAI-compatible endpoint (vLLM, "
                    "Ollama, llama.cpp) into this format; add `--min-p 0.1 --top-p 1.0 --temperature 2.0` for the "
                    "paper's diversity-oriented decoding.")
         if up is not None:  # keep the file when the visitor switches input and comes back
-            st.session_state["hm_upload_saved"] = (up.name, up.getvalue())
+            st.session_state["hm_upload_saved"] = (str(up.name)[:200], up.getvalue())
         saved = st.session_state.get("hm_upload_saved")
         if up is None and saved is not None:
             c_a, c_b = st.columns([4, 1])
-            c_a.caption(f"Analysing the file uploaded earlier: `{saved[0][:80]}`.")
+            c_a.text(f"Analysing the file uploaded earlier: {saved[0][:80]}")  # a visitor's name: text, not markup
             if c_b.button("Forget it", key="hm_upload_forget"):
                 st.session_state.pop("hm_upload_saved", None)
                 saved = None
@@ -91,7 +92,7 @@ else:
     new = D.uncached_count(texts)
     quick = new == 0 or (new <= D.AUTO_EMBED_MAX and D.model_loaded())
     if quick or st.session_state.get("hm_embedded") == digest:
-        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…")
+        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
     else:
         secs = D.embed_seconds(new)
         load = "" if D.model_loaded() else f" (first loading the model, about {D.MODEL_LOAD_SECONDS:.0f} s)"
@@ -100,7 +101,7 @@ else:
         if not st.button(f"Embed {new:,} responses (about {secs:.0f} s)", key="hm_embed_go", type="primary",
                          icon=":material/play_arrow:"):
             _stop()
-        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…")
+        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
         st.session_state["hm_embedded"] = digest
 
 # --------------------------------------------------------------------------- knobs
@@ -121,7 +122,7 @@ cfg = D.Config(threshold=float(threshold), k_clusters=int(k), neighbours=int(nn)
                levels=tuple(float(x) for x in levels))
 
 with ui.guard():
-    res = ui.compute(D.analyze, df, emb, cfg, label="Analysing…")
+    res = ui.compute(D.analyze, df, emb, cfg, label="Analysing…", run=True)  # capped: under 1 s at 2,000
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
 verdict = D.verdict(res)
 with strip_slot:
@@ -215,7 +216,7 @@ with tabs[0]:
                    "falls back to TTR for responses shorter than its window.")
 
 
-@st.fragment
+@ui.fragment
 def _figures_tab() -> None:
     """The paper's figures: the prompt select reruns this tab alone (a fragment)."""
     left, right = st.columns(2)
@@ -319,12 +320,16 @@ with tabs[2]:
                "0.840, wedding vows 0.819–0.965, with its embedder.")
     if res["strip"].empty:
         st.info("Pick one or more levels under Analysis settings.")
+    # the visitor's own names and texts are shown as text, never as Markdown: an uploaded response must not
+    # become a link, an image the browser fetches, or formatting
     for row in res["strip"].itertuples():
         with st.container(border=True):
-            st.markdown(f"**≈ {row.level:.2f}** → actual **{row.similarity:.3f}** · prompt: *{row.prompt}*")
+            st.markdown(f"**≈ {row.level:.2f}** → actual **{row.similarity:.3f}**")
+            st.text(f"Prompt: {row.prompt}")
             a, b = st.columns(2)
-            a.markdown(f"`{row.model_i}`  \n{row.response_i}")
-            b.markdown(f"`{row.model_j}`  \n{row.response_j}")
+            for col, model, response in ((a, row.model_i, row.response_i), (b, row.model_j, row.response_j)):
+                col.code(model, language=None, wrap_lines=True)
+                col.text(response)
 
 with tabs[3]:
     ex = ui.view(D, D.HEADLINE)
@@ -347,7 +352,7 @@ with tabs[3]:
                "writes the per-pool, per-prompt, inter-model and per-pair tables as CSV.")
 
 
-@st.fragment
+@ui.fragment
 def _sweeps_tab() -> None:
     """Sweeps: a knob here reruns this tab alone (a fragment)."""
     st.markdown("**Responses per pool n.** Each (model, prompt) pool is subsampled to *n* responses (seeded, "
@@ -369,7 +374,7 @@ def _sweeps_tab() -> None:
             run = st.button("Run the sweep", key="hm_sweep_go", icon=":material/play_arrow:")
         if run:
             with ui.guard():
-                sw = ui.compute(D.sample_size_sweep, df, emb, *args, label="Subsampling pools…")
+                sw = ui.compute(D.sample_size_sweep, df, emb, *args, label="Subsampling pools…", run=True)
             st.session_state["hm_sweep_done"] = (len(df), args)
             names = {"intra_similarity": "intra-model similarity", "vendi": "Vendi score",
                      "self_bleu": "Self-BLEU", "distinct_2": "distinct-2"}
@@ -439,17 +444,35 @@ with tabs[5]:
         "**TTR** = types ÷ tokens per response; **MATTR** = mean TTR over sliding windows (length-robust). "
         "**Compression ratio** = UTF-8 bytes ÷ gzip bytes of the pool (higher = more repetitive).\n"
         f"* **Caps:** at most {D.MAX_RESPONSES:,} responses, each truncated to {D.MAX_CHARS:,} characters (with a "
-        f"notice); uploads up to {D.MAX_UPLOAD_BYTES // 1_000_000} MB. More than {D.AUTO_EMBED_MAX} new responses "
-        "wait for a button that says how long embedding takes.")
+        f"notice); at most {D.MAX_MODELS} models, {D.MAX_PROMPTS} prompts and {D.MAX_POOL:,} responses per (model, "
+        f"prompt) pool; model names up to {D.MAX_MODEL_CHARS} and prompts up to {D.MAX_PROMPT_CHARS:,} characters; "
+        f"uploads up to {D.MAX_UPLOAD_BYTES // 1_000_000} MB, {D.MAX_ROWS:,} rows and {D.MAX_COLUMNS} columns. More "
+        f"than {D.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your names "
+        "and texts are shown as plain text.")
+
+def _pairs_csv() -> bytes:
+    """The per-pair table with each prompt as its number in the per-prompt CSV (``prompt_no``): up to
+    300,000 pairs, so repeating a prompt of up to 1,000 characters in every row would make ~370 MB."""
+    pairs = res["pairs"]
+    number = {p: i for i, p in enumerate(per_prompt["prompt"], 1)}
+    table = pairs.drop(columns=["prompt"]).assign(prompt_no=pairs["prompt"].map(number).to_numpy())
+    table = table[["i", "j", "prompt_no"] + [c for c in pairs.columns if c not in ("i", "j", "prompt")]]
+    return ui.csv_safe(table).to_csv(index=False).encode()
+
 
 with tabs[6]:
     d = st.columns(2)
     with d[0]:
-        ui.download_csv(per_prompt, "hivemind_per_prompt.csv", "Per-prompt (CSV)", key="hm_dl_prompt")
+        ui.download_csv(per_prompt.assign(prompt_no=range(1, len(per_prompt) + 1))[
+            ["prompt_no"] + list(per_prompt.columns)], "hivemind_per_prompt.csv", "Per-prompt (CSV)",
+            key="hm_dl_prompt")
         ui.download_csv(per_pool, "hivemind_per_pool.csv", "Per (model, prompt) (CSV)", key="hm_dl_pool")
     with d[1]:
         ui.download_csv(inter, "hivemind_inter_model.csv", "Inter-model (CSV)", key="hm_dl_inter")
-        ui.download_csv(res["pairs"], "hivemind_pairs.csv", "Per-pair (CSV)", key="hm_dl_pairs")
+        # built when clicked, not on every rerun (300,000 pairs: about 2 s of CPU and tens of MB)
+        st.download_button("Per-pair (CSV)", _pairs_csv, file_name="hivemind_pairs.csv", mime="text/csv",
+                           key="hm_dl_pairs", icon=":material/download:")
     st.caption(f"Per-pair: every pair of responses to the same prompt (at most {D.MAX_PAIR_ROWS:,}, a seeded "
-               "sample beyond that).")
+               "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
+               "`prompt_no` the prompt's number in the per-prompt CSV.")
 ui.device_caption()

@@ -86,19 +86,50 @@ seed = c4.number_input("seed", int(B["seed"].lo), int(B["seed"].hi), 0, key="see
 text = st.text_area("Your class: one hypothesis per line as 0/1 (one digit per point)",
                     value=M.G_ROWS.replace(" ", "\n"), height=140, key="rows", bind="query-params",
                     disabled=preset != "custom",
-                    help=f"At most {M.MAX_POINTS} points and {M.MAX_HYPOTHESES} distinct hypotheses.")
+                    help=f"At most {M.MAX_POINTS} points and {M.MAX_HYPOTHESES} distinct hypotheses. The exact "
+                         f"solve stops at {M.MAX_TR_SECONDS:g} s of CPU or {M.MAX_TR_BYTES // 2**20} MB (what a class "
+                         f"needs shows only as it is solved: dense random classes of 12 or more points and 400 or "
+                         f"more rows are often refused); one that needs more than {M.LINK_TR_SECONDS:g} s waits for "
+                         "a button.")
+
+
+
+def solve_class(H):
+    """The class's exact numbers, without letting a link start a long solve.
+
+    A result already stored (shipped, or solved by any visitor) is shown at once. Otherwise the solver runs at
+    once only within ``M.LINK_TR_SECONDS`` of estimated CPU (its meter counts the work before doing it, so
+    this is a bound, not a hope); a class that needs more waits for a button that states the cost. A class
+    over the solver's own limits (memory or ``M.MAX_TR_SECONDS``) is refused with what it would cost."""
+    summary = ui.compute(M.class_summary, H, run=False)  # stored: free; never computes
+    if summary is not None:
+        return summary
+    M.class_summary.budget(H)  # a class the solver already refused is refused again at once
+    try:
+        return ui.compute(M.class_summary, H, max_work=M.LINK_TR_WORK, run=True, label="Solving the class exactly…")
+    except M.CostLimit as exc:
+        cost = exc.cost
+    M.class_summary.budget(H)  # refused at once when the check already shows the full solve would be refused
+    more = max(M.LINK_TR_SECONDS, cost["seconds"])  # the work the check reached (the full solve does it too)
+    st.info(f"Solving this class exactly needs more than {more:.1f} s of CPU, so a link does not start it by "
+            "itself.", icon=":material/hourglass_top:")
+    if st.button(f"Solve it exactly: more than {more:.1f} s of CPU (stopped at {M.MAX_TR_SECONDS:g} s or "
+                 f"{M.MAX_TR_BYTES // 2**20} MB)", key="tr_solve", icon=":material/play_arrow:", type="primary"):
+        return ui.compute(M.class_summary, H, run=True, label="Solving the class exactly…")
+    return None
+
 
 H, summary = None, None
 try:
     if preset == "custom":
         H, notes = M.parse_class(text)
         for note in notes:
-            st.warning(f"Your class: {note}.", icon=":material/content_copy:")
+            st.warning(f"Your class: {ui.plain(note)}.", icon=":material/content_copy:")
     else:
         H = M.preset_class(preset, n=int(n_pts), depth=int(depth), p=float(p_off), seed=int(seed))
-    summary = ui.compute(M.class_summary, H, label="Solving the class exactly…")
-except InputError as exc:
-    st.error(f"This class cannot be used: {exc}", icon=":material/error:")
+    summary = solve_class(H)
+except InputError as exc:  # the message may quote the visitor's text: shown as plain characters
+    st.error(f"This class cannot be used: {ui.plain(exc)}", icon=":material/error:")
 
 if summary is not None:
     # ----------------------------------------------------------------------- its numbers
@@ -196,7 +227,7 @@ if summary is not None:
                 transcript, state = M.play(H, M.make_learner(opponent, H, order),
                                            M.HumanAdversary(H, game, moves, order), with_state=True)
         except InputError as exc:  # a stale move (cannot happen through the buttons): start over
-            st.warning(f"The game was reset: {exc}", icon=":material/restart_alt:")
+            st.warning(f"The game was reset: {ui.plain(exc)}", icon=":material/restart_alt:")
             st.session_state["tr_game"] = {"sig": sig, "moves": []}
             st.rerun()
 
@@ -336,9 +367,11 @@ if go:
     ps = [round(float(v), 3) for v in np.linspace(sw_p[0], sw_p[1], int(sw_steps))]
     st.session_state["tr_sweep_args"] = dict(depth=int(sw_depth), ps=ps, samples=int(sw_n), seed=int(sw_seed))
 args = st.session_state.get("tr_sweep_args")
+res = None
 if args:
-    with ui.guard():
-        res = ui.compute(M.gap_sweep, **args, label="Sweeping random tree classes…")
+    with ui.guard():  # computes on the press of Run sweep only; later reruns show the stored result
+        res = ui.compute(M.gap_sweep, **args, label="Sweeping random tree classes…", run=bool(go))
+if res is not None:
     ch = alt.Chart(res["summary"]).mark_line(point=True).encode(
         x=alt.X("p:Q", title="off-path probability p"),
         y=alt.Y("gap_fraction:Q", title="share with M_tr < LD", axis=alt.Axis(format="%")),

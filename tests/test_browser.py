@@ -14,8 +14,7 @@ from toymodels.registry import PAPERS
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "screenshots"
-sys.path.insert(0, str(ROOT / "bench"))
-from browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402  (shared with bench/*.py)
+from tests.browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402  (shared with bench/*.py)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import browserkit  # noqa: E402
+from tests import browserkit  # noqa: E402
 
 
 def test_no_wrapper_without_a_reason():

@@ -304,3 +304,17 @@ def test_the_code_for_a_view_rebuilds_the_same_call():
     assert namespace["result"] == "done"
     assert calls == [((Config(steps=5, lr=0.1, name="x'y"),), {"seeds": [1, 2], "quick": True})]
     assert snippet.startswith("import toymodels.demo as M\n")
+
+
+def test_the_shared_memo_is_bounded_by_bytes_as_well_as_count():
+    import numpy as np
+
+    import ui
+
+    memo = ui._Memo(size=10, max_bytes=3_000_000)
+    for i in range(5):
+        memo.get(f"k{i}", lambda: {"a": np.zeros(100_000)})  # 800 kB each
+    assert list(memo.items) == ["k2", "k3", "k4"] and sum(memo.sizes.values()) <= 3_000_000
+    big = memo.get("big", lambda: np.zeros(1_000_000))  # 8 MB: served, not kept
+    assert big.shape == (1_000_000,) and "big" not in memo.items
+    assert ui.approx_bytes({"t": __import__("pandas").DataFrame({"x": np.arange(1000)})}) >= 8000

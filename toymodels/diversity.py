@@ -30,6 +30,10 @@ Self-BLEU (Zhu et al. 2018): each response is the hypothesis, the other response
 averaged, with **sacrebleu 2.6.0** ``BLEU(tokenize="13a", smooth_method="exp", max_ngram_order=4,
 effective_order=True, lowercase=False)`` on a 0-100 scale; gzip compression ratio = UTF-8 bytes / gzip bytes
 of the pool joined by newlines (higher = more repetitive).
+
+Input from a visitor (a paste, an upload) and the collector's arguments are bounded before any work: parsing is
+one linear pass that stops at the first cap it passes (labels, models, prompts, pool size, rows, columns; the
+``MAX_*`` constants), and whatever the process keeps across reruns is bounded by bytes (``_ByteLRU``).
 """
 from __future__ import annotations
 
@@ -51,8 +55,8 @@ import numpy as np
 import pandas as pd
 
 from toymodels.store import write_tables
-from toymodels.topic import (Each, Fields, InputError, Range, Verdict, View, as_progress, bounded, load_view,
-                             views)
+from toymodels.topic import (Each, Fields, InputError, Range, Verdict, View, as_progress, bounded, check,
+                             load_view, views)
 
 TOPIC = "hivemind"
 DATA_DIR = Path(__file__).resolve().parent / "data" / "hivemind"
@@ -61,6 +65,15 @@ EXAMPLE_CSV = DATA_DIR / "example.csv"
 MAX_RESPONSES = 2000       # cap on responses per analysis: the analysis of 2,000 takes about 1 s of CPU
 MAX_CHARS = 4000           # longer responses are truncated to this many characters (MiniLM sees 256 tokens anyway)
 MAX_UPLOAD_BYTES = 5_000_000
+MAX_ROWS = 10_000          # rows an upload may hold (empty responses included); reading stops after them
+MAX_COLUMNS = 50           # columns of an uploaded table (the header is checked before pandas reads the body)
+MAX_MODEL_CHARS = 100      # a model name is a label: Hugging Face ids are at most 96 characters
+MAX_PROMPT_CHARS = 1000    # a prompt is a label here: Infinity-Chat's are 15-200 characters (paper §2)
+MAX_MODELS = 100           # models per analysis: the paper ran 70+ and shows 25; the charts stay readable
+MAX_PROMPTS = 100          # prompts per analysis: the paper's INFINITY-CHAT100
+MAX_POOL = 1000            # responses per (model, prompt) pool: the paper draws 50
+PARSE_MEMO_BYTES = 64_000_000  # parsed inputs kept across reruns (``_PARSED``), by estimated bytes
+BASE_MEMO_BYTES = 160_000_000  # configuration-free parts of recent analyses (``_BASE``), by estimated bytes
 COLUMNS = ("model", "prompt", "response")
 MAX_PAIR_ROWS = 300_000    # cap on the per-pair table (within-prompt pairs only)
 HEAT_MAX = 100             # the per-prompt heatmap shows at most this many responses (the first ones)
@@ -97,22 +110,120 @@ def load_example() -> pd.DataFrame:
     return validate(pd.read_csv(EXAMPLE_CSV, dtype=str, keep_default_na=False))[0]
 
 
+_NOT_INERT = re.compile(r"[^\w ,'-]+")
+
+
+def inert(value, limit: int = 40) -> str:
+    """A visitor's value made safe to quote in a message that a page may render as Markdown.
+
+    Only letters, digits, spaces, underscores and ``,'-`` survive; every run of anything else becomes one
+    ``?``, so no link, image, HTML, LaTeX or Streamlit directive can form (they all need ``[ ] ( ) < > : / . $``).
+    At most ``limit`` characters (then ``…``). Messages quote uploaded names only through this.
+    """
+    s = _NOT_INERT.sub("?", str(value)[:4 * limit])
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+class _ByteLRU:
+    """A thread-safe LRU bounded by the estimated bytes of its values (and by count): what a hosted server
+    keeps across reruns and visitors must have a memory bound, not only a number of entries."""
+
+    def __init__(self, max_bytes: int, max_items: int):
+        self.max_bytes, self.max_items = int(max_bytes), int(max_items)
+        self.items: OrderedDict[str, tuple[object, int]] = OrderedDict()
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def get(self, key: str):
+        """The value for ``key`` (marked recently used), or None."""
+        with self.lock:
+            if key not in self.items:
+                return None
+            self.items.move_to_end(key)
+            return self.items[key][0]
+
+    def put(self, key: str, value, size: int) -> None:
+        """Keep ``value`` (``size`` bytes), evicting the least recently used; a value larger than the whole
+        budget is not kept."""
+        with self.lock:
+            if key in self.items:
+                self.bytes -= self.items.pop(key)[1]
+            if size > self.max_bytes:
+                return
+            self.items[key] = (value, int(size))
+            self.bytes += int(size)
+            while self.bytes > self.max_bytes or len(self.items) > self.max_items:
+                self.bytes -= self.items.popitem(last=False)[1][1]
+
+
+def approx_bytes(obj, _depth: int = 0) -> int:
+    """Estimated memory of a result: arrays by their buffers (plus their objects), tables by pandas' deep
+    memory usage, strings and containers by ``sys.getsizeof`` of their parts (shared objects count once per
+    reference: an over-estimate, the safe side for a memory bound)."""
+    import sys
+
+    if isinstance(obj, np.ndarray):
+        extra = sum(sys.getsizeof(x) for x in obj.ravel()) if obj.dtype == object else 0
+        return int(obj.nbytes) + extra
+    if isinstance(obj, pd.DataFrame):
+        return int(obj.memory_usage(deep=True, index=True).sum())
+    if isinstance(obj, pd.Series):
+        return int(obj.memory_usage(deep=True, index=True))
+    if isinstance(obj, (str, bytes, int, float, bool)) or obj is None or _depth > 6:
+        return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(approx_bytes(v, _depth + 1) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sys.getsizeof(obj) + sum(approx_bytes(v, _depth + 1) for v in obj)
+    return sys.getsizeof(obj)
+
+
+def _columns(names: list) -> dict[str, object]:
+    """Map model/prompt/response to the table's column labels, matched ignoring case and surrounding spaces.
+
+    Two columns that match the same name (``response`` and ``Response``) raise InputError: picking one of
+    them silently could analyse the wrong text. A missing column raises InputError naming what was found.
+    """
+    cols: dict[str, object] = {}
+    for label in names:
+        key = str(label).strip().lower()
+        if key in COLUMNS:
+            if key in cols:
+                raise InputError(f"two columns are named {key!r} (names are matched ignoring case and spaces): "
+                                 f"keep one and upload again")
+            cols[key] = label
+    missing = [c for c in COLUMNS if c not in cols]
+    if missing:
+        found = ", ".join(repr(inert(c, 30)) for c in list(names)[:12]) or "none"
+        more = f" and {len(names) - 12:,} more" if len(names) > 12 else ""
+        raise InputError(f"missing column(s) {', '.join(missing)}: the table needs columns model, prompt, "
+                         f"response (found {found}{more})")
+    return cols
+
+
+def _first_too_long(values: pd.Series, limit: int):
+    """Row (1-based, in the table as given) and length of the first value over ``limit`` characters, or None."""
+    lengths = values.str.len().to_numpy()
+    over = np.flatnonzero(lengths > limit)
+    return (int(values.index[over[0]]) + 1, int(lengths[over[0]])) if len(over) else None
+
+
 def validate(df: pd.DataFrame, cap: int = MAX_RESPONSES) -> tuple[pd.DataFrame, list[str]]:
     """Check and clean a (model, prompt, response) table. Returns (clean table, warnings).
 
-    Column names are matched case-insensitively after stripping; a missing column raises InputError.
-    Empty responses are dropped (with a warning); more than ``cap`` rows raises InputError;
-    responses longer than MAX_CHARS are truncated (with a warning). Row order is kept.
+    Column names are matched case-insensitively after stripping; a missing or doubled column raises
+    InputError. Empty responses are dropped (with a warning); more than ``cap`` responses, a model name over
+    MAX_MODEL_CHARS or a prompt over MAX_PROMPT_CHARS characters, more than MAX_MODELS models, MAX_PROMPTS
+    prompts or MAX_POOL responses in one (model, prompt) pool raise InputError; responses longer than
+    MAX_CHARS are truncated (with a warning). Row order is kept. Linear in the size of the table.
     """
     if not isinstance(df, pd.DataFrame):
         raise InputError("expected a table with columns model, prompt, response")
-    cols = {str(c).strip().lower(): c for c in df.columns}
-    missing = [c for c in COLUMNS if c not in cols]
-    if missing:
-        found = ", ".join(repr(str(c)[:40]) for c in list(df.columns)[:12]) or "none"
-        raise InputError(f"missing column(s) {', '.join(missing)}: the table needs columns model, prompt, "
-                         f"response (found {found})")
-    out = pd.DataFrame({c: df[cols[c]] for c in COLUMNS})
+    if df.shape[1] > MAX_COLUMNS:
+        raise InputError(f"the table has {df.shape[1]:,} columns; the limit is {MAX_COLUMNS} (it needs only "
+                         "model, prompt, response)")
+    cols = _columns(list(df.columns))
+    out = pd.DataFrame({c: df[cols[c]].to_numpy() for c in COLUMNS})  # rows numbered from 0 as given
     out = out.fillna("").astype(str)
     for c in COLUMNS:
         out[c] = out[c].str.strip()
@@ -128,6 +239,22 @@ def validate(df: pd.DataFrame, cap: int = MAX_RESPONSES) -> tuple[pd.DataFrame, 
     if len(out) > cap:
         raise InputError(f"{len(out):,} responses is more than the cap of {cap:,}: analyse a subset "
                          f"(e.g. fewer samples per model or fewer prompts)")
+    for col, limit, what in (("model", MAX_MODEL_CHARS, "model name"), ("prompt", MAX_PROMPT_CHARS, "prompt")):
+        bad = _first_too_long(out[col], limit)
+        if bad:
+            raise InputError(f"the {what} in row {bad[0]:,} has {bad[1]:,} characters; the limit is "
+                             f"{limit:,}: shorten it (it is a label, the analysis does not read it)")
+    n_models, n_prompts = out["model"].nunique(), out["prompt"].nunique()
+    if n_models > MAX_MODELS:
+        raise InputError(f"{n_models:,} models is more than the cap of {MAX_MODELS}: analyse a subset of the "
+                         "models (the paper compares 25)")
+    if n_prompts > MAX_PROMPTS:
+        raise InputError(f"{n_prompts:,} prompts is more than the cap of {MAX_PROMPTS}: analyse a subset of the "
+                         "prompts (the paper uses 100)")
+    biggest = int(out.groupby(["model", "prompt"], sort=False).size().max())
+    if biggest > MAX_POOL:
+        raise InputError(f"one (model, prompt) pool has {biggest:,} responses; the cap is {MAX_POOL:,} per pool "
+                         "(the paper draws 50): analyse a subset")
     long = out["response"].str.len() > MAX_CHARS
     if long.any():
         warnings.append(f"truncated {int(long.sum())} response(s) to {MAX_CHARS:,} characters")
@@ -135,32 +262,85 @@ def validate(df: pd.DataFrame, cap: int = MAX_RESPONSES) -> tuple[pd.DataFrame, 
     return out.reset_index(drop=True), warnings
 
 
-_HEADER = re.compile(r"^\s*(model|prompt)\s*:\s*(.*)$", re.IGNORECASE)
+# Parsed inputs, kept across reruns and visitors (the page parses its input on every rerun): by the SHA-256
+# of the input, the table and its warnings, or the InputError message a bad input gave.
+_PARSED = _ByteLRU(PARSE_MEMO_BYTES, 32)
+
+
+def _memo_parse(kind: str, payload: bytes, extra: str, parse) -> tuple[pd.DataFrame, list[str]]:
+    h = hashlib.sha256(kind.encode())
+    h.update(extra.encode("utf-8", "surrogatepass"))
+    h.update(b"\x00")
+    h.update(payload)
+    key = h.hexdigest()
+    hit = _PARSED.get(key)
+    if hit is None:
+        try:
+            df, notes = parse()
+        except InputError as exc:
+            _PARSED.put(key, str(exc), len(str(exc)) + 100)
+            raise
+        hit = (df, list(notes))
+        _PARSED.put(key, hit, approx_bytes(df) + 1000)
+    if isinstance(hit, str):
+        raise InputError(hit)
+    return hit[0].copy(), list(hit[1])
+
+
+_HEADER = re.compile(r"\s*(model|prompt)\s*:(.*)", re.IGNORECASE | re.DOTALL)
 
 
 def parse_pasted(text: str, model: str = "pasted", prompt: str = "pasted prompt") -> tuple[pd.DataFrame, list[str]]:
-    """Parse pasted responses separated by lines holding only ``---``.
+    """Parse pasted responses separated by lines holding only ``---`` (three or more dashes).
 
-    A block may start with ``model: NAME`` and/or ``prompt: TEXT`` lines; these set the model/prompt for that
-    block and every later block until changed. Without them everything is one model and one prompt.
+    A block may start with ``model: NAME`` and/or ``prompt: TEXT`` lines (blank lines between them are
+    skipped); these set the model/prompt for that block and every later block until changed. Without them
+    everything is one model and one prompt. One pass over the lines (linear in the text); it stops at the
+    first response past the cap or the first over-long label. The result is memoised (``_PARSED``).
     """
     if not isinstance(text, str) or not text.strip():
         raise InputError("nothing pasted: enter responses separated by a line with ---")
     if len(text) > MAX_UPLOAD_BYTES:
         raise InputError(f"{len(text):,} characters pasted; the limit is {MAX_UPLOAD_BYTES:,}: upload a file instead")
-    rows, cur_model, cur_prompt = [], model, prompt
-    for block in re.split(r"^\s*---+\s*$", text.replace("\r\n", "\n"), flags=re.MULTILINE):
-        lines = block.strip("\n").split("\n")
-        while lines and _HEADER.match(lines[0]):
-            key, value = _HEADER.match(lines[0]).groups()
-            if key.lower() == "model":
-                cur_model = value.strip() or model
-            else:
-                cur_prompt = value.strip() or prompt
-            lines = lines[1:]
-        body = "\n".join(lines).strip()
-        if body:
-            rows.append((cur_model, cur_prompt, body))
+    payload = text.encode("utf-8", "surrogatepass")
+    return _memo_parse("paste", payload, f"{model}\x00{prompt}", lambda: _parse_pasted(text, model, prompt))
+
+
+def _parse_pasted(text: str, model: str, prompt: str) -> tuple[pd.DataFrame, list[str]]:
+    rows, cur = [], {"model": model, "prompt": prompt}
+    limits = {"model": MAX_MODEL_CHARS, "prompt": MAX_PROMPT_CHARS}
+    body: list[str] = []
+    at_head = True  # at the start of a block: blank lines and model:/prompt: lines set the labels
+
+    def flush():
+        response = "\n".join(body).strip()
+        if response:
+            rows.append((cur["model"], cur["prompt"], response))
+            if len(rows) > MAX_RESPONSES:
+                raise InputError(f"more than {MAX_RESPONSES:,} responses pasted (the cap): analyse a subset")
+
+    for lineno, line in enumerate(io.StringIO(text.replace("\r\n", "\n")), 1):
+        line = line[:-1] if line.endswith("\n") else line
+        bare = line.strip()
+        if len(bare) >= 3 and not bare.strip("-"):
+            flush()
+            body, at_head = [], True
+            continue
+        if at_head:
+            if not bare:
+                continue
+            m = _HEADER.match(line)
+            if m:
+                key, value = m.group(1).lower(), m.group(2).strip()
+                if len(value) > limits[key]:
+                    what = "model name" if key == "model" else "prompt"
+                    raise InputError(f"line {lineno:,}: the {what} has {len(value):,} characters; the limit is "
+                                     f"{limits[key]:,}")
+                cur[key] = value or (model if key == "model" else prompt)
+                continue
+            at_head = False
+        body.append(line)
+    flush()
     if not rows:
         raise InputError("no responses found between the --- separators")
     return validate(pd.DataFrame(rows, columns=list(COLUMNS)))
@@ -170,49 +350,156 @@ def parse_upload(data: bytes, filename: str = "upload.csv") -> tuple[pd.DataFram
     """Parse an uploaded CSV or JSONL (one JSON object per line) with columns model, prompt, response.
 
     Any failure to read the file, whatever its cause (malformed or deeply nested JSON, a broken CSV, odd
-    values), raises InputError with a short message; nothing else escapes.
+    values), raises InputError with a short message; nothing else escapes. Linear in the file: at most
+    MAX_COLUMNS columns (checked on the header before pandas reads the body) and MAX_ROWS rows are read.
+    The result is memoised (``_PARSED``).
     """
     if not isinstance(data, (bytes, bytearray)) or not data:
         raise InputError("the uploaded file is empty")
     if len(data) > MAX_UPLOAD_BYTES:
         raise InputError(f"the file is {len(data) / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB")
+    name = str(filename or "")[:300]
+    return _memo_parse("upload", bytes(data), name, lambda: _parse_upload(bytes(data), name))
+
+
+def _parse_upload(data: bytes, filename: str) -> tuple[pd.DataFrame, list[str]]:
     if b"\x00" in data[:8192]:
         raise InputError("this looks like a binary file: upload a UTF-8 CSV or JSONL text file")
     try:
-        text = bytes(data).decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"the file is not valid UTF-8 (byte {exc.start}): save it as UTF-8 and upload again") from None
     try:
-        return validate(_read_table(text, str(filename or "")))
+        return validate(_read_table(text, filename))
     except InputError:
         raise
     except RecursionError:
         raise InputError("the file nests JSON too deeply: upload flat records with keys model, prompt, "
                          "response") from None
     except Exception as exc:  # noqa: BLE001 - any parse failure of an upload is the visitor's input error
-        msg = (str(exc).splitlines() or [""])[0][:160]
+        msg = inert((str(exc).splitlines() or [""])[0], 120)
         raise InputError(f"could not read the file ({type(exc).__name__}{': ' + msg if msg else ''})") from None
 
 
 def _read_table(text: str, filename: str) -> pd.DataFrame:
     name = filename.lower()
     is_json = name.endswith((".jsonl", ".json", ".ndjson")) or text.lstrip().startswith(("{", "["))
-    if not is_json:
-        try:
-            return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-            raise InputError(f"could not parse CSV: {str(exc).splitlines()[0][:160]}") from None
-    stripped = text.strip()
+    return _read_json(text) if is_json else _read_csv(text)
+
+
+def _too_many_rows() -> InputError:
+    return InputError(f"the file has more than {MAX_ROWS:,} rows; the analysis takes at most {MAX_RESPONSES:,} "
+                      "responses: upload a subset")
+
+
+def _read_csv(text: str) -> pd.DataFrame:
+    # the header first, with the csv module: pandas takes a minute and gigabytes for a 5 MB header of
+    # 500,000 columns, so a wide table is refused before pandas sees it
     try:
-        if stripped.startswith("["):
-            records = json.loads(stripped)
+        header = next((row for row in csv.reader(io.StringIO(text)) if row), None)
+    except csv.Error as exc:
+        why = (f"one of its names is longer than {csv.field_size_limit():,} characters" if "field larger" in str(exc)
+               else inert(exc, 120))
+        raise InputError(f"could not parse the CSV header: {why}") from None
+    if header is None:
+        raise InputError("no non-empty responses to analyse (the file has no header row)")
+    if len(header) > MAX_COLUMNS:
+        raise InputError(f"the CSV header has {len(header):,} columns; the limit is {MAX_COLUMNS} (the table needs "
+                         "only model, prompt, response)")
+    _columns(header)  # doubled names are refused here: pandas would rename one to 'name.1' silently
+    try:
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, nrows=MAX_ROWS + 1)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
+        raise InputError(f"could not parse CSV: {inert(str(exc).splitlines()[0], 160)}") from None
+    if len(df) > MAX_ROWS:
+        raise _too_many_rows()
+    return df
+
+
+def _cell(value, key: str, record: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    kind = "object" if isinstance(value, _Record) else "array" if isinstance(value, list) else type(value).__name__
+    raise InputError(f"record {record:,}: {key} must be text, not a JSON {kind}")
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _Record(list):
+    """A JSON object as its list of (key, value) pairs (``object_pairs_hook``): a key given twice is seen,
+    where a dict would keep the last one silently."""
+
+
+def _json_array(text: str):
+    """The items of a JSON array, decoded one at a time (``raw_decode``), so a 5 MB array of a million tiny
+    items stops at MAX_ROWS instead of being built whole first. Yields (item number, item)."""
+    decoder, i, count = json.JSONDecoder(object_pairs_hook=_Record), _JSON_SPACE.match(text, 1).end(), 0
+    if text.startswith("]", i):
+        return
+    while True:
+        count += 1
+        if count > MAX_ROWS:
+            raise _too_many_rows()
+        try:
+            item, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"could not parse JSON: {exc.msg} (line {exc.lineno:,})") from None
+        yield count, item
+        i = _JSON_SPACE.match(text, i).end()
+        if text.startswith(",", i):
+            i = _JSON_SPACE.match(text, i + 1).end()
+        elif text.startswith("]", i) and i + 1 == len(text):
+            return
         else:
-            records = [json.loads(line) for line in stripped.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise InputError(f"could not parse JSON lines: {exc.msg} (line {exc.lineno})") from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise InputError("JSONL must hold one object per line, each with keys model, prompt, response")
-    return pd.DataFrame.from_records(records)
+            line = text.count("\n", 0, i) + 1
+            raise InputError(f"could not parse JSON: expected ',' or a final ']' (line {line:,})")
+
+
+def _read_json(text: str) -> pd.DataFrame:
+    """JSON lines (or one JSON array) of records; only the keys model, prompt, response are read."""
+    stripped = text.strip()
+    if stripped.startswith("["):
+        numbered = _json_array(stripped)
+    else:
+        def lines():
+            count = 0
+            for lineno, line in enumerate(io.StringIO(stripped), 1):
+                if line.strip():
+                    count += 1
+                    if count > MAX_ROWS:
+                        raise _too_many_rows()
+                    try:
+                        yield lineno, json.loads(line, object_pairs_hook=_Record)
+                    except json.JSONDecodeError as exc:
+                        raise InputError(f"could not parse JSON lines: {exc.msg} (line {lineno:,})") from None
+        numbered = lines()
+    rows, seen = [], set()
+    for where, rec in numbered:
+        if not isinstance(rec, _Record):
+            raise InputError("JSONL must hold one object per line, each with keys model, prompt, response")
+        if len(rec) > MAX_COLUMNS:
+            raise InputError(f"record {where:,} has {len(rec):,} keys; the limit is {MAX_COLUMNS} (a record needs "
+                             "only model, prompt, response)")
+        cols = {}
+        for k, v in rec:
+            key = str(k).strip().lower()
+            if key in COLUMNS:
+                if key in cols:
+                    raise InputError(f"record {where:,} has the key {key!r} twice (keys are matched ignoring "
+                                     "case and spaces): keep one")
+                cols[key] = v
+        seen.update(cols)
+        rows.append(tuple(_cell(cols.get(c), c, where) for c in COLUMNS))
+    missing = [c for c in COLUMNS if c not in seen]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}: each JSON record needs keys model, prompt, "
+                         "response")
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 # =========================================================================== lexical metrics
@@ -604,22 +891,22 @@ def _pool_sums(Sp: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, n
     return G, counts, diag
 
 
-_BASE: OrderedDict[str, dict] = OrderedDict()  # the configuration-free part of recent analyses
-_BASE_LOCK = threading.Lock()
-_BASE_MAX = 2
+# the configuration-free part of recent analyses, by estimated bytes: one of 2,000 responses is ~50 MB
+# (its 2,000 x 2,000 similarity matrix alone is 32 MB), the example set's well under 1 MB
+_BASE = _ByteLRU(BASE_MEMO_BYTES, 8)
 
 
 def _analysis_base(df: pd.DataFrame, emb: np.ndarray, p) -> dict:
     """Everything ``analyze`` computes that no ``Config`` field changes, for a validated table and its
-    embeddings, kept for the last two tables of the process: moving a knob redoes only what the knob changes."""
+    embeddings, kept for the process's recent tables (``_BASE``, bounded by bytes): moving a knob redoes only
+    what the knob changes."""
     h = hashlib.sha256(df[list(COLUMNS)].to_csv(index=False).encode("utf-8", "surrogatepass"))
     h.update(str(emb.shape).encode())
     h.update(np.ascontiguousarray(emb).tobytes())
     key = h.hexdigest()
-    with _BASE_LOCK:
-        if key in _BASE:
-            _BASE.move_to_end(key)
-            return _BASE[key]
+    hit = _BASE.get(key)
+    if hit is not None:
+        return hit
     texts = df["response"].tolist()
     models = df["model"].to_numpy()
     prompts = df["prompt"].to_numpy()
@@ -728,10 +1015,7 @@ def _analysis_base(df: pd.DataFrame, emb: np.ndarray, p) -> dict:
                 heat=heat, heat_index=heat_index, xy=xy, X=X, n_distinct=len(np.unique(X.round(6), axis=0)),
                 prompt_groups=[np.asarray(ix) for ix in df.groupby("prompt", sort=False).indices.values()],
                 prompt_names=list(df.groupby("prompt", sort=False).indices))
-    with _BASE_LOCK:
-        _BASE[key] = base
-        while len(_BASE) > _BASE_MAX:
-            _BASE.popitem(last=False)
+    _BASE.put(key, base, approx_bytes(base))
     return base
 
 
@@ -1049,124 +1333,390 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 
 # =========================================================================== collect (OpenAI-compatible endpoint)
+#
+# Every argument is checked before the first request (``check_collect``), and the CLI also opens its output
+# file before it: a run never collects for an hour and then finds it cannot save. Reads are bounded (the
+# prompts file, each response body, each request's time), tries are bounded (at most COLLECT_MAX_RETRIES
+# retries, pauses capped at COLLECT_MAX_WAIT), redirects are not followed, and an API key travels only over
+# https or to this machine (localhost, 127.0.0.0/8, ::1).
+
+COLLECT_MAX_N = 1000            # responses per prompt (the paper: 50)
+COLLECT_MAX_PROMPTS = 1000      # prompts per run (the paper: 100)
+COLLECT_MAX_REQUESTS = 100_000  # prompts x n per run
+COLLECT_MAX_RETRIES = 10        # retries per request, after the first try
+COLLECT_MAX_WAIT = 30.0         # seconds: the longest pause between two tries (exponential backoff, capped)
+COLLECT_MAX_TOKENS = 32_768     # max_tokens per response (the paper: 2,048)
+COLLECT_MAX_TIMEOUT = 600.0     # seconds one request may take, first byte sent to last byte read
+PROMPT_FILE_MAX_BYTES = 1_000_000   # the prompts file (1,000 prompts of 1,000 characters)
+RESPONSE_MAX_BYTES = 4_000_000  # one HTTP response body (32,768 tokens of text with JSON escapes fit)
+_RETRY_HTTP = {408, 425, 429, 500, 502, 503, 504}  # statuses worth another try; any other error status is final
 
 
-def _chat(base_url: str, model: str, prompt: str, temperature: float, top_p: float, max_tokens: int,
-          api_key: str | None, timeout: float, min_p: float | None = None) -> str:
+class _Final(Exception):
+    """A failure that another try would repeat (a 4xx status, a redirect, a body over the size cap)."""
+
+
+def _endpoint(base_url) -> str:
+    """The chat-completions URL of an OpenAI-compatible server, from its base URL (http or https only)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise InputError("the base URL is empty: give e.g. http://localhost:8000/v1")
+    if len(base_url) > 2000 or any(ch.isspace() or not ch.isprintable() for ch in base_url):
+        raise InputError("the base URL must be one line without spaces, at most 2,000 characters")
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise InputError(f"the base URL must start with http:// or https:// (got {base_url[:60]!r})")
+    try:
+        parts.port
+    except ValueError:
+        raise InputError(f"the base URL has an invalid port ({base_url[:60]!r})") from None
+    if not parts.hostname:
+        raise InputError(f"the base URL names no host ({base_url[:60]!r})")
+    if parts.username is not None or parts.password is not None:
+        raise InputError("the base URL must not hold a user name or password: pass a key with --api-key")
+    if parts.query or parts.fragment:
+        raise InputError("the base URL must not have a query (?...) or a fragment (#...)")
+    path = parts.path.rstrip("/")
+    path += "/chat/completions" if path.endswith("/v1") else "/v1/chat/completions"
+    return urlunsplit((parts.scheme.lower(), parts.netloc, path, "", ""))
+
+
+def key_allowed(url: str) -> bool:
+    """Whether an API key may be sent to ``url``: over https, or to this machine (localhost, 127.0.0.0/8,
+    ::1) over http. Anywhere else plain http would show the key to every network hop."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "https":
+        return True
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_collect(base_url, model, prompts=None, n=5, temperature=1.0, top_p=0.9, max_tokens=512,
+                  api_key=None, retries=3, timeout=120.0, backoff=1.0, min_p=None) -> str:
+    """Check every argument of ``collect`` (``prompts=None``: all but the prompts) and return the endpoint
+    URL; raise InputError with a one-line message otherwise. Nothing is sent."""
+    url = _endpoint(base_url)
+    if not isinstance(model, str) or not model.strip():
+        raise InputError("the model name is empty")
+    if len(model) > MAX_MODEL_CHARS or not model.isprintable():
+        raise InputError(f"the model name must be one line of at most {MAX_MODEL_CHARS} characters (the page "
+                         "refuses longer labels)")
+    check("n", n, Range(1, COLLECT_MAX_N, integer=True))
+    check("temperature", temperature, Range(0.0, 2.0))
+    check("top_p", top_p, Range(0.0, 1.0))
+    if top_p == 0:
+        raise InputError("top_p must be above 0 (and at most 1), got 0")
+    if min_p is not None:
+        check("min_p", min_p, Range(0.0, 1.0))
+    check("max_tokens", max_tokens, Range(1, COLLECT_MAX_TOKENS, integer=True))
+    check("retries", retries, Range(0, COLLECT_MAX_RETRIES, integer=True))
+    check("timeout", timeout, Range(0.1, COLLECT_MAX_TIMEOUT, unit="seconds"))
+    check("backoff", backoff, Range(0.0, COLLECT_MAX_WAIT, unit="seconds"))
+    if api_key is not None:
+        if not isinstance(api_key, str) or not api_key or len(api_key) > 1000 or \
+                not all(33 <= ord(ch) < 127 for ch in api_key):
+            raise InputError("the API key must be 1 to 1,000 visible ASCII characters")
+        if not key_allowed(url):
+            raise InputError(f"refusing to send the API key over plain http to {url.split('/')[2]!r}: use an "
+                             "https:// URL or a server on this machine, or pass --no-api-key to send none (the "
+                             "key comes from --api-key or $OPENAI_API_KEY)")
+    if prompts is not None:
+        if isinstance(prompts, str) or not isinstance(prompts, (list, tuple)):
+            raise InputError("prompts must be a list of texts")
+        if not prompts:
+            raise InputError("no prompts")
+        if len(prompts) > COLLECT_MAX_PROMPTS:
+            raise InputError(f"{len(prompts):,} prompts; the limit is {COLLECT_MAX_PROMPTS:,} per run")
+        for i, q in enumerate(prompts, 1):
+            if not isinstance(q, str) or not q.strip():
+                raise InputError(f"prompt {i:,} is empty or not text")
+            if len(q) > MAX_PROMPT_CHARS:
+                raise InputError(f"prompt {i:,} has {len(q):,} characters; the limit is {MAX_PROMPT_CHARS:,} (the "
+                                 "page refuses longer labels)")
+        if len(prompts) * int(n) > COLLECT_MAX_REQUESTS:
+            raise InputError(f"{len(prompts):,} prompts x {int(n):,} responses is {len(prompts) * int(n):,} "
+                             f"requests; the limit is {COLLECT_MAX_REQUESTS:,} per run")
+    return url
+
+
+def _opener():
+    """HTTP(S) only, no redirects (a redirect would carry the Authorization header elsewhere), no proxies."""
     import urllib.request
 
-    url = base_url.rstrip("/") + ("/chat/completions" if base_url.rstrip("/").endswith("/v1")
-                                  else "/v1/chat/completions")
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(),
+                    urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor(),
+                    urllib.request.UnknownHandler()):
+        opener.add_handler(handler)
+    return opener
+
+
+def _chat(url: str, model: str, prompt: str, temperature: float, top_p: float, max_tokens: int,
+          api_key: str | None, timeout: float, min_p: float | None = None, opener=None) -> str:
+    """One chat completion: the reply's text. The body is read up to RESPONSE_MAX_BYTES, the whole request
+    within about ``timeout`` seconds (a server that trickles bytes is cut off)."""
+    import urllib.request
+
     body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}],
                        "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens,
-                       **({"min_p": min_p} if min_p is not None else {})}).encode()
-    headers = {"Content-Type": "application/json"}
+                       **({"min_p": min_p} if min_p is not None else {})}, allow_nan=False).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        doc = json.loads(resp.read().decode("utf-8"))
-    return doc["choices"][0]["message"]["content"]
+    deadline = time.monotonic() + timeout
+    with (opener or _opener()).open(req, timeout=timeout) as resp:
+        length = resp.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > RESPONSE_MAX_BYTES:
+            raise _Final(f"the response is {int(length):,} bytes; the limit is {RESPONSE_MAX_BYTES:,}")
+        chunks, size = [], 0
+        while True:
+            chunk = resp.read1(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > RESPONSE_MAX_BYTES:
+                raise _Final(f"the response is longer than {RESPONSE_MAX_BYTES:,} bytes")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the response took longer than {timeout:g} s")
+            chunks.append(chunk)
+    try:
+        doc = json.loads(b"".join(chunks).decode("utf-8"))
+        content = doc["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ValueError("the reply is not an OpenAI chat completion (no choices[0].message.content)") from None
+    if not isinstance(content, str):
+        raise ValueError("the reply's message content is not text")
+    return content
+
+
+def _why(exc: BaseException) -> str:
+    import urllib.error
+
+    if isinstance(exc, urllib.error.HTTPError):
+        extra = " (redirects are not followed: give the final URL)" if 300 <= exc.code < 400 else ""
+        return f"HTTP {exc.code} {exc.reason}{extra}"
+    if isinstance(exc, urllib.error.URLError):
+        return f"cannot connect: {exc.reason}"
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
 def collect(base_url: str, model: str, prompts: list[str], n: int = 5, temperature: float = 1.0,
             top_p: float = 0.9, max_tokens: int = 512, api_key: str | None = None, retries: int = 3,
             timeout: float = 120.0, backoff: float = 1.0, min_p: float | None = None,
-            progress=None) -> pd.DataFrame:
+            progress=None, on_response=None) -> pd.DataFrame:
     """Sample ``n`` responses per prompt from an OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp).
 
     Defaults follow the paper's decoding (top-p 0.9, temperature 1.0); its diversity-oriented setting is
-    ``min_p=0.1, top_p=1.0, temperature=2.0`` (``min_p`` is an extension that vLLM and llama.cpp accept). Each request is retried ``retries``
-    times with exponential backoff; a request that still fails raises RuntimeError naming the prompt.
-    Returns a (model, prompt, response) table.
+    ``min_p=0.1, top_p=1.0, temperature=2.0`` (``min_p`` is an extension that vLLM and llama.cpp accept).
+    Every argument is checked first (``check_collect``: InputError, nothing sent). A request that fails for a
+    passing reason (no connection, a timeout, HTTP 408/429/5xx, a malformed reply) is retried up to
+    ``retries`` times, pausing ``backoff * 2**attempt`` seconds (at most COLLECT_MAX_WAIT); one that still
+    fails, or fails for good (another HTTP error, a redirect, a body over RESPONSE_MAX_BYTES), raises
+    RuntimeError naming the prompt. ``on_response(model, prompt, text)`` is called for each response as it
+    arrives (the CLI saves it at once). Returns a (model, prompt, response) table.
     """
+    import http.client
     import urllib.error
 
+    url = check_collect(base_url, model, prompts, n, temperature, top_p, max_tokens, api_key, retries, timeout,
+                        backoff, min_p)
+    n, retries = int(n), int(retries)
     bar = as_progress(progress)
-    if not prompts:
-        raise InputError("no prompts")
+    opener = _opener()
     rows, total, done = [], len(prompts) * n, 0
     for q in prompts:
         for _ in range(n):
             for attempt in range(retries + 1):
                 try:
-                    rows.append((model, q, _chat(base_url, model, q, temperature, top_p, max_tokens, api_key,
-                                                 timeout, min_p)))
+                    text = _chat(url, model, q, temperature, top_p, max_tokens, api_key, timeout, min_p, opener)
                     break
-                except (urllib.error.URLError, TimeoutError, ConnectionError, KeyError, IndexError,
-                        json.JSONDecodeError, OSError) as exc:
+                except _Final as exc:
+                    raise RuntimeError(f"request for prompt {q[:40]!r} failed: {exc}") from None
+                except (OSError, ValueError, http.client.HTTPException) as exc:
+                    if isinstance(exc, urllib.error.HTTPError):
+                        exc.close()
+                        if exc.code not in _RETRY_HTTP:
+                            raise RuntimeError(f"request for prompt {q[:40]!r} failed: {_why(exc)}") from None
                     if attempt == retries:
                         raise RuntimeError(f"request for prompt {q[:40]!r} failed after {retries + 1} tries: "
-                                           f"{exc}") from None
-                    time.sleep(backoff * 2 ** attempt)
+                                           f"{_why(exc)}") from None
+                    time.sleep(min(backoff * 2 ** attempt, COLLECT_MAX_WAIT))
+            rows.append((model, q, text))
+            if on_response is not None:
+                on_response(model, q, text)
             done += 1
             bar(done / total, f"{done}/{total}")
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def _read_prompts(path: str) -> list[str]:
-    text = Path(path).read_text(encoding="utf-8")
-    if path.endswith((".jsonl", ".json")):
-        out = []
-        for line in text.splitlines():
-            if line.strip():
-                obj = json.loads(line)
-                out.append(obj["prompt"] if isinstance(obj, dict) else str(obj))
-        return out
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    """Prompts from a text file (one per line) or JSON lines (``{"prompt": ...}`` or a JSON string per line;
+    a ``.json`` file may also hold one array). At most PROMPT_FILE_MAX_BYTES are read."""
+    import stat
+
+    p = Path(path)
+    try:
+        info = p.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read the prompts file {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"the prompts file {path} is not a regular file")
+    try:
+        with open(p, "rb") as f:
+            data = f.read(PROMPT_FILE_MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read the prompts file {path}: {exc.strerror}") from None
+    if len(data) > PROMPT_FILE_MAX_BYTES:
+        raise InputError(f"the prompts file is larger than {PROMPT_FILE_MAX_BYTES:,} bytes: split it")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the prompts file is not UTF-8 (byte {exc.start})") from None
+    if not path.endswith((".jsonl", ".json", ".ndjson")):
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    stripped = text.strip()
+    try:
+        if stripped.startswith("["):
+            items = list(enumerate(json.loads(stripped), 1))
+        else:
+            items = [(i, json.loads(line)) for i, line in enumerate(stripped.splitlines(), 1) if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the prompts file is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise InputError("the prompts file nests JSON too deeply") from None
+    out = []
+    for i, obj in items:
+        q = obj.get("prompt") if isinstance(obj, dict) else obj
+        if not isinstance(q, str):
+            raise InputError(f"prompts file, item {i:,}: expected a string or an object with a 'prompt' string")
+        out.append(q)
+    return out
+
+
+def _open_out(path: str):
+    """Open the output CSV for appending before any request, so a bad --out costs nothing. An existing file
+    must be a responses CSV (first line ``model,prompt,response``). Returns (file, created)."""
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(f"--out {path} is a directory: name a CSV file")
+    if not out.parent.is_dir():
+        raise InputError(f"the directory of --out does not exist: {out.parent}")
+    exists = out.exists()
+    if exists:
+        if not out.is_file():
+            raise InputError(f"--out {path} exists and is not a regular file")
+        with open(out, "rb") as f:
+            first = f.readline(200).strip().decode("utf-8-sig", "replace")
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            if size:
+                f.seek(size - 1)
+                last = f.read(1)
+        if first and first.lower().replace(" ", "") != ",".join(COLUMNS):
+            raise InputError(f"--out {path} exists and is not a responses CSV (its first line is not "
+                             "model,prompt,response): name a new file")
+    try:
+        f = open(out, "a", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write --out {path}: {exc.strerror}") from None
+    if f.tell() == 0:
+        f.write(",".join(COLUMNS) + "\n")
+    elif exists and size and last not in (b"\n", b"\r"):
+        f.write("\n")
+    f.flush()
+    return f, not exists
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m toymodels hivemind collect --base-url URL --model NAME --prompts FILE --n N --temperature T``"""
+    """``python -m toymodels hivemind collect --base-url URL --model NAME --prompts FILE --n N --temperature T``
+
+    Exit 2 (one line on stderr) for bad usage, refused before any request; 1 when a request fails (the
+    responses received so far stay in --out); 0 with one JSON line ``{"rows": ..., "out": ...}``.
+    """
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m toymodels hivemind")
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # one line on stderr, exit 2 (argparse prints its usage block otherwise)
+            self.exit(2, f"error: {message} (see python -m toymodels hivemind collect --help)\n")
+
+    parser = Parser(prog="python -m toymodels hivemind")
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="sample responses from an OpenAI-compatible endpoint into a CSV")
-    c.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM) or "
-                   "http://localhost:11434/v1 (Ollama)")
-    c.add_argument("--model", required=True)
-    c.add_argument("--prompts", required=True, help="text file, one prompt per line (or JSONL with 'prompt')")
-    c.add_argument("--n", type=int, default=5, help="responses per prompt (paper: 50)")
-    c.add_argument("--temperature", type=float, default=1.0)
-    c.add_argument("--top-p", type=float, default=0.9)
-    c.add_argument("--min-p", type=float, default=None, help="paper's diversity setting: --min-p 0.1 --top-p 1.0 "
-                   "--temperature 2.0 (sent only when given)")
-    c.add_argument("--max-tokens", type=int, default=512)
-    c.add_argument("--retries", type=int, default=3)
-    c.add_argument("--timeout", type=float, default=120.0)
-    c.add_argument("--out", default="responses.csv", help="CSV to write (appends rows if it exists)")
-    c.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY"), help="default: $OPENAI_API_KEY")
+    c.add_argument("--base-url", required=True, help="http(s) URL, e.g. http://localhost:8000/v1 (vLLM) or "
+                   "http://localhost:11434/v1 (Ollama); redirects are not followed")
+    c.add_argument("--model", required=True, help=f"at most {MAX_MODEL_CHARS} characters")
+    c.add_argument("--prompts", required=True, help="text file, one prompt per line (or JSONL with 'prompt'); "
+                   f"at most {PROMPT_FILE_MAX_BYTES // 1_000_000} MB, {COLLECT_MAX_PROMPTS:,} prompts of "
+                   f"{MAX_PROMPT_CHARS:,} characters")
+    c.add_argument("--n", type=int, default=5, help=f"responses per prompt, 1-{COLLECT_MAX_N} (paper: 50)")
+    c.add_argument("--temperature", type=float, default=1.0, help="0-2 (paper: 1.0)")
+    c.add_argument("--top-p", type=float, default=0.9, help="above 0, at most 1 (paper: 0.9)")
+    c.add_argument("--min-p", type=float, default=None, help="0-1; paper's diversity setting: --min-p 0.1 "
+                   "--top-p 1.0 --temperature 2.0 (sent only when given)")
+    c.add_argument("--max-tokens", type=int, default=512, help=f"1-{COLLECT_MAX_TOKENS:,} (paper: 2,048)")
+    c.add_argument("--retries", type=int, default=3, help=f"retries per request, 0-{COLLECT_MAX_RETRIES}, with "
+                   f"exponential pauses of at most {COLLECT_MAX_WAIT:g} s")
+    c.add_argument("--timeout", type=float, default=120.0, help=f"seconds per request, at most "
+                   f"{COLLECT_MAX_TIMEOUT:g}")
+    c.add_argument("--out", default="responses.csv", help="CSV to write; rows are appended as they arrive "
+                   "(to an existing responses CSV too)")
+    keys = c.add_mutually_exclusive_group()
+    keys.add_argument("--api-key", default=None, help="default: $OPENAI_API_KEY; sent only over https or to "
+                      "localhost / 127.0.0.1 / ::1")
+    keys.add_argument("--no-api-key", action="store_true", help="send no key (e.g. to a plain-http server on "
+                      "another machine while $OPENAI_API_KEY is set)")
     args = parser.parse_args(argv)
-    if args.n < 1 or args.n > 1000:
-        print("error: --n must be in 1..1000", file=sys.stderr)
-        return 2
+    api_key = None if args.no_api_key else (args.api_key or os.environ.get("OPENAI_API_KEY") or None)
+    settings = dict(n=args.n, temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
+                    api_key=api_key, retries=args.retries, timeout=args.timeout, min_p=args.min_p)
     try:
+        check_collect(args.base_url, args.model, None, **settings)
         prompts = _read_prompts(args.prompts)
-    except (OSError, json.JSONDecodeError, KeyError) as exc:
-        print(f"error: cannot read prompts from {args.prompts}: {exc}", file=sys.stderr)
+        check_collect(args.base_url, args.model, prompts, **settings)
+        f, created = _open_out(args.out)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     from tqdm import tqdm
 
+    saved = 0
+    writer = csv.writer(f, lineterminator="\n")
+
+    def save(model, prompt, text):
+        nonlocal saved
+        writer.writerow((model, prompt, text))
+        f.flush()
+        saved += 1
+
     bar = tqdm(total=len(prompts) * args.n, desc=f"collect {args.model}", file=sys.stderr)
 
-    def progress(f, m=""):
-        bar.n = int(round(f * bar.total))
+    def progress(fraction, message=""):
+        bar.n = int(round(fraction * bar.total))
         bar.refresh()
 
     try:
-        df = collect(args.base_url, args.model, prompts, n=args.n, temperature=args.temperature, top_p=args.top_p,
-                     max_tokens=args.max_tokens, api_key=args.api_key, retries=args.retries,
-                     timeout=args.timeout, min_p=args.min_p, progress=progress)
+        collect(args.base_url, args.model, prompts, progress=progress, on_response=save, **settings)
     except (RuntimeError, InputError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        bar.close()
+        print(f"error: {exc} ({saved:,} response(s) saved to {args.out})", file=sys.stderr)
         return 1
     finally:
         bar.close()
-    out = Path(args.out)
-    df.to_csv(out, mode="a" if out.exists() else "w", header=not out.exists(), index=False)
-    print(json.dumps({"rows": len(df), "out": str(out)}))
+        f.close()
+        if created and saved == 0:
+            Path(args.out).unlink(missing_ok=True)
+    print(json.dumps({"rows": saved, "out": str(args.out)}))
     return 0
 
 

@@ -22,7 +22,10 @@ Exact quantities (paper notes §2–§3):
 * M_tr is computed exactly by building π from the back over suffix sets T, keeping for each T only
   the Pareto-maximal vectors of cell ranks (notes §3, "a fast exact algorithm"); here it runs layer
   by layer, batched in NumPy, with an exact branch-and-bound (comb(a, b) ≤ log2(2^a + 2^b), so a
-  vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already worth L).
+  vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already worth L). How many vectors a class keeps
+  is only known as the layers are built, so the solver meters itself: before each chunk it checks the memory
+  model (``_layer_bytes``) against ``MAX_TR_BYTES`` and its work against a limit (``MAX_TR_WORK``, or a page
+  link's ``LINK_TR_WORK``), and raises ``CostLimit`` (an InputError) before allocating or working past them.
 
 Learners (``SOA``, ``Halving``, ``RankRule``) share one interface: ``predict(V, x) -> 0/1`` and
 ``update(V, x, y) -> V'``. The optimal adversaries are ``StandardAdversary`` (picks each point)
@@ -49,11 +52,10 @@ from toymodels.topic import Each, InputError, OneOf, Range, Verdict, View, as_pr
 TOPIC = "transductive"
 MAX_POINTS = 16          # columns
 MAX_HYPOTHESES = 1024    # rows
-# The exact transductive value costs about n·2^(n-1)·(cells) array operations; past this budget we refuse
-# (a clear message, never a hang). 14 points × 64 hypotheses is ~7e6; 16 points × 64 is ~3.4e7.
-MAX_TR_WORK = 4.0e7
 #: The largest text a visitor may type as a class (16 points x 1024 rows with separators is about 17,400).
 MAX_CLASS_TEXT = 40_000
+#: The most rows a typed class may have before duplicates are removed (4 x MAX_HYPOTHESES).
+MAX_CLASS_ROWS = 4 * MAX_HYPOTHESES
 
 # --------------------------------------------------------------------------- classes and validation
 
@@ -81,7 +83,11 @@ def as_class(H, max_points: int = MAX_POINTS, max_hypotheses: int = MAX_HYPOTHES
 def dedupe(H) -> tuple[np.ndarray, int]:
     """Remove duplicate rows, keeping the first occurrence in order. Returns (class, number removed)."""
     H = np.asarray(H, dtype=np.uint8)
-    _, first = np.unique(H, axis=0, return_index=True)
+    if H.ndim == 2 and H.shape[1] <= 62:  # each row as one integer: a fast sort (rows of bytes sort slowly)
+        codes = (H.astype(np.int64) << np.arange(H.shape[1], dtype=np.int64)).sum(axis=1)
+        _, first = np.unique(codes, return_index=True)
+    else:
+        _, first = np.unique(H, axis=0, return_index=True)
     keep = np.sort(first)
     return H[keep], len(H) - len(keep)
 
@@ -98,9 +104,13 @@ def parse_class(text: str) -> tuple[np.ndarray, list[str]]:
     if len(text) > MAX_CLASS_TEXT:
         raise InputError(f"the class text is {len(text):,} characters long; at most {MAX_CLASS_TEXT:,} "
                          f"({MAX_POINTS} points x {MAX_HYPOTHESES} rows fit in about 17,400)")
+    # Every step below is one pass over the text or the rows (linear in the text, which is capped above).
     words = [w for w in text.replace(",", " ").replace(";", " ").split() if w]
     if not words:
         raise InputError("the class is empty: type one hypothesis per line as a string of 0s and 1s, e.g. 0110")
+    if len(words) > MAX_CLASS_ROWS:
+        raise InputError(f"the class text has {len(words):,} rows; at most {MAX_CLASS_ROWS:,} may be typed (at most "
+                         f"{MAX_HYPOTHESES} distinct hypotheses are used)")
     for i, w in enumerate(words, 1):
         bad = sorted(set(w) - {"0", "1"})
         if bad:
@@ -113,7 +123,7 @@ def parse_class(text: str) -> tuple[np.ndarray, list[str]]:
                          f"differs from row 1 ({len(words[0])} points). Every row needs one digit per point.")
     if lengths[0] > MAX_POINTS:
         raise InputError(f"{lengths[0]} points is too many: the exact game values are limited to {MAX_POINTS} points")
-    H = np.array([[int(c) for c in w] for w in words], dtype=np.uint8)
+    H = (np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8) - ord("0")).reshape(len(words), lengths[0])
     H, removed = dedupe(H)
     notes = [f"removed {removed} duplicate hypothes{'is' if removed == 1 else 'es'}"] if removed else []
     if len(H) > MAX_HYPOTHESES:
@@ -346,7 +356,7 @@ class _Solver:
         return val
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)  # a server keeps these memo tables (up to ~3.5 MB each measured at 16 x 1024): a few
 def _solver_for(shape: tuple, data: bytes) -> _Solver:
     return _Solver(np.frombuffer(data, np.uint8).reshape(shape))
 
@@ -372,8 +382,11 @@ def vc_dimension(H) -> int:
         if not cand:
             break
         cand = np.array(cand, dtype=np.int64)
-        proj = np.sort(codes[None, :] & cand[:, None], axis=1)
-        distinct = 1 + (np.diff(proj, axis=1) != 0).sum(axis=1)
+        distinct = np.empty(len(cand), dtype=np.int64)
+        step = max(1, _CHUNK_CELLS // (4 * m))  # (sets, m) int64 arrays of ~1 MB, not C(16, 8) x 1024 at once
+        for s in range(0, len(cand), step):
+            proj = np.sort(codes[None, :] & cand[s:s + step, None], axis=1)
+            distinct[s:s + step] = 1 + (np.diff(proj, axis=1) != 0).sum(axis=1)
         shattered = cand[distinct == 2 ** k].tolist()
         if not shattered:
             break
@@ -416,12 +429,100 @@ def _reduce_points(H: np.ndarray) -> list[int]:
     return keep
 
 
-def transductive_work(H) -> float:
-    """The exact algorithm's rough cost (array cells touched); compared against MAX_TR_WORK."""
-    H = as_class(H)
-    n = len(_reduce_points(H))
-    m = len(H)
-    return float(sum(math.comb(n, k) * (n - k) * min(m, 2 ** (n - k)) for k in range(n)))
+class CostLimit(InputError):
+    """The exact transductive solver stopped before an allocation or a step that would pass one of its limits.
+
+    ``cost`` holds what it had measured: ``limit`` ("memory" or "work"), ``layer`` and ``layers`` (suffix
+    sets of size ``layer`` of ``layers`` were next), ``bytes`` (what that step needed, by the memory model)
+    and ``max_bytes``, ``work`` (done or committed so far, in work units) and ``max_work``, and ``seconds`` /
+    ``max_seconds`` (the same work in CPU seconds, by ``TR_WORK_PER_SECOND``)."""
+
+    def __init__(self, message: str, cost: dict):
+        super().__init__(message)
+        self.cost = dict(cost)
+
+
+def _mib(nbytes: float) -> str:
+    return f"{nbytes / 2**20:,.0f} MB"
+
+
+class _Meter:
+    """Counts the backward pass's memory and work *before* it allocates or does them, and raises CostLimit
+    the moment a step would pass ``max_bytes`` or ``max_work``. The solver asks ``need(bytes)`` with the
+    peak that the next step's arrays would reach (``_layer_bytes``), and ``spend(units)`` with its work."""
+
+    def __init__(self, n: int, max_work: float, max_bytes: float):
+        self.n, self.max_work, self.max_bytes = n, float(max_work), float(max_bytes)
+        self.work, self.peak, self.layer = 0.0, 0, 0
+        self.persistent = 0  # the back pointers kept for every layer (16 bytes per kept row)
+
+    def _cost(self, limit: str, nbytes: float) -> dict:
+        return {"limit": limit, "layer": self.layer + 1, "layers": self.n, "bytes": int(nbytes),
+                "max_bytes": int(self.max_bytes), "work": self.work, "max_work": self.max_work,
+                "seconds": self.work / TR_WORK_PER_SECOND, "max_seconds": self.max_work / TR_WORK_PER_SECOND}
+
+    def need(self, nbytes: float) -> None:
+        nbytes = int(nbytes + self.persistent + _TR_FIXED_BYTES)
+        if nbytes > self.max_bytes:
+            raise CostLimit(f"this class is too large for the exact transductive value: at suffix sets of size "
+                            f"{self.layer + 1} (of {self.n} points) its arrays would need {_mib(nbytes)}, and the "
+                            f"limit is {_mib(self.max_bytes)}. Try fewer points or fewer hypotheses.",
+                            self._cost("memory", nbytes))
+        self.peak = max(self.peak, nbytes)
+
+    def spend(self, units: float) -> None:
+        if self.work + units > self.max_work:
+            self.work += units
+            raise CostLimit(_work_message(self.layer + 1, self.n, self.work, self.max_work), self._cost("work", 0))
+        self.work += units
+
+
+def _work_message(layer: int, n: int, work: float, max_work: float) -> str:
+    return (f"this class is too large for the exact transductive value: by suffix sets of size {layer} (of {n} "
+            f"points) it needs more than about {work / TR_WORK_PER_SECOND:,.1f} s of CPU, and the limit is "
+            f"{max_work / TR_WORK_PER_SECOND:,.1f} s. Try fewer points or fewer hypotheses.")
+
+
+# Memory model of one layer of ``_backward`` (bytes), from the arrays it builds; checked by the tests against
+# tracemalloc's peak. Per layer: N front rows (int8, one entry per hypothesis), C = N·(n−k) candidates, G suffix
+# sets T' (each with an int16 cell id per hypothesis), A candidates kept so far (int8 rows), m hypotheses.
+# Phase 1 (candidates, chunk by chunk) holds the fronts, the cell ids and the kept candidates; phase 2 (sorting)
+# the kept candidates twice (the chunks and the sorted array); phase 3 (Pareto filter) the sorted array and the
+# new front. Index vectors: int64, a few per candidate and per kept row; chunk temporaries: bounded by the
+# chunk sizes below.
+_CHUNK_CELLS = 1 << 19        # candidate rows x hypotheses per chunk (work arrays of ~27 bytes per cell)
+_GROUP_CELLS = 1 << 17        # suffix sets x hypotheses per chunk of the cell-id computation (~80 bytes per cell)
+_PAIR_BLOCK = 1 << 17         # ordered pairs (i, j) of the Pareto filter whose indices exist at once
+_PAIR_CELLS = 1 << 21         # pairs x hypotheses compared at once (4 work arrays of 1 byte per cell)
+_TR_CHUNK_BYTES = 24 * 2**20  # the work arrays of any one phase (measured ≤ 22 MB at 1024 hypotheses)
+_TR_FIXED_BYTES = 2 * 2**20   # per-class arrays: bits, xbit, T masks, the heuristic's masks
+_BYTES_PER_C = 96             # rows, xs, new T, tidx (int64) and np.unique's temporaries over the candidates
+_BYTES_PER_A = 192            # the kept candidates' index vectors, sort keys and the Pareto filter's vectors
+
+
+def _layer_bytes(m: int, n: int, N: int, C: int, G: int, A: int) -> int:
+    """Peak bytes of one layer of ``_backward`` with A candidates kept (see the model above)."""
+    return (m * (max(N + 2 * G, A) + A) + (17 * n + 16) * N + _BYTES_PER_C * C + _BYTES_PER_A * A
+            + _TR_CHUNK_BYTES)
+
+
+#: Work units per CPU second of the backward pass. Fitted to per-layer CPU times (process time, 14 classes from
+#: 16 x 64 to 12 x 512, 146 layers; the fit is within 15 % of each class's time) on the 2-core development
+#: machine, then rounded up ~20 %: a candidate row costs m + 30 units (one per hypothesis, plus its index
+#: bookkeeping), numbering the cells of a suffix set 7 per hypothesis (a sort), and a pair of rows compared by
+#: the Pareto filter m/20 (byte comparisons run ~20x faster than the comb step).
+TR_WORK_PER_SECOND = 1.0e8
+_ROW_UNITS = 30               # per candidate row, besides its m hypotheses
+_W_CELLS = 7                  # per suffix set x hypothesis (_cell_ids)
+_W_PAIR = 1 / 20              # per ordered pair of rows x hypothesis compared by the Pareto filter
+#: The limits of one exact solve: about 20 s of CPU and 256 MB of arrays (a hosted server has 2.7 GB for all
+#: its sessions and two compute slots), whatever the class.
+MAX_TR_SECONDS = 20.0
+MAX_TR_WORK = MAX_TR_SECONDS * TR_WORK_PER_SECOND
+MAX_TR_BYTES = 256 * 2**20
+#: What a page may spend on a class before asking for a click (a link alone never starts more).
+LINK_TR_SECONDS = 2.5
+LINK_TR_WORK = LINK_TR_SECONDS * TR_WORK_PER_SECOND
 
 
 def _order_rank(masks, full: int, order) -> int:
@@ -463,18 +564,35 @@ def _lower_bound_order(Hr: np.ndarray, tries: int = 24, seed: int = 0) -> tuple[
     return best, arg
 
 
-def _tr_budget(H, progress=None) -> None:
-    """Refuse (InputError, at once) a class whose exact transductive value would take too long."""
-    work = transductive_work(H)
-    if work > MAX_TR_WORK:
-        H = as_class(H)
-        raise InputError(f"this class is too large for the exact transductive value ({len(_reduce_points(H))} "
-                         f"relevant points x {len(H)} hypotheses; about {work:.1e} operations, the limit is "
-                         f"{MAX_TR_WORK:.0e}). Try fewer points or fewer hypotheses.")
+def _tr_budget(H, progress=None, max_work: float = MAX_TR_WORK) -> None:
+    """Refuse at once a class whose exact solve was already refused with these limits (``_REFUSED``).
+    The solver's own limits (``_Meter``) are checked inside it, before each allocation."""
+    _raise_if_refused(as_class(H), max_work)
 
 
-@bounded(_budget=_tr_budget)
-def transductive_value(H, progress=None) -> tuple[int, list[int]]:
+#: Classes the solver refused (shape, bytes, max_work) -> (message, cost): asking again is answered at once.
+_REFUSED: dict[tuple, tuple[str, dict]] = {}
+_REFUSED_SIZE = 256
+
+
+def _refusal_key(H: np.ndarray, max_work: float) -> tuple:
+    return H.shape, H.tobytes(), float(max_work)
+
+
+def _raise_if_refused(H: np.ndarray, max_work: float) -> None:
+    got = _REFUSED.get(_refusal_key(H, max_work))
+    if got is not None:
+        raise CostLimit(*got)
+
+
+def _remember_refusal(H: np.ndarray, max_work: float, exc: CostLimit) -> None:
+    if len(_REFUSED) >= _REFUSED_SIZE:
+        _REFUSED.pop(next(iter(_REFUSED)), None)
+    _REFUSED[_refusal_key(H, max_work)] = (str(exc), exc.cost)
+
+
+@bounded(max_work=Range(0, MAX_TR_WORK), _budget=_tr_budget)
+def transductive_value(H, progress=None, max_work: float = MAX_TR_WORK) -> tuple[int, list[int]]:
     """M_tr(H) = max over orders π of W(H, 1), and an optimal order (a permutation of all points).
 
     Exact, by the notes' backward algorithm: for a suffix set T, hypotheses fall into cells by their
@@ -486,29 +604,73 @@ def transductive_value(H, progress=None) -> tuple[int, list[int]]:
     Branch and bound (exact): comb(a, b) ≤ log2(2^a + 2^b), so a rank vector whose cells c satisfy
     Σ_c 2^{v_c} < 2^{L+1} can never reach more than L, whatever is prepended. L is the value of a cheap
     heuristic order; only vectors that could beat it are kept. If none survives, M_tr = L (that order).
+
+    Bounded: the solve stops with ``CostLimit`` (an InputError) before any allocation past ``MAX_TR_BYTES``
+    of arrays or any step past ``max_work`` work units (at most ``MAX_TR_WORK``, about ``MAX_TR_SECONDS``
+    of CPU); how many Pareto vectors a class has is only known as the layers are built, so the check is made
+    layer by layer and chunk by chunk, from the sizes already known (``_layer_bytes``).
     """
     H = as_class(H)
+    _raise_if_refused(H, max_work)
     m, n_all = H.shape
     pts = _reduce_points(H)
     rest = [x for x in range(n_all) if x not in pts]
     if len(pts) == 0:
         return 0, list(range(n_all))
     lower, lower_order = _lower_bound_order(H[:, pts])
-    value, order = _backward(H[:, pts], lower, progress)
+    try:
+        value, order = _backward(H[:, pts], lower, progress, max_work=max_work)
+    except CostLimit as exc:
+        _remember_refusal(H, max_work, exc)
+        cost = exc.cost
+        if max_work < MAX_TR_WORK and (cost["limit"] == "memory" or cost["work"] > MAX_TR_WORK):
+            # The pass is deterministic: the full budget would reach the same step, so it is refused too.
+            full = dict(cost, max_work=MAX_TR_WORK, max_seconds=MAX_TR_SECONDS)
+            _remember_refusal(H, MAX_TR_WORK, CostLimit(
+                str(exc) if cost["limit"] == "memory" else
+                _work_message(cost["layer"], cost["layers"], cost["work"], MAX_TR_WORK), full))
+        raise
     if value is None:
         value, order = lower, lower_order
     return value, [pts[i] for i in order] + rest
 
 
 _POW2 = np.array([1 << i for i in range(MAX_POINTS + 2)] + [0], dtype=np.int64)
+_POW2_32 = _POW2.astype(np.int32)  # the same table, 4 bytes an entry (2^17 fits): for the pruning sums
 
 
-def _backward(Hr: np.ndarray, lower: int = -1, progress=None) -> tuple[int | None, list[int]]:
+def local_dtype(m: int):
+    """The dtype of cell ids among m hypotheses (ids are < m)."""
+    return np.int16 if m < 2**15 else np.int64
+
+
+def _cell_ids(bits: np.ndarray, off: np.ndarray, n: int, m: int) -> np.ndarray:
+    """(G, m): for each suffix set (its complement's mask in ``off``) and hypothesis h, the id of h's cell
+    (the hypotheses that agree with h off the set), numbered 0, 1, ... in the order of their labels off it.
+    Computed in chunks of suffix sets (the same numbers as all at once: a row's ids only depend on the row)."""
+    local = np.empty((len(off), m), dtype=local_dtype(m))
+    step = max(1, _GROUP_CELLS // m)
+    for s in range(0, len(off), step):
+        keys = bits[None, :] & off[s:s + step, None]                              # labels off T'
+        flat = (np.arange(len(keys), dtype=np.int64)[:, None] << n) | keys
+        _, inv = np.unique(flat.ravel(), return_inverse=True)
+        inv = inv.reshape(len(keys), m)
+        local[s:s + step] = inv - inv.min(axis=1, keepdims=True)               # cell id of h, in [0, m)
+    return local
+
+
+def _backward(Hr: np.ndarray, lower: int = -1, progress=None, max_work: float = MAX_TR_WORK,
+              max_bytes: float = MAX_TR_BYTES, meter: _Meter | None = None) -> tuple[int | None, list[int]]:
     """The backward Pareto-front algorithm on a reduced class (every column splits, no two columns equal or
     complementary), keeping only rank vectors that can exceed ``lower``. Returns (value, order of the columns),
-    or (None, []) when no order beats ``lower``. ``lower = -1`` prunes nothing (the plain algorithm)."""
+    or (None, []) when no order beats ``lower``. ``lower = -1`` prunes nothing (the plain algorithm).
+
+    Every layer is built in chunks of candidate rows, and ``meter`` (a ``_Meter``; one is made from
+    ``max_work`` and ``max_bytes``) is asked before each chunk, so the pass raises CostLimit before it
+    allocates past ``max_bytes`` or works past ``max_work``."""
     p = as_progress(progress)
     m, n = Hr.shape
+    meter = meter if meter is not None else _Meter(n, max_work, max_bytes)
     bits = (Hr.astype(np.int64) << np.arange(n, dtype=np.int64)).sum(axis=1)  # (m,)
     xbit = Hr.T.astype(np.int64)                                                 # (n, m): h(x)
     full = (1 << n) - 1
@@ -521,44 +683,93 @@ def _backward(Hr: np.ndarray, lower: int = -1, progress=None) -> tuple[int | Non
     F = np.zeros((1, m), dtype=np.int8)
     g = np.array([0], dtype=np.int64)
     back = []  # per layer: (parent row index, point x) of every kept row
+    R = max(1, _CHUNK_CELLS // m)  # candidate rows per chunk
+    xbit = xbit.astype(np.int32)
+    row_base = np.arange(R, dtype=np.int32)[:, None] * m                       # (R, 1) first slot of each row
     for k in range(n):
-        # Candidate rows: every front row of T, prepended with every x not in T.
+        meter.layer = k
+        N = len(F)
+        C = N * (n - k)  # every front row of T, prepended with every x not in T
+        meter.need(_layer_bytes(m, n, N, C, min(C, math.comb(n, k + 1)), 0))
+        meter.spend(C * (m + _ROW_UNITS))
         Tm = T_masks[g]                                                         # (N,)
         free = ((Tm[:, None] >> np.arange(n)) & 1) == 0                         # (N, n)
         rows, xs = np.nonzero(free)
         newT = Tm[rows] | (np.int64(1) << xs)                                   # (C,)
-        V = F[rows]                                                             # (C, m) ranks per hypothesis
+        del Tm, free
         # Cells of T' = T ∪ {x}: hypotheses agreeing off T'. Within one candidate row, the T'-cell of h
         # contains h's T-cell (value V[h]) and possibly the T-cell with x flipped. Find, for each
         # (row, T'-cell), the value on the x=0 side and on the x=1 side, by scatter.
-        C = len(rows)
         Tu, tidx = np.unique(newT, return_inverse=True)                         # the sets T' of layer k+1
-        keys = bits[None, :] & (full ^ Tu)[:, None]                             # (G', m) labels off T'
-        flat = (np.arange(len(Tu), dtype=np.int64)[:, None] << n) | keys
-        _, inv = np.unique(flat.ravel(), return_inverse=True)
-        inv = inv.reshape(len(Tu), m)
-        local = inv - inv.min(axis=1, keepdims=True)                            # T'-cell id of h, in [0, m)
-        cell = (np.arange(C, dtype=np.int64)[:, None] * m) + local[tidx]        # (C, m) one slot per row & cell
-        slot = (cell << 1) | xbit[xs]                                           # (C, m) slot of h's side of x
-        A = np.full(C * m * 2, -1, dtype=np.int8)
-        A[slot.ravel()] = V.ravel()
-        s0, s1 = A[0::2], A[1::2]
-        hi = np.maximum(s0, s1)
-        val = np.where(np.minimum(s0, s1) < 0, hi, hi + (s0 == s1)).astype(np.int8)  # comb per slot; -1 empty
-        cand = val[cell]                                                         # (C, m)
+        G = len(Tu)
+        meter.spend(_W_CELLS * G * m)
+        local = _cell_ids(bits, full ^ Tu, n, m)                                # (G', m) T'-cell id of h
+        parts, kept, sums, A_n, weight = [], [], [], 0, None
+        # One chunk's work arrays, allocated once per layer: a fresh multi-megabyte array per chunk comes as fresh
+        # pages from the kernel each time (glibc gives freed ones back), a third of the CPU time at 12 x 992.
+        buf = {name: np.empty(min(R, C) * m * width, dtype=dt) for name, dt, width in [
+            ("cell", np.int32, 1), ("slot", np.int32, 1), ("sides", np.int8, 2), ("V", np.int8, 1),
+            ("loc", local_dtype(m), 1), ("xb", np.int32, 1), ("hi", np.int8, 1), ("lo", np.int8, 1),
+            ("eq", bool, 1), ("ok", bool, 1), ("val", np.int8, 1), ("pow", np.int32, 1)]}
+        for s in range(0, C, R):
+            c = min(R, C - s)
+            cm = c * m
+            meter.need(_layer_bytes(m, n, N, C, G, A_n + c))
+            V = np.take(F, rows[s:s + c], axis=0, out=buf["V"][:cm].reshape(c, m))  # (c, m) ranks per hypothesis
+            cell = np.add(row_base[:c], np.take(local, tidx[s:s + c], axis=0, out=buf["loc"][:cm].reshape(c, m)),
+                          out=buf["cell"][:cm].reshape(c, m))                   # one slot per row & cell
+            slot = np.left_shift(cell, 1, out=buf["slot"][:cm].reshape(c, m))
+            np.bitwise_or(slot, np.take(xbit, xs[s:s + c], axis=0, out=buf["xb"][:cm].reshape(c, m)),
+                          out=slot)                                             # (c, m) slot of h's side of x
+            sides = buf["sides"][:2 * cm]
+            sides.fill(-1)
+            sides[slot.ravel()] = V.ravel()
+            s0, s1 = sides[0::2], sides[1::2]
+            # comb per slot, -1 where empty: max(s0, s1) + 1[s0 = s1], or the one side when the other is empty
+            hi = np.maximum(s0, s1, out=buf["hi"][:cm])
+            both = np.greater_equal(np.minimum(s0, s1, out=buf["lo"][:cm]), 0, out=buf["ok"][:cm])
+            tie = np.logical_and(np.equal(s0, s1, out=buf["eq"][:cm]), both, out=buf["eq"][:cm])
+            val = np.add(hi, tie, out=buf["val"][:cm])
+            cand = val[cell]                                                     # (c, m), a new array
+            if need:
+                weight = np.take(_POW2_32, val, out=buf["pow"][:cm])             # _POW2[-1] = 0: empty slot
+                alive = np.flatnonzero(weight.reshape(c, m).sum(axis=1, dtype=np.int64) >= need)
+                cand = cand[alive]
+                kept.append(s + alive)
+            parts.append(cand)
+            sums.append(cand.sum(axis=1, dtype=np.int64))
+            A_n += len(cand)
+            if len(parts) % 64 == 0:
+                p((k + s / C) / n, f"suffix sets of size {k + 1}")
+        del F, local, tidx, buf, V, cell, slot, sides, s0, s1, hi, both, tie, val, cand, weight
         if need:
-            alive = np.flatnonzero(_POW2[val].reshape(C, m).sum(axis=1) >= need)   # _POW2[-1] = 0: empty slot
-            cand, newT, rows, xs = cand[alive], newT[alive], rows[alive], xs[alive]
-            if len(alive) == 0:
+            if A_n == 0:
                 p(1.0, "no order beats the heuristic one")
                 return None, []
+            alive = np.concatenate(kept)
+            newT, rows, xs = newT[alive], rows[alive], xs[alive]
+            del kept, alive
+        # Sort by (T', −Σ ranks) and place the kept rows there, one chunk at a time.
+        order_ = np.lexsort((-np.concatenate(sums), newT))
+        del sums
+        where = np.empty(A_n, dtype=np.int64)
+        where[order_] = np.arange(A_n, dtype=np.int64)
+        cand = np.empty((A_n, m), dtype=np.int8)
+        at = 0
+        for i in range(len(parts)):
+            cand[where[at:at + len(parts[i])]] = parts[i]
+            at += len(parts[i])
+            parts[i] = None
+        del parts, where
+        newT, rows, xs = newT[order_], rows[order_], xs[order_]
+        del order_
         # Pareto filter within each T'.
-        order_ = np.lexsort((-cand.sum(axis=1, dtype=np.int64), newT))
-        cand, newT, rows, xs = cand[order_], newT[order_], rows[order_], xs[order_]
-        keep = _pareto_by_group(cand, newT)
+        keep = _pareto_by_group(cand, newT, meter)
         F, Tnew, prow, px = cand[keep], newT[keep], rows[keep], xs[keep]
+        del cand, newT, rows, xs, keep
         T_masks, g = np.unique(Tnew, return_inverse=True)
         back.append((prow, px))
+        meter.persistent += 16 * len(prow)
         p((k + 1) / n, f"suffix sets of size {k + 1}")
     # Layer n: T = X, one cell; the value is the max over the front.
     best = int(np.argmax(F[:, 0]))
@@ -570,22 +781,40 @@ def _backward(Hr: np.ndarray, lower: int = -1, progress=None) -> tuple[int | Non
     return value, order
 
 
-def _pareto_by_group(cand: np.ndarray, grp: np.ndarray) -> np.ndarray:
+def _pareto_by_group(cand: np.ndarray, grp: np.ndarray, meter: _Meter | None = None) -> np.ndarray:
     """Indices of rows that are Pareto-maximal within their group, keeping the first of equal rows.
 
     Rows must be sorted by group. Vectorised over all groups at once: every ordered pair (i, j) of rows
-    of one group is compared; j is dropped if row i ≥ row j everywhere and (i ≠ j somewhere or i < j)."""
+    of one group is compared; j is dropped if row i ≥ row j everywhere and (i ≠ j somewhere or i < j).
+    Done in blocks of pairs and chunks of rows, in work arrays allocated once, so its temporaries stay
+    bounded (``_TR_CHUNK_BYTES``); ``meter`` is charged for the pairs before they are compared."""
     N, m = cand.shape
+    rows_per = max(1, _CHUNK_CELLS // max(m, 1))
     # 1. Drop exact duplicates cheaply: sort by (group, hash of the row) and drop a row equal to its
     #    predecessor (checked exactly, so a hash collision can only leave a duplicate in, never drop a row).
     coef = np.random.default_rng(12345).integers(1, 2**62, size=m, dtype=np.int64) | 1
-    h = cand.astype(np.int64) @ coef
+    h = np.empty(N, dtype=np.int64)
+    wide = np.empty((min(rows_per, N), m), dtype=np.int64)
+    for s in range(0, N, rows_per):  # integer dot products wrap exactly: chunks give the same hashes
+        e = min(N, s + rows_per)
+        wide[:e - s] = cand[s:e]
+        h[s:e] = wide[:e - s] @ coef
+    del wide
     srt = np.lexsort((h, grp))
-    cs, gs = cand[srt], grp[srt]
+    del h
+    gs = grp[srt]
     dup = np.zeros(N, dtype=bool)
-    dup[1:] = (gs[1:] == gs[:-1]) & (cs[1:] == cs[:-1]).all(axis=1)
+    r = min(rows_per, N)
+    a_buf, b_buf, eq_buf = np.empty((r, m), np.int8), np.empty((r, m), np.int8), np.empty((r, m), bool)
+    for s in range(1, N, rows_per):
+        e = min(N, s + rows_per)
+        a = np.take(cand, srt[s:e], axis=0, out=a_buf[:e - s])
+        b = np.take(cand, srt[s - 1:e - 1], axis=0, out=b_buf[:e - s])
+        dup[s:e] = (gs[s:e] == gs[s - 1:e - 1]) & np.equal(a, b, out=eq_buf[:e - s]).all(axis=1)
+    del a_buf, b_buf, eq_buf
     first = np.sort(srt[~dup])
-    cand, grp = cand[first], grp[first]
+    del gs, dup, srt
+    grp = grp[first]  # row t of the filter below is cand[first[t]]
     N = len(first)
     starts = np.flatnonzero(np.r_[True, grp[1:] != grp[:-1]])
     sizes = np.diff(np.r_[starts, N])
@@ -595,18 +824,32 @@ def _pareto_by_group(cand: np.ndarray, grp: np.ndarray) -> np.ndarray:
     dominated = np.zeros(N, dtype=bool)
     if len(multi):
         reps = size_of[multi]
-        j_all = np.repeat(multi, reps)                                  # the row that may be dominated
-        offs = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
-        i_all = np.repeat(start_of[multi], reps) + offs                 # every row of the same group
-        ok = i_all != j_all
-        i_all, j_all = i_all[ok], j_all[ok]
-        step = max(1, 4_000_000 // max(m, 1))
-        for s in range(0, len(i_all), step):
-            i, j = i_all[s:s + step], j_all[s:s + step]
-            Bi, Bj = cand[i], cand[j]
-            ge = (Bi >= Bj).all(axis=1)
-            ge &= (i < j) | (Bi != Bj).any(axis=1)
-            dominated[j[ge]] = True
+        if meter is not None:
+            meter.spend(_W_PAIR * float(reps.sum() - len(multi)) * m)
+        ends = np.cumsum(reps)
+        step = max(1, _PAIR_CELLS // max(m, 1))
+        r = min(step, int(reps.sum()))
+        bi_buf, bj_buf = np.empty((r, m), np.int8), np.empty((r, m), np.int8)
+        ge_buf, ne_buf = np.empty((r, m), bool), np.empty((r, m), bool)
+        b = 0
+        while b < len(multi):  # a block of rows j whose pairs number about _PAIR_BLOCK (at least one row)
+            e = max(b + 1, int(np.searchsorted(ends, ends[b] - reps[b] + _PAIR_BLOCK, side="right")))
+            mj, rj = multi[b:e], reps[b:e]
+            j_all = np.repeat(mj, rj)                                           # the row that may be dominated
+            offs = np.arange(rj.sum()) - np.repeat(np.cumsum(rj) - rj, rj)
+            i_all = np.repeat(start_of[mj], rj) + offs                          # every row of the same group
+            ok = i_all != j_all
+            i_all, j_all = i_all[ok], j_all[ok]
+            del offs, ok
+            for s in range(0, len(i_all), step):
+                i, j = i_all[s:s + step], j_all[s:s + step]
+                Bi = np.take(cand, first[i], axis=0, out=bi_buf[:len(i)])
+                Bj = np.take(cand, first[j], axis=0, out=bj_buf[:len(i)])
+                ge = np.greater_equal(Bi, Bj, out=ge_buf[:len(i)]).all(axis=1)
+                ge &= (i < j) | np.not_equal(Bi, Bj, out=ne_buf[:len(i)]).any(axis=1)
+                dominated[j[ge]] = True
+            del i_all, j_all
+            b = e
     return first[~dominated]
 
 
@@ -984,19 +1227,22 @@ def worst_order_mistakes(H, learner_name: str, max_points: int = 8) -> dict:
 # --------------------------------------------------------------------------- the page's computations
 
 
-def _class_budget(H) -> None:
-    as_class(H)
-    _tr_budget(H)
+def _class_budget(H, progress=None, max_work: float = MAX_TR_WORK) -> None:
+    _tr_budget(H, max_work=max_work)
 
 
-@bounded(_budget=_class_budget)
-def class_summary(H) -> dict:
-    """The four exact numbers of a class, an optimal order, and whether the chain holds."""
+@bounded(max_work=Range(0, MAX_TR_WORK), _budget=_class_budget)
+def class_summary(H, progress=None, max_work: float = MAX_TR_WORK) -> dict:
+    """The four exact numbers of a class, an optimal order, and whether the chain holds.
+
+    M_tr is solved first, within ``max_work`` (``transductive_value``): a class too large for it is refused
+    (``CostLimit``) before anything else is computed."""
     H = as_class(H)
+    m_tr, order = transductive_value(H, progress=progress, max_work=max_work)
     out = {"points": int(H.shape[1]), "hypotheses": int(H.shape[0])}
     out["vc"] = vc_dimension(H)
     out["ld"] = littlestone_dimension(H)
-    out["m_tr"], out["order"] = transductive_value(H)
+    out["m_tr"], out["order"] = m_tr, order
     out["halving"] = halving_bound(H)
     out["log2_size"] = float(math.log2(len(H)))
     out["chain_holds"] = bool(out["vc"] <= out["m_tr"] <= out["ld"] <= out["halving"])

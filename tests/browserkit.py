@@ -1,6 +1,6 @@
 """What the browser scripts share: Debian's Chromium, a local server, and "the page is drawn and idle".
 
-Used by ``bench/bench_pages.py``, ``bench/load.py`` and ``tests/test_browser.py``.
+Used by ``tests/test_browser.py``, ``bench/bench_pages.py``, ``bench/load.py`` and ``bench/rehearse.py``.
 
 A page is *settled* when both hold, without a break, for ``settle_ms``:
 
