@@ -37,6 +37,8 @@ from .config import (
     HEADLINE_REGIMES,
     M10,
     M10_RECIPES,
+    MAX_MB,
+    MAX_WORK,
     NEFF,
     NEFF_RATIOS,
     PRESETS,
@@ -45,6 +47,7 @@ from .config import (
     SCALING,
     Config,
     expected_seconds,
+    memory_mb,
     work_units,
 )
 from .data import PROFILES, V_MEAN, V_SQ, feature_probs, n_eff, param_for_neff, profile_weights
@@ -325,8 +328,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 __all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "InputError", "analysis", "MIN_M",
            "WEAK_ALPHA", "BOUNDS", "CONFIG_BOUNDS", "CONV_TOL", "CONV_WINDOW", "GEOMETRY_BOUNDS", "GEOMETRY_GAMMAS",
            "GEOMETRY_SECONDS", "HEADLINE_REGIMES", "M10", "M10_RECIPES", "NEFF", "NEFF_RATIOS", "PRESETS", "QUICK",
-           "REGIME_NAMES", "SCALING", "Config", "expected_seconds", "work_units", "PROFILES", "V_MEAN", "V_SQ",
-           "feature_probs", "n_eff", "param_for_neff", "profile_weights", "HIST_BINS", "fit_exponent",
-           "ideal_weak_loss", "mean_sq_overlap", "measure", "selection_share", "weak_prediction", "welch_bound",
-           "TRIED", "AGREE_Z", "WELCH_RATIO_MAX", "OVERLAP_TOL", "PROFILE_BAND", "NEFF_MIN_FACTOR", "EQ4_BAND",
-           "EQ4_SLOPE_TOL", "WEAK_IDEAL_TOL"]
+           "REGIME_NAMES", "SCALING", "Config", "expected_seconds", "work_units", "memory_mb", "MAX_MB", "PROFILES",
+           "V_MEAN", "V_SQ", "feature_probs", "n_eff", "param_for_neff", "profile_weights", "HIST_BINS",
+           "fit_exponent", "ideal_weak_loss", "mean_sq_overlap", "measure", "selection_share", "weak_prediction",
+           "welch_bound", "TRIED", "AGREE_Z", "WELCH_RATIO_MAX", "OVERLAP_TOL", "PROFILE_BAND", "NEFF_MIN_FACTOR",
+           "EQ4_BAND", "EQ4_SLOPE_TOL", "WEAK_IDEAL_TOL", "MAX_WORK"]

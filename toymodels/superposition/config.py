@@ -54,21 +54,46 @@ def work_units(n: int, ms, steps: int, batch: int) -> float:
     return float(steps) * batch * n * sum(1.0 + m / 32.0 for m in ms)
 
 
-def check_work(n: int, ms, steps: int, batch: int, what: str = "this run") -> None:
-    """Raise InputError when a live call would train too many models or do too much work."""
+MAX_MB = 350.0        # modelled memory of one live call (issue-25 memory report's proposal for every topic)
+
+
+def memory_mb(n: int, ms, batch: int, E: float = 1.0) -> float:
+    """Modelled peak memory (MB) of a training call: every width group keeps a (I_g, B, n) float32 work buffer
+    for the whole run and W with its gradient and Adam's moments (16 bytes per (I, n, m) entry); the group being
+    stepped adds ~10 bytes per (I_g, B, n) entry (the positive entries' mask and indices, and on the dense path
+    res²) or its evaluation's (I_g, 1024, n) float32 block; the E·B active entries of each model are gathered as
+    (active, m) rows ~2.5 times; ~90 MB of evaluation sets, data blocks and first allocations (the fitted model of
+    bench/bench_memory.py's ``model_superposition``)."""
+    groups: dict[int, int] = {}
+    for m in ms:
+        groups[int(m)] = groups.get(int(m), 0) + 1
+    I_max, I_all, m_max = max(groups.values()), sum(groups.values()), max(groups)
+    zbuf = 4 * batch * n * I_all + 16 * n * sum(m * k for m, k in groups.items())
+    step = max(10 * I_max * batch * n, 4 * I_max * 1024 * n)
+    active = 10 * E * max(batch, 1024) * I_max * m_max
+    return 90 + (zbuf + step + active) / 2**20
+
+
+def check_work(n: int, ms, steps: int, batch: int, what: str = "this run", E: float = 1.0) -> None:
+    """Raise InputError when a live call would train too many models, do too much work (time) or hold too much
+    memory (``memory_mb`` over ``MAX_MB``)."""
     if len(ms) > MAX_MODELS:
         raise InputError(f"{what} trains {len(ms)} models; the limit is {MAX_MODELS}")
     work = work_units(n, ms, steps, batch)
     if work > MAX_WORK:
         raise InputError(f"{what} is too large for a live demo (steps × batch × n × models ≈ {work:.2g} "
                          f"> {MAX_WORK:.2g}): lower steps, batch, n or the number of widths")
+    mem = memory_mb(n, ms, batch, E)
+    if mem > MAX_MB:
+        raise InputError(f"{what} would hold about {mem:.0f} MB (the limit of a live demo is {MAX_MB:.0f} MB): "
+                         "lower the batch, n or the number of models")
 
 
 def _config_budget(cfg: Config, **_) -> None:
     if cfg.m > cfg.n:
         raise InputError(f"width m = {cfg.m} must not exceed the number of features n = {cfg.n}")
     feature_probs(cfg.n, cfg.alpha, cfg.E, cfg.profile)     # raises if some p_i > 1
-    check_work(cfg.n, [cfg.m], cfg.steps, cfg.batch)
+    check_work(cfg.n, [cfg.m], cfg.steps, cfg.batch, E=cfg.E)
 
 
 # --------------------------------------------------------------------------- the live calls' bounds
@@ -81,10 +106,10 @@ GEOMETRY_BOUNDS = dict(n=Range(3, 20, integer=True), m=OneOf(2, 3), alpha=Range(
                        batch=Range(8, 1024, integer=True), lr=Range(1e-4, 0.1), seed=Range(0, 2**31 - 1, integer=True))
 
 
-def _gamma_budget(n, m, gammas, steps, batch, **_):
+def _gamma_budget(n, m, gammas, steps, batch, E=1.0, **_):
     if m > n:
         raise InputError(f"width m = {m} must not exceed the number of features n = {n}")
-    check_work(n, [m] * len(list(gammas or range(10))), steps, batch, "this γ sweep")
+    check_work(n, [m] * len(list(gammas or range(10))), steps, batch, "this γ sweep", E=E)
 
 
 GAMMA_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), m=Range(2, 128, integer=True), alpha=Range(0.0, 3.0),

@@ -86,6 +86,21 @@ def test_no_silent_clamping_in_live_calls():
     assert M.run.bounds["cfg"].specs["steps"].hi == 8000                  # the page reads its limits from here
 
 
+def test_memory_budget_by_hand_and_against_the_bench_model():
+    """``memory_mb``: the work buffers by hand, and the same as bench_memory's fitted ``model_superposition`` where
+    every group has the widest width; a live call over ``MAX_MB`` is refused before anything runs."""
+    from bench.bench_memory import model_superposition
+
+    z, W = 4 * 128 * 1000, 16 * 1000 * 20
+    step, active = 4 * 1024 * 1000, 10 * 1.0 * 1024 * 20
+    assert M.memory_mb(1000, [20], 128) == pytest.approx(90 + (z + W + step + active) / 2**20)
+    for n, ms, batch, E in ((2000, [128] * 32, 1024, 1.0), (500, [64, 64], 256, 5.0)):
+        assert M.memory_mb(n, ms, batch, E) == pytest.approx(model_superposition(n, [len(ms)], batch, max(ms), E))
+    with pytest.raises(InputError, match="MB"):
+        M.gamma_sweep(n=2000, m=128, gammas=[0.1] * 32, steps=10, batch=1024)
+    assert M.memory_mb(2000, [128] * 32, 1024) > M.MAX_MB
+
+
 def test_all_zero_matrix_is_rejected_not_nan():
     """Issue 14 #9: an all-zero upload gave overlap nan with no message."""
     with pytest.raises(InputError, match="non-zero"):
