@@ -68,7 +68,8 @@ def loss_chart(points: pd.DataFrame, lines: pd.DataFrame, color: str, title: str
         x=XM, y=YL, color=c, tooltip=tips)
     fit = alt.Chart(lines).mark_line().encode(x=XM, y=YL, color=c, strokeDash=alt.StrokeDash(
         "line:N", legend=None))
-    return (fit + runs + means).properties(title=title, height=height)
+    out = (fit + runs + means).properties(height=height)
+    return out.properties(title=title) if title else out
 
 
 # ============================================================================ the headline
@@ -99,7 +100,8 @@ loc = s["strong"].iloc[1:]
 st.caption("The strong line is not straight: between neighbouring widths its exponent reads "
            + ", ".join(f"{a:.2f} (m = {m0}→{m1})" for a, m0, m1 in zip(loc["local_alpha"], s["strong"]["m"],
                                                                        loc["m"]))
-           + f"; the seeds spread most at m ≥ 80 (losses ± {100 * (loc['loss_sd'] / loc['loss']).max():.0f} %). "
+           + f"; across seeds the loss at one width varies by up to ± {100 * s['strong_seed_spread']:.0f} % "
+           f"(m ≥ {M.MIN_M}). "
            "Every run met the convergence rule; the per-seed numbers are in the lab notebook.")
 
 story, notebook = st.tabs(["The paper, step by step", "Lab notebook"])
@@ -113,9 +115,10 @@ with story:
     m10t = A.m10_table(m10)
     c1, c2 = st.columns([3, 2])
     with c1:
-        enc = dict(x=XM, y=alt.Y("value:Q", scale=alt.Scale(type="log"), title="mean squared overlap"),
-                   color=alt.Color("series:N", legend=LEGEND, scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL,
-                                                                                     ui.PALETTE[2]])),
+        xo, yo = log_axes(ov["m"], ov["value"], "value", "mean squared overlap")
+        series = list(dict.fromkeys(ov["series"]))
+        enc = dict(x=xo, y=yo, color=alt.Color("series:N", legend=LEGEND, scale=alt.Scale(
+                       domain=series, range=[ui.PALETTE[0], ui.NEUTRAL, ui.PALETTE[2]])),
                    tooltip=["series", "m", alt.Tooltip("value:Q", format=".4f"),
                             alt.Tooltip("overlap_over_welch:Q", format=".2f", title="overlap / Welch"),
                             alt.Tooltip("overlap_times_m:Q", format=".2f", title="overlap × m")])
@@ -151,15 +154,14 @@ with story:
               for r in prof.itertuples()}
     ppts = A.loss_points(ptab, list(prof["regime"])).assign(run=lambda d: d["regime"].map(plabel))
     plines = pd.concat([A.fit_line(ptab, r, M.MIN_M).assign(run=plabel[r], line="fit") for r in prof["regime"]])
-    c1, c2 = st.columns([3, 2])
-    with c1:
-        ui.chart(loss_chart(ppts, plines, "run", "Strong regime, three profiles (fits over m ≥ 20)"),
-                 "superposition_profiles", data=ptab, alt_text="Loss against width for three frequency profiles.")
-    with c2:
+    ui.chart(loss_chart(ppts, plines, "run", "Strong regime, three profiles (fits over m ≥ 20)"),
+             "superposition_profiles", data=ptab, alt_text="Loss against width for three frequency profiles.")
+    with st.container():
         st.dataframe(prof[["profile", "parameter", "n_eff", "n_eff_over_max_m", "alpha_m", "alpha_lo", "alpha_hi",
                            "alpha_all_widths"]].rename(columns={
             "n_eff": "N_eff", "n_eff_over_max_m": "N_eff / max m", "alpha_m": "α_m (m ≥ 20)", "alpha_lo": "95 % lo",
-            "alpha_hi": "95 % hi", "alpha_all_widths": "α_m (all m)"}).round(3), hide_index=True, width="stretch")
+            "alpha_hi": "95 % hi", "alpha_all_widths": "α_m (all m)"}).round(2), hide_index=True, width="stretch",
+            column_config={"N_eff": st.column_config.NumberColumn(format="%.0f")})
         st.caption(f"N_eff = 1/Σ q_i² (q = p/Σp), the effective number of features; each profile keeps N_eff ≥ 4 × "
                    f"the largest width. Paper ({M.PAPER['alpha_profiles'].source}): "
                    f"{', '.join(str(v) for v in M.PAPER['alpha_profiles'].value)}, "
@@ -171,25 +173,31 @@ with story:
     w_weak = s["weak"]
     c1, c2 = st.columns([3, 2])
     with c1:
-        enc = dict(x=XM, y=YL, color=alt.Color("series:N", legend=LEGEND, scale=alt.Scale(
-            range=[ui.PALETTE[1], ui.PALETTE[3], ui.NEUTRAL])),
+        xw, yw = log_axes(wf["m"], wf["loss"])
+        enc = dict(x=xw, y=yw, color=alt.Color("series:N", legend=LEGEND, scale=alt.Scale(
+            domain=list(dict.fromkeys(wf["series"])), range=[ui.PALETTE[1], ui.PALETTE[3], ui.NEUTRAL])),
             tooltip=["series", "m", alt.Tooltip("loss:Q", format=".4f"),
                      alt.Tooltip("represented:Q", format=".0f", title="features kept"),
                      alt.Tooltip("top_share:Q", format=".2f", title="kept among the most frequent")])
-        fig = alt.Chart(wf).mark_line(point=True).encode(**enc)
-        ui.chart(fig.properties(height=300, title=f"γ = 0.1, α = 1.5: measured {a_w['mean']:.2f}, Eq. 4 "
-                                                  f"{s['alpha_weak_eq4']['mean']:.2f}, ideal "
-                                                  f"{s['alpha_weak_ideal']:.2f}"), "superposition_weak", data=wf,
+        st.markdown(f"Exponents: measured **{a_w['mean']:.2f}**, Eq. 4 on the measured rows "
+                    f"**{s['alpha_weak_eq4']['mean']:.2f}**, ideal **{s['alpha_weak_ideal']:.2f}**")
+        dash = alt.StrokeDash("series:N", legend=None, scale=alt.Scale(domain=list(dict.fromkeys(wf["series"])),
+                                                                       range=[[1, 0], [6, 3], [2, 2]]))
+        fig = alt.Chart(wf).mark_line(point=True).encode(strokeDash=dash, **enc)
+        ui.chart(fig.properties(height=300), "superposition_weak", data=wf,
                  alt_text="Weak regime loss against width: measured, Eq. 4 on the measured rows, and the ideal.")
     with c2:
         st.dataframe(w_weak[["m", "loss", "eq4", "eq4_ratio", "represented", "top_share"]].rename(columns={
             "loss": "L", "eq4": "Eq. 4", "eq4_ratio": "Eq. 4 / L", "represented": "kept",
-            "top_share": "among top"}).round(3), hide_index=True, width="stretch")
+            "top_share": "top"}), hide_index=True, width="stretch",
+            column_config={**{c: st.column_config.NumberColumn(format="%.3f") for c in ("L", "Eq. 4")},
+                           **{c: st.column_config.NumberColumn(format="%.2f") for c in ("Eq. 4 / L", "top")},
+                           "kept": st.column_config.NumberColumn(format="%.0f")})
     st.caption(f"Eq. 4 sums ⟨v²⟩p_i − ⟨v⟩²p_i² over the features a model left out (‖W_i‖ ≤ 1/2): on the measured "
-               f"rows it predicts the loss within {100 * max(abs(1 - r) for r in w_weak['eq4_ratio']):.0f} % at every "
+               f"rows it predicts the loss within {100 * s['eq4_max_deviation']:.0f} % at every "
                f"width. Its ideal keeps the m most frequent features; α − 1 = {M.WEAK_ALPHA - 1:.1f} holds only as "
                f"n → ∞ (here n = {s['n']}: {s['alpha_weak_ideal']:.2f}). The trained model keeps about as many "
-               "features as the ideal but not the most frequent ones (column *among top*: the share of the kept "
+               "features as the ideal but not the most frequent ones (column *top*: the share of the kept "
                "features that are among as many most frequent), so its exponent stays flatter.")
 
     # ======================================================================== N_eff break
@@ -208,19 +216,20 @@ with story:
         run = f"τ = {row['tau']:.1f}, N_eff = {row['n_eff']:.0f}"
         sub = nt[nt["regime"] == row["regime"]]
         with c1:
+            st.markdown(f"α_m = **{row['alpha_m']:.2f}** ({row['label']})")
             ui.chart(loss_chart(A.loss_points(sub, [row["regime"]]).assign(run=run),
-                                A.fit_line(sub, row["regime"]).assign(run=run, line="fit"), "run",
-                                f"α_m = {row['alpha_m']:.2f} ({row['label']})", height=280),
+                                A.fit_line(sub, row["regime"]).assign(run=run, line="fit"), "run", "", height=280),
                      "superposition_neff_run", data=sub, alt_text="Loss against width at one N_eff.")
         with c2:
+            st.markdown("Exponent against N_eff / largest width")
             base = alt.Chart(nf).encode(
                 x=alt.X("ratio:Q", scale=alt.Scale(type="log"), title="N_eff / largest width"),
                 y=alt.Y("alpha_m:Q", title="fitted α_m", scale=alt.Scale(zero=False)),
                 tooltip=["regime", alt.Tooltip("tau:Q", format=".1f"), alt.Tooltip("n_eff:Q", format=".0f"),
                          alt.Tooltip("alpha_m:Q", format=".3f"), "label"])
             one = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
-            ui.chart((base.mark_line(point=True, color=ui.PALETTE[0]) + one).properties(
-                title="Exponent against N_eff / max m", height=280), "superposition_neff", data=nf,
+            ui.chart((base.mark_line(point=True, color=ui.PALETTE[0]) + one).properties(height=280),
+                     "superposition_neff", data=nf,
                 alt_text="Fitted exponent against N_eff over the largest width.")
         st.caption("The paper's exponential profile is e^(−i/400) at n = 10 240. Rescaling τ to 400·n/10240 = 39 at "
                    "n = 1000 gives N_eff ≈ 78, about the largest width 80 here: the few features that carry the mass "
@@ -458,7 +467,8 @@ with story:
         st.caption(f"All {mini['rows']:,} token-embedding rows of all-MiniLM-L6-v2, normalised, every pair i < j "
                    f"(exactly, through the m × m Gram). {mini['ratio']:.1f}/m: more aligned than random (mean-centred "
                    f"{mini['ratio_centred']:.2f}/m). One model shows no scaling with m; the paper's LM heads scale "
-                   f"roughly as 1/m and their losses give {M.PAPER['alpha_llm']} ± 0.04. An encoder's input "
+                   f"roughly as 1/m and their losses give α_m = {M.PAPER['alpha_llm'].value} ± 0.04 "
+                   f"({M.PAPER['alpha_llm'].source}). An encoder's input "
                    "embedding is not an LM head: an illustration.")
         up = st.file_uploader("Your own embedding or LM-head matrix (vocabulary × width): .npy (no pickles) or "
                               ".safetensors", type=["npy", "safetensors"], key="sp_upload")

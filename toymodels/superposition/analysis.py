@@ -174,6 +174,8 @@ def summary(res: dict) -> dict:
         "alpha_weak_ideal": ideal["alpha_m"], "weak_ideal": ideal,
         "strong": strong, "weak": weak, "profiles": profiles(t),
         "converged": converged(t), "max_drift": float(t["drift"].max()), "steps_run_max": int(t["steps_run"].max()),
+        "strong_seed_spread": float((strong["loss_sd"] / strong["loss"])[strong["m"] >= MIN_M].max()),
+        "eq4_max_deviation": float((weak["eq4_ratio"] - 1.0).abs().max()),
         "seeds": sorted(int(s) for s in t["seed"].unique()),
     }
 
