@@ -520,16 +520,14 @@ def claims_table(verdict: Verdict, key: str = "claims") -> None:
     """The topic's ledger, compact: one row per claim (claim, paper, ours, status), the paper's source beside
     its number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the
     commit that registered it). The first thing under a page's title."""
-    rows = [{"Claim": j.statement, "Kind": j.kind, "Paper": f"{j.paper} ({j.source})",
-             "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""),
-             "Status": _STATUS.get(j.status, j.status)} for j in verdict.claims]
+    rows = [{"Status": _STATUS.get(j.status, j.status), "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
+             "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""), "Kind": j.kind}
+            for j in verdict.claims]
     if not rows:
         return
     st.markdown(f"**{verdict.summary}.** Our toy against the paper, claim by claim:")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}-table",
-                 column_config={"Claim": st.column_config.TextColumn(width="large"),
-                                "Kind": st.column_config.TextColumn(width="small"),
-                                "Status": st.column_config.TextColumn(width="medium")})
+    st.table(pd.DataFrame(rows), hide_index=True, border="horizontal",  # wraps: every word of a claim shows
+             alt=f"The ledger of claims: {verdict.summary}")
     with st.expander("How each claim is tested", icon=":material/rule:"):
         for j in verdict.claims:
             seeds = f"{j.seeds} seed(s)" + (f", {j.uncertainty}" if j.uncertainty else "") if j.seeds else "no run"

@@ -568,7 +568,7 @@ def embed_worst(batch_size: int | None, n_texts: int):
     """``n_texts`` texts of 600 words (MiniLM truncates at 256 tokens) at ``batch_size``, or (None) at the
     largest batch size the declaration accepts."""
     def build():
-        from toymodels import diversity as D
+        import toymodels.hivemind as D
 
         words = ("the quick brown fox jumps over a lazy dog while seven wizards quietly hex jolly zebras "
                  "and every model writes the same poem about time being a river").split()
@@ -581,7 +581,7 @@ def embed_worst(batch_size: int | None, n_texts: int):
 
 
 def online_all10():
-    from toymodels import online as O
+    import toymodels.transductive as O
 
     return (O.preset_class("all", n=10),), {}
 
@@ -590,7 +590,7 @@ def online_random16():
     """A random 16-point class with as many hypotheses as the exact solver's budget accepts."""
     import numpy as np
 
-    from toymodels import online as O
+    import toymodels.transductive as O
 
     rng = np.random.default_rng(0)
     best = None
@@ -602,7 +602,7 @@ def online_random16():
 
 
 def gap_sweep_worst():
-    from toymodels import online as O
+    import toymodels.transductive as O
 
     return (), dict(depth=3, ps=[0.5], samples=40, seed=0)
 
@@ -695,15 +695,15 @@ CASES = [
     Case("superposition.width_sweep@350", "superposition", "toymodels.superposition:width_sweep",
          at_proposed_limit(sp_width(False)), model_sp_width, "edge"),
     # hivemind, transductive
-    Case("hivemind.embed_texts", "hivemind", "toymodels.diversity:embed_texts", embed_worst(None, 256), model_embed,
+    Case("hivemind.embed_texts", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(None, 256), model_embed,
          note="256 texts of 600 words (MiniLM truncates at 256 tokens) at the largest batch allowed (the page: 32)"),
-    Case("hivemind.embed_texts@page", "hivemind", "toymodels.diversity:embed_texts", embed_worst(32, 64), model_embed,
+    Case("hivemind.embed_texts@page", "hivemind", "toymodels.hivemind.embed:embed_texts", embed_worst(32, 64), model_embed,
          "page", quick=True),
-    Case("transductive.class_summary", "transductive", "toymodels.online:class_summary", online_random16, model_none,
+    Case("transductive.class_summary", "transductive", "toymodels.transductive.experiments:class_summary", online_random16, model_none,
          quick=True, note="a random 16-point class at the exact solver's budget"),
-    Case("transductive.class_summary#all10", "transductive", "toymodels.online:class_summary", online_all10,
+    Case("transductive.class_summary#all10", "transductive", "toymodels.transductive.experiments:class_summary", online_all10,
          model_none, quick=True, note="all 1024 functions on 10 points"),
-    Case("transductive.gap_sweep", "transductive", "toymodels.online:gap_sweep", gap_sweep_worst, model_none,
+    Case("transductive.gap_sweep", "transductive", "toymodels.transductive.experiments:gap_sweep", gap_sweep_worst, model_none,
          note="depth 3 (15 points), 40 classes: memory per class; the 180-class cap only adds time"),
 ]
 BY_NAME = {c.name: c for c in CASES}
@@ -785,9 +785,9 @@ def run_child(name: str, cap_mb: float | None = None, out=sys.stdout) -> None:
     fn = _fn(case.fn)
     args, kwargs = case.run_args()
     if case.topic == "hivemind":    # the model is loaded once per server process: part of the baseline
-        from toymodels import diversity
+        import toymodels.hivemind as H
 
-        diversity.embedder()
+        H.embedder()
     import gc
 
     gc.collect()

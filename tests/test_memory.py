@@ -155,10 +155,7 @@ def test_rlvr_run_toy_worst_case():
     assert_within_limit(run_capped("rlvr.run_toy"))
 
 
-@loose("hivemind: MiniLM materialises (batch, 12, 256, 256) attention scores: "
-       "batch_size 256 adds 1.1 GB; proposed: batch_size <= 64 in embed_texts' bounds (issue-25 memory "
-       "report)")
-def test_hivemind_embed_texts_worst_case():
+def test_hivemind_embed_texts_worst_case():  # batch_size <= 64 since the memory audit (was 256: +1.1 GB)
     assert_within_limit(run_capped("hivemind.embed_texts"))
 
 
