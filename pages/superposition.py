@@ -271,7 +271,7 @@ with story:
                                       format_func=lambda g: f"{g:+.2f}")
         k = gammas.index(gamma_pick)
         arrows = A.geometry_frame(geo, k)
-        enc = dict(x=alt.X("x:Q", scale=alt.Scale(domain=[-1.35, 1.35]), title=None),
+        enc = dict(x=alt.X("x:Q", scale=alt.Scale(domain=[-1.7, 1.7]), title=None),
                    y=alt.Y("y:Q", scale=alt.Scale(domain=[-1.35, 1.35]), title=None))
         col = alt.Color("represented:N", scale=alt.Scale(domain=["‖W_i‖ > 1/2", "‖W_i‖ ≤ 1/2"],
                                                           range=[ui.PALETTE[0], ui.NEUTRAL]), legend=LEGEND)
@@ -282,7 +282,7 @@ with story:
         rules = alt.Chart(arrows).mark_rule(strokeWidth=2.5).encode(x2="x0:Q", y2="y0:Q", color=col, tooltip=tips,
                                                                     **enc)
         heads = alt.Chart(arrows).mark_point(filled=True, size=70).encode(color=col, tooltip=tips, **enc)
-        labels = alt.Chart(arrows).mark_text(dx=9, dy=-9, fontSize=13).encode(text="feature:N", **enc)
+        labels = alt.Chart(arrows).mark_text(dx=9, dy=-9, fontSize=13).encode(text="feature:N", color=col, **enc)
         gdf = A.gram_frame(geo, k)
         order = list(arrows["feature"])
         heat = alt.Chart(gdf).mark_rect().encode(
@@ -290,14 +290,16 @@ with story:
             color=alt.Color("WWᵀ:Q", scale=alt.Scale(scheme="redblue", domain=[-1.2, 1.2], reverse=True),
                             legend=None), tooltip=["i", "j", alt.Tooltip("WWᵀ:Q", format=".2f")])
         htext = alt.Chart(gdf).mark_text(fontSize=10).encode(x=alt.X("j:O", sort=order), y=alt.Y("i:O", sort=order),
-                                                            text=alt.Text("WWᵀ:Q", format=".1f"))
+                                                            text=alt.Text("WWᵀ:Q", format=".1f"),
+                                                            color=alt.condition("abs(datum['WWᵀ']) > 0.6",
+                                                                                alt.value("white"), alt.value("black")))
         c1, c2 = st.columns(2)
         with c1:
-            ui.chart((ring + rules + heads + labels).properties(height=340, title=f"Feature vectors at γ = "
+            ui.chart((ring + rules + heads + labels).properties(height=440, title=f"Feature vectors at γ = "
                                                                 f"{gamma_pick:+.2f}"), "superposition_geometry",
                      data=arrows, alt_text="Feature vectors in the plane, coloured by whether they are represented.")
         with c2:
-            ui.chart((heat + htext).properties(height=340, title="Gram matrix W Wᵀ"), "superposition_gram", data=gdf,
+            ui.chart((heat + htext).properties(height=440, title="Gram matrix W Wᵀ"), "superposition_gram", data=gdf,
                      alt_text="The Gram matrix of the feature vectors.")
         kept = int((arrows["represented"] == "‖W_i‖ > 1/2").sum())
         st.caption(f"At γ = {gamma_pick:+.2f}: {kept} of {len(arrows)} features have ‖W_i‖ > 1/2, loss "
@@ -491,7 +493,7 @@ with story:
 
 with notebook:
     st.subheader("Configurations tried")
-    st.dataframe(M.TRIED, hide_index=True, width="stretch")
+    st.table(M.TRIED, hide_index=True, border="horizontal")  # wraps: every word of a row shows
     st.subheader("The headline sweep, width by width")
     cfg_s = scal["settings"]
     st.caption(f"n = {cfg_s['n']}, batch {cfg_s['batch']}, {cfg_s['steps']:,} scheduled steps (cap "

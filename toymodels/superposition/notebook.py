@@ -13,7 +13,7 @@ TRIED = pd.DataFrame([
     ("padding all widths to the widest", "1.25× faster than a loop", "replaced by per-width batches sharing data"),
     ("per-width batches sharing data, dense gradients", "0.91× the same engine fed one model at a time",
      "batching alone buys nothing: the products dominate"),
-    ("+ sparse output side (z > 0 on < 1 %), fused Adam, sparse evaluation",
+    ("the same, plus a sparse output side (z > 0 on < 1 %), fused Adam, sparse evaluation",
      "4.2× less CPU than plain PyTorch per model (178 vs 753 s)",
      "the shipped configuration, bench/bench_superposition.py --full"),
     ("issue 31 re-check, official FeatureRecovery + AdamW, m = 10: 2000 / 12000 steps × 128",
