@@ -16,11 +16,11 @@ TOUR = [
     ui.Step("The headline", "Strong superposition (γ = −1) keeps every feature as an almost-unit vector; its loss "
             "falls with width as a power law with exponent near 1. Weak superposition (γ = 0.1) keeps only some "
             "features; its exponent is set by the data.",
-            look_at="α_m of the strong regime in the chart's title and its interval in the claims table"),
+            look_at="α_m of the strong regime in the chart's legend and its interval in the claims table"),
     ui.Step("Why 1/m: interference", "All n = 1000 rows are squeezed into m dimensions, so the loss is their "
             "interference. Its size is the mean squared overlap of the normalised rows, which cannot go below the "
-            "Welch bound and sits close to it from m = 20 on.", look_at="overlap / Welch per width in the "
-            "mechanism chart's tooltip and the caption under it (m = 10 is the exception, and why)"),
+            "Welch bound and sits close to it from m = 20 on.", look_at="the ÷ Welch column of the table beside "
+            "the mechanism chart and the caption under it (m = 10 is the exception, and why)"),
     ui.Step("What the rows look like", "Five equally frequent features in two dimensions. With γ = −1 all five keep "
             "unit length and spread out as a pentagon: strong superposition in miniature.",
             settings={"geo_gamma": -1.0}, look_at="the five arrows of equal length in the geometry chart"),
@@ -29,7 +29,7 @@ TOUR = [
             "(Eq. 4).", settings={"geo_gamma": 0.5}, look_at="the grey, dropped feature and the Gram matrix"),
     ui.Step("When the exponent breaks", "If only about m features carry the probability mass (N_eff ≈ m), they "
             "get nearly orthogonal directions and the loss falls much faster than 1/m: robustness needs "
-            "N_eff ≫ m.", settings={"neff_ratio": 1.0}, look_at="α_m in the N_eff chart's title"),
+            "N_eff ≫ m.", settings={"neff_ratio": 1.0}, look_at="α_m in the heading above the N_eff chart"),
     ui.Step("Train the weak preset yourself", "The paper's weak setting (γ = 0.1, α = 1.5) on one model. Press Train "
             "and compare Eq. 4 (the loss of the features with ‖W_i‖ ≤ 1/2) with the measured loss.",
             settings={"preset": "paper: weak", "gamma": 0.1, "alpha": 1.5}, look_at="the Eq. 4 caption under the "
