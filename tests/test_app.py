@@ -1,5 +1,6 @@
 """AppTest: Home and every page the router registers run with default widgets and raise nothing."""
 import pytest
+
 from tests.apptest_helpers import open_home, open_page
 from toymodels.registry import PAPERS
 
