@@ -202,9 +202,9 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
                               env=env, capture_output=True, text=True, timeout=300)
 
     assert check("transductive").returncode == 0
-    from toymodels import topic
+    from toymodels import shipped
 
-    module = topic.module_for("transductive")
+    module = shipped.module_for("transductive")
     judge = getattr(module, "verdict", None) or module.metrics  # a package judges by CLAIMS and metrics(views)
     src = Path(sys.modules[judge.__module__].__file__)
     copy = tmp_path / "toymodels" / src.relative_to(root)
