@@ -82,6 +82,7 @@ NOISE_RATIO_MAX = 0.5         # σ(linear decay) / σ(constant), upper 95% bound
 MISFIT_MIN = 1.0              # Δ/σ lower 95% bound at L0 = ±10% of the largest size's final loss, linear decay
 SCHEDULE_ERROR_MAX = 0.3      # relative RMS error of the cosine deformation predicted with α fitted on linear decay
 FRONTIER_TOL = 0.1            # |γ̂ / a - best collapse multiplier (constant rate)|
+REGISTERED = "commit 7d49bba (2026-11-25), before any run of the default views"
 
 
 def _at(values, value) -> int:
@@ -210,38 +211,38 @@ CLAIMS = claims(
     Claim("collapse", "headline", "Normalised loss curves of compute-optimally trained models of different sizes "
           "collapse onto one curve.", "Fig. 1b", str(PAPER["collapse"]),
           f"exact expected curves, sizes 64..2048, γ = γ*: median over x in [0.2, 0.95] of the spread across sizes "
-          f"below {COLLAPSE_MAX} for constant rate and for linear decay", _collapse),
+          f"below {COLLAPSE_MAX} for constant rate and for linear decay", _collapse, registered=REGISTERED),
     Claim("supercollapse", "headline", "With learning-rate decay the spread across sizes falls below the "
           "seed-to-seed noise (supercollapse).", "Fig. 1c", str(PAPER["supercollapse"]),
           "seeded SGD, linear decay, γ*, sizes 64..512, 20 seeds (1000-1019): the median over x in [0.2, 0.95] of "
           f"Δ/σ has its 95% bootstrap upper bound below {SUPER_MAX:g}, and so has that of the exact spread (expected "
-          "curves) over the measured σ", _supercollapse),
+          "curves) over the measured σ", _supercollapse, registered=REGISTERED),
     Claim("exponent", "mechanism", "The collapse selects the horizon's scaling exponent: off the compute-optimal "
           "γ it breaks.", "Abstract", str(PAPER["exponent"]),
           f"exact expected curves, γ/γ* from 0.6 to 1.4 in steps of 0.05: the smallest spread lies in "
           f"[{BEST_MULT_BAND[0]}, {BEST_MULT_BAND[1]}] for constant rate and linear decay, and at constant rate "
-          f"Δ(γ*) / min(Δ(0.8 γ*), Δ(1.2 γ*)) ≤ {OPT_OVER_OFF_MAX}", _exponent),
+          f"Δ(γ*) / min(Δ(0.8 γ*), Δ(1.2 γ*)) ≤ {OPT_OVER_OFF_MAX}", _exponent, registered=REGISTERED),
     Claim("decay-noise", "mechanism", "Learning-rate decay suppresses the seed-to-seed variance of the normalised "
           "curves.", "Abstract; Fig. 1f", str(PAPER["decay_noise"]),
           f"seeded SGD at γ*, 20 seeds: σ(linear decay) / σ(constant), medians over x in [0.2, 0.95], has its 95% "
-          f"paired bootstrap upper bound below {NOISE_RATIO_MAX}", _decay_noise),
+          f"paired bootstrap upper bound below {NOISE_RATIO_MAX}", _decay_noise, registered=REGISTERED),
     Claim("l0-misfit", "control", "A misfit irreducible loss L0 breaks the supercollapse.",
           "official README, Notes", str(PAPER["l0_misfit"]),
           "the supercollapse runs (linear decay, γ*) normalised with L0 = +10% and -10% of the largest size's "
           f"seed-mean final loss instead of the true 0: Δ/σ has its 95% bootstrap lower bound above {MISFIT_MIN:g} "
-          "for both", _l0_misfit),
+          "for both", _l0_misfit, registered=REGISTERED),
     Claim("schedule-model", "mechanism", "One constant α in L_sched(t) ≈ L_const(τ(t)) + α (η(t)/η_peak - 1) "
           "tr(PΣ_t) predicts the loss curves of other schedules.", "Fig. 1e; Figs. 6, 12",
           f"α = {PAPER['alpha_cifar5m'].value} (CIFAR-5M), {PAPER['alpha_mlp'].value} (MLP)",
           "exact expected curves at γ*, sizes 64..2048: α fitted by least squares on linear decay (t in "
           f"[0.1 T, T]) predicts the cosine schedule's deformation with relative RMS error ≤ {SCHEDULE_ERROR_MAX} "
-          "at every size", _schedule),
+          "at every size", _schedule, registered=REGISTERED),
     Claim("frontier", "scaling", "The compute-optimal horizon grows as t* ∝ p^γ with γ read off the loss-compute "
           "frontier, and that γ is where the curves collapse.", "official experiments/*.yaml; Fig. 1a",
           f"γ ≈ {PAPER['data_exponent'].value} (C ∝ P^2.04)",
           "constant-rate expected curves of 21 sizes (64..2048, 4 per octave): γ̂ fitted to the optimal horizons "
           f"of the lower envelope is within {FRONTIER_TOL} (in units of a) of the best-collapse multiplier of the "
-          "exponent claim", _frontier),
+          "exponent claim", _frontier, registered=REGISTERED),
 )
 
 
