@@ -22,11 +22,13 @@ from .config import (
     BOUNDS,
     GAMMA_COARSE,
     GAMMA_GRID,
+    PAGE_SECONDS,
     SCHEDULE_NAMES,
     CheckConfig,
     CurveConfig,
     FrontierConfig,
     SimConfig,
+    check_budget,
     expected_seconds,
 )
 from .notebook import NOTEBOOK
@@ -294,11 +296,11 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out=None, progres
 __getattr__, __dir__ = lazy_exports(__name__, {
     **{n: ".experiments" for n in ("collapse_grid", "seeded_grid", "frontier_view", "schedule_model", "exact_check",
                                    "normalised_curves", "spread_vs_gamma", "noise_curves", "exponent_selection",
-                                   "headline_numbers", "reproduce_tables", "MISFITS")},
+                                   "headline_numbers", "reproduce_tables", "seeded_table", "MISFITS")},
     **{n: ".powerlaw" for n in ("expected_loss", "lr_schedule", "spectrum", "tail_variance", "horizon")},
     "simulate": ".sgd", "seed_collapse": ".collapse", "ratio_summary": ".collapse", "x_grid": ".collapse",
 })
 
 __all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "BOUNDS", "CurveConfig",
            "SimConfig", "FrontierConfig", "CheckConfig", "GAMMA_GRID", "GAMMA_COARSE", "SCHEDULE_NAMES",
-           "expected_seconds", "NOTEBOOK", "QUICK"]
+           "expected_seconds", "check_budget", "PAGE_SECONDS", "NOTEBOOK", "QUICK"]

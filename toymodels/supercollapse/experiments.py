@@ -366,6 +366,21 @@ def headline_numbers(grid: dict, seeded: dict, check: dict) -> dict:
             "noise_decay_over_constant": float(row["ratio"])}
 
 
+def seeded_table(n: dict) -> pd.DataFrame:
+    """One row per γ multiplier and schedule of ``seeded_grid``: Δ/σ, σ, the systematic and the exact Δ over σ,
+    with their 95% bootstrap intervals."""
+    rows = []
+    for i, m in enumerate(n["mults"]):
+        for k, s in enumerate(n["schedules"]):
+            row = {"γ / γ*": float(m), "schedule": s}
+            for name, label in (("ratio", "Δ/σ"), ("noise", "σ"), ("systematic", "systematic Δ/σ"),
+                                ("exact_over_noise", "exact Δ/σ")):
+                row[label] = float(n[name][i][k])
+                row[f"{label} CI"] = f"[{float(n[name + '_ci'][i][k][0]):.3g}, {float(n[name + '_ci'][i][k][1]):.3g}]"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def reproduce_tables(computed: dict) -> dict:
     """The CSV tables ``reproduce --out`` writes: spreads over γ, the seeded summaries, the frontier, the schedule
     model's errors and the recursion check."""
@@ -374,12 +389,7 @@ def reproduce_tables(computed: dict) -> dict:
         tables["spread_vs_gamma"] = spread_vs_gamma(computed["collapse"])
     if "noise" in computed:
         n = computed["noise"]
-        tables["seeded_summary"] = pd.DataFrame([
-            {"mult": float(m), "schedule": s, "ratio": float(n["ratio"][i][k]),
-             "ratio_lo": float(n["ratio_ci"][i][k][0]), "ratio_hi": float(n["ratio_ci"][i][k][1]),
-             "noise": float(n["noise"][i][k]), "systematic_over_noise": float(n["systematic"][i][k]),
-             "exact_over_noise": float(n["exact_over_noise"][i][k])}
-            for i, m in enumerate(n["mults"]) for k, s in enumerate(n["schedules"])])
+        tables["seeded_summary"] = seeded_table(n)
         tables["misfit"] = n["misfit"]
         tables["noise_vs_constant"] = n["noise_vs_constant"]
     if "frontier" in computed:
