@@ -20,8 +20,22 @@ NOTEBOOK = (
     {"when": "build", "what": "Recursion cost", "config": "p = 2048, T = 54,306 steps (γ*)",
      "result": "0.73 s for one schedule, 1.9 s for three advanced together (no gain from batching rows)",
      "verdict": "schedules run as rows of one recursion anyway (simpler bookkeeping)"},
-    {"when": "build", "what": "Seeded SGD cost", "config": "sizes 64..512, γ*, linear decay",
+    {"when": "build", "what": "Seeded SGD cost", "config": "sizes 64..512, γ*, linear decay, t0 = 300",
      "result": "1.9 s with 8 seeds, 3.8 s with 20 seeds", "verdict": "20 seeds for the shipped grid"},
+    {"when": "build", "what": "Rows of the recursion", "config": "two schedules as two rows vs one row each",
+     "result": "m @ λ over 2 rows and over 1 row differed in the last bit", "verdict": "row-by-row sums: a row's "
+     "numbers no longer depend on the rows beside it (test)"},
+    {"when": "build", "what": "Frontier with the notes' horizon t0 = 300", "config": "sizes 32..512, 4 per octave, "
+     "constant rate, runs 4x the horizon", "result": "no size was ever optimal inside its own run: p = 64 still "
+     "led when the runs ended", "verdict": "failed: runs far too short; the notes' t0 is below the frontier"},
+    {"when": "build", "what": "Frontier, long runs", "config": "sizes 32..512, 4 per octave, runs up to 200x the "
+     "t0 = 300 horizon", "result": "optimal horizon t_opt(64) = 829 steps, γ̂ = 1.48 over 15 sizes; t_opt / p^1.5 "
+     "= 1.58-1.64 for every size", "verdict": "t0 = 830 (the paper's procedure: horizon from the constant-rate "
+     "frontier), set before any run of the default views"},
+    {"when": "build", "what": "Bootstrap intervals over seeds", "config": "synthetic seeded curves, 4 sizes, "
+     "20 seeds", "result": "percentile: reads Δ/σ about √(S/(S-1)) high, and up to √2 x where Δ is pure floor; "
+     "BCa: undefined where every resample lies above the point, below the point beside it", "verdict": "percentile "
+     "kept, its two biases stated and tested"},
 )
 
 COLUMNS = ("when", "what", "config", "result", "verdict")
