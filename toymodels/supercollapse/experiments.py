@@ -346,7 +346,13 @@ def noise_curves(seeded: dict, mult: float, schedule: str, l0_frac: float = 0.0)
     bands = pd.DataFrame([{"size": int(p), "x": float(x), "mean": float(mu), "lo": float(mu - sd),
                            "hi": float(mu + sd)} for p, m_row, s_row in zip(seeded["sizes"], st["mean"], st["sd"])
                           for x, mu, sd in zip(xs, m_row, s_row)])
-    summary = ratio_summary(lx, lf, xs, l0=l0, resamples=500, seed=0)
+    if l0_frac == 0:    # the view's own summary (the numbers the claims read)
+        summary = {name: float(np.asarray(seeded[name])[i, k]) for name in ("ratio", "noise", "systematic")}
+        summary.update({f"{name}_ci": [float(v) for v in np.asarray(seeded[f"{name}_ci"])[i, k]]
+                        for name in ("ratio", "noise", "systematic")})
+        summary["spread"] = window_median(st["spread"], xs)
+    else:               # the same bootstrap (resamples and seed) as the view's
+        summary = ratio_summary(lx, lf, xs, l0=l0, resamples=BOOT_RESAMPLES, seed=0)
     return {"curves": curves, "bands": bands, "supercollapse": (st["spread"] < st["noise"]).tolist(),
             "summary": summary, "l0": l0, "n_seeds": int(lx.shape[1])}
 
