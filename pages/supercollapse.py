@@ -12,7 +12,8 @@ ui.claims_table(verdict)
 
 SCHEDULES = dict(M.SCHEDULE_NAMES)
 L0_CHOICES = {"true": "true L0 = 0", "misfit": "misfit L0"}
-SIZE_COLOR = alt.Color("size:O", title="model size p", scale=alt.Scale(range=ui.PALETTE[:6]),
+SIZES = [64, 128, 256, 512, 1024, 2048]          # one colour per size on every chart
+SIZE_COLOR = alt.Color("size:O", title="model size p", scale=alt.Scale(domain=SIZES, range=ui.PALETTE[:6]),
                        legend=alt.Legend(orient="bottom", columns=6))
 
 TOUR = [
@@ -127,6 +128,7 @@ with explainer:
     # ======================================================================== compute-optimal training
     st.subheader("1 · Compute-optimal training")
     curves, points, env = front["curves"], front["horizon_points"], front["envelope"]
+    curves, points = curves[curves["size"].isin(SIZES)], points[points["size"].isin(SIZES)]
     env = env[(env["compute"] >= curves["compute"].min()) & (env["compute"] <= curves["compute"].max())]
     xc = alt.X("compute:Q", title="compute c = p·t", scale=alt.Scale(type="log"))
     yl = alt.Y("loss:Q", title="expected loss", scale=alt.Scale(type="log"))
@@ -134,7 +136,7 @@ with explainer:
                                                           tooltip=["size:O", "step:Q", alt.Tooltip("loss:Q",
                                                                                                    format=".4f")])
     frontier_line = alt.Chart(env.assign(what="frontier (lower envelope, 4 sizes per octave)")).mark_line(
-        strokeDash=[6, 3], color=ui.NEUTRAL, strokeWidth=2.5).encode(x=xc, y=yl, tooltip=["what:N", "best:Q"])
+        strokeDash=[7, 4], color=ui.NEUTRAL, strokeWidth=3.5).encode(x=xc, y=yl, tooltip=["what:N", "best:Q"])
     dots = alt.Chart(points).mark_point(size=80, filled=True, color=ui.NEUTRAL).encode(
         x=xc, y=yl, tooltip=["size:O", alt.Tooltip("step:Q", title="t*(p)"), alt.Tooltip("loss:Q", format=".4f")])
     c1, c2 = st.columns([3, 2])
@@ -165,29 +167,43 @@ with explainer:
     frac = l0_frac if l0_mode == "misfit" else 0.0
 
     norm = M.normalised_curves(grid, gamma, schedule, frac)
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns(2)
     with c1:
         ui.chart(curves_chart(norm["table"], f"γ = {gamma:g} γ*, {SCHEDULES[schedule]}, L0 = {norm['l0']:.4f}"),
                  "normalised", data=norm["table"], alt_text="Normalised loss curves at the chosen exponent, schedule "
                  "and L0.")
-        st.markdown(f"Spread across sizes: **Δ = {norm['median']:.1e}** (median over x in [0.2, 0.95]; exact "
-                    "expected curves, no seeds).")
     with c2:
+        resid = alt.Chart(norm["table"]).mark_line().encode(
+            x=alt.X("x:Q", title="normalised compute c / c_final"),
+            y=alt.Y("residual:Q", title="ℓ_p − mean ℓ"), color=SIZE_COLOR,
+            tooltip=["size:O", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("residual:Q", format=".2e")])
+        ui.chart(resid.properties(title="Magnified: each size's distance from the mean curve", height=300),
+                 "residuals", data=norm["table"], alt_text="Each size's normalised curve minus the mean over sizes.")
+    st.markdown(f"Spread across sizes: **Δ = {norm['median']:.1e}** (median over x in [0.2, 0.95]; exact expected "
+                "curves, no seeds). On the left the lines lie on top of each other; the right magnifies what "
+                "separates them.")
+    c1, c2 = st.columns([3, 2])
+    with c1:
         sweep = M.spread_vs_gamma(grid, frac).assign(schedule=lambda d: d["schedule"].map(SCHEDULES))
         here = sweep[(sweep["mult"].round(2) == round(gamma, 2)) & (sweep["schedule"] == SCHEDULES[schedule])]
         base = alt.Chart(sweep).mark_line(point=True).encode(
             x=alt.X("mult:Q", title="γ / γ*"),
             y=alt.Y("spread:Q", title="median spread Δ", scale=alt.Scale(type="log")),
-            color=alt.Color("schedule:N", scale=alt.Scale(range=ui.PALETTE[:3]), legend=alt.Legend(orient="bottom")),
+            color=alt.Color("schedule:N", scale=alt.Scale(domain=list(SCHEDULES.values()), range=ui.PALETTE[:3]),
+                            legend=alt.Legend(orient="bottom")),
             tooltip=["schedule:N", "mult:Q", alt.Tooltip("spread:Q", format=".2e")])
-        mark = alt.Chart(here).mark_point(size=220, shape="circle", filled=False, color=ui.NEUTRAL,
+        mark = alt.Chart(here).mark_point(size=260, shape="circle", filled=False, color=ui.NEUTRAL,
                                           strokeWidth=2.5).encode(x="mult:Q", y="spread:Q")
         ui.chart((base + mark).properties(title="The collapse selects the exponent", height=300), "spread_vs_gamma",
                  data=sweep, alt_text="Median spread of the normalised curves against the horizon exponent, one "
-                 "line per schedule; each has its minimum at γ*.")
-        sel = M.exponent_selection(grid, "constant")
-        st.caption(f"Constant rate: the valley is at {sel['best_mult']:g} γ*; Δ(γ*) is {sel['opt_over_off']:.3f} "
-                   "of the smaller of Δ(0.8 γ*), Δ(1.2 γ*).")
+                 "line per schedule; each has its minimum near γ*.")
+    sel = {k: M.exponent_selection(grid, k) for k in ("constant", "linear")}
+    c2.markdown(f"Each point is a full set of expected curves with horizons t*(p) ∝ p^γ. The spread bottoms out at "
+                f"**{sel['constant']['best_mult']:g} γ*** at a constant rate (Δ(γ*) is "
+                f"{sel['constant']['opt_over_off']:.3f} of the smaller of Δ(0.8 γ*), Δ(1.2 γ*)) and at "
+                f"**{sel['linear']['best_mult']:g} γ*** with linear decay (ratio {sel['linear']['opt_over_off']:.2f}): "
+                "the collapse points at the compute-optimal exponent, more sharply without decay. The circle marks "
+                "the settings above.")
 
     # ======================================================================== Fig. 1c
     st.subheader("3 · Below the noise floor")
@@ -198,9 +214,7 @@ with explainer:
                  data=noise["curves"], alt_text="Spread across sizes and seed noise against normalised compute for "
                  "the chosen settings.")
     s = noise["summary"]
-    verdict_word = "supercollapse (Δ < σ)" if s["ratio_ci"][1] < 1 else (
-        "no supercollapse (Δ > σ)" if s["ratio_ci"][0] > 1 else "undecided at these seeds")
-    c2.markdown(f"Sizes 64 … 512, {noise['n_seeds']} seeds each.\n\n- {ratio_text(s)}: **{verdict_word}**\n"
+    c2.markdown(f"Sizes 64 … 512, {noise['n_seeds']} seeds each.\n\n- {ratio_text(s)}: **{noise['reading']}**\n"
                 f"- seed noise σ = **{s['noise']:.4f}** (median; CI [{s['noise_ci'][0]:.4f}, {s['noise_ci'][1]:.4f}])\n"
                 f"- Δ with the finite-seed floor removed, over σ: {s['systematic']:.2f}\n\n"
                 "With S seeds the seed means still carry noise, so the measured Δ cannot fall much below "
@@ -220,21 +234,19 @@ with explainer:
     sizes = sorted(int(p) for p in sched_model["curves"]["size"].unique())
     pick = st.select_slider("Model size", sizes, value=sizes[len(sizes) // 2], key="sc_model_size",
                             bind="query-params")
-    sm = sched_model["curves"]
-    sm = sm[sm["size"] == pick].melt(id_vars=["size", "schedule", "x"], value_vars=["loss", "predicted",
-                                                                                     "constant_at_tau"],
-                                     var_name="curve", value_name="L")
-    sm = sm.assign(curve=sm["curve"].map({"loss": "actual", "predicted": "predicted (α fitted on linear)",
-                                          "constant_at_tau": "constant rate at the same τ"}))
+    sm = M.schedule_curves(sched_model, pick)
     c1, c2 = st.columns([3, 2])
     with c1:
-        chart = alt.Chart(sm[sm["x"] >= 0.05]).mark_line().encode(
-            x=alt.X("x:Q", title="t / T"), y=alt.Y("L:Q", title="expected loss", scale=alt.Scale(type="log")),
-            color=alt.Color("schedule:N", scale=alt.Scale(range=ui.PALETTE[1:3]), legend=alt.Legend(orient="bottom")),
+        chart = alt.Chart(sm).mark_line().encode(
+            x=alt.X("x:Q", title="t / T"),
+            y=alt.Y("value:Q", title="L_sched(t) − L_const(τ(t))"),
+            color=alt.Color("schedule:N", scale=alt.Scale(domain=["linear", "cosine"], range=ui.PALETTE[1:3]),
+                            legend=alt.Legend(orient="bottom")),
             strokeDash=alt.StrokeDash("curve:N", legend=alt.Legend(orient="bottom", columns=1, title=None)),
-            tooltip=["schedule:N", "curve:N", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("L:Q", format=".4f")])
-        ui.chart(chart.properties(title=f"Predicting the loss of a schedule, p = {pick}", height=300), "schedules",
-                 data=sm, alt_text="Actual and predicted loss under linear and cosine schedules.")
+            tooltip=["schedule:N", "curve:N", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".2e")])
+        ui.chart(chart.properties(title=f"What a schedule does beyond slowing the flow, p = {pick}", height=300),
+                 "schedules", data=sm, alt_text="The deformation of the loss curve by linear and cosine decay, "
+                 "actual and predicted by the schedule model.")
     errs = sched_model["errors"]
     worst = errs[errs["schedule"] != sched_model["fit_on"]]["error"].max()
     c2.markdown(f"L_sched(t) ≈ L_const(τ(t)) + α (η(t)/η_peak − 1) tr(PΣ_t), with τ = Σ η/η_peak and Σ the "

@@ -296,7 +296,8 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out=None, progres
 __getattr__, __dir__ = lazy_exports(__name__, {
     **{n: ".experiments" for n in ("collapse_grid", "seeded_grid", "frontier_view", "schedule_model", "exact_check",
                                    "normalised_curves", "spread_vs_gamma", "noise_curves", "exponent_selection",
-                                   "headline_numbers", "reproduce_tables", "seeded_table", "MISFITS")},
+                                   "headline_numbers", "reproduce_tables", "seeded_table", "schedule_curves",
+                                   "MISFITS", "MISFIT_SCAN")},
     **{n: ".powerlaw" for n in ("expected_loss", "lr_schedule", "spectrum", "tail_variance", "horizon")},
     "simulate": ".sgd", "seed_collapse": ".collapse", "ratio_summary": ".collapse", "x_grid": ".collapse",
 })

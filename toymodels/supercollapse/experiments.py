@@ -312,14 +312,16 @@ def exact_check(cfg: CheckConfig = DEFAULT_CHECK, progress=None) -> dict:
 
 def normalised_curves(grid: dict, mult: float, schedule: str, l0_frac: float = 0.0) -> dict:
     """Expected curves at one γ multiplier and schedule, normalised with L0 = ``l0_frac`` times the largest
-    size's final loss: ``table`` (size, x, ell), the spread ``spread`` (x, spread) and its windowed median."""
+    size's final loss: ``table`` (size, x, ell, and ``residual``: ℓ_p minus the mean over sizes, the differences the
+    spread measures), the spread ``spread`` (x, spread) and its windowed median."""
     i, k = _index(grid["mults"], mult), _index(grid["schedules"], schedule)
     lf = np.asarray(grid["loss_final"])[i, k]
     l0 = misfit_l0(lf, l0_frac)
     ell = normalise(np.asarray(grid["loss_x"])[i, k], lf, l0)
     xs = np.asarray(grid["xs"])
-    table = pd.DataFrame([{"size": int(p), "x": float(x), "ell": float(v)}
-                          for p, row in zip(grid["sizes"], ell) for x, v in zip(xs, row)])
+    resid = ell - ell.mean(axis=0)
+    table = pd.DataFrame([{"size": int(p), "x": float(x), "ell": float(v), "residual": float(r)}
+                          for p, row, rrow in zip(grid["sizes"], ell, resid) for x, v, r in zip(xs, row, rrow)])
     sp = spread(ell)
     return {"table": table, "spread": pd.DataFrame({"x": xs, "spread": sp}), "median": window_median(sp, xs),
             "l0": l0}
@@ -348,9 +350,11 @@ def noise_curves(seeded: dict, mult: float, schedule: str, l0_frac: float = 0.0)
     st = seed_collapse(lx, lf, l0)
     exact_final = np.asarray(seeded["exact_final"])[i, k]
     exact = spread(normalise(np.asarray(seeded["exact_x"])[i, k], exact_final, misfit_l0(exact_final, l0_frac)))
-    curves = pd.DataFrame({"x": np.tile(xs, 4), "quantity": np.repeat(
+    inner = xs < 1 - 1e-9      # at x = 1 every normalised curve is 1 by construction: Δ = σ = 0 there
+    curves = pd.DataFrame({"x": np.tile(xs[inner], 4), "quantity": np.repeat(
         ["spread Δ (seed means)", "seed noise σ", "systematic Δ (floor removed)", "exact Δ (expected curves)"],
-        len(xs)), "value": np.concatenate([st["spread"], st["noise"], st["systematic"], exact])})
+        inner.sum()), "value": np.concatenate([v[inner] for v in (st["spread"], st["noise"], st["systematic"],
+                                                                  exact)])})
     bands = pd.DataFrame([{"size": int(p), "x": float(x), "mean": float(mu), "lo": float(mu - sd),
                            "hi": float(mu + sd)} for p, m_row, s_row in zip(seeded["sizes"], st["mean"], st["sd"])
                           for x, mu, sd in zip(xs, m_row, s_row)])
@@ -361,8 +365,28 @@ def noise_curves(seeded: dict, mult: float, schedule: str, l0_frac: float = 0.0)
         summary["spread"] = window_median(st["spread"], xs)
     else:               # the same bootstrap (resamples and seed) as the view's
         summary = ratio_summary(lx, lf, xs, l0=l0, resamples=BOOT_RESAMPLES, seed=0)
-    return {"curves": curves, "bands": bands, "supercollapse": (st["spread"] < st["noise"]).tolist(),
+    lo, hi = summary["ratio_ci"]
+    reading = "supercollapse (Δ < σ)" if hi < 1 else "no supercollapse (Δ > σ)" if lo > 1 else \
+        "undecided at these seeds (the interval straddles Δ = σ)"
+    return {"curves": curves, "bands": bands, "supercollapse": (st["spread"] < st["noise"])[inner].tolist(),
+            "reading": reading,
             "summary": summary, "l0": l0, "n_seeds": int(lx.shape[1])}
+
+
+def schedule_curves(model: dict, size: int) -> pd.DataFrame:
+    """The schedule model at one size, for a chart: for each decaying schedule the actual deformation
+    L_sched(t) - L_const(τ(t)) and the predicted α (η/η_peak - 1) tr(PΣ_t), against t / T (long format: schedule,
+    x, curve, value)."""
+    c = model["curves"]
+    c = c[c["size"] == size]
+    actual = c["loss"] - c["constant_at_tau"]
+    predicted = c["predicted"] - c["constant_at_tau"]
+    fit = model["fit_on"]
+    return pd.concat([
+        pd.DataFrame({"schedule": c["schedule"], "x": c["x"], "curve": "actual", "value": actual}),
+        pd.DataFrame({"schedule": c["schedule"], "x": c["x"], "value": predicted,
+                      "curve": np.where(c["schedule"] == fit, f"α fitted here ({fit})", "predicted with that α")}),
+    ], ignore_index=True)
 
 
 def headline_numbers(grid: dict, seeded: dict, check: dict) -> dict:
