@@ -5,13 +5,13 @@
 Each measurement names its baseline:
 
 * embedding: ``SentenceTransformer.encode(texts, batch_size=32, normalize_embeddings=True)`` in one call (the
-  library's own length sorting and batching) against ``diversity.embed_texts`` (the same model in
+  library's own length sorting and batching) against ``hivemind.embed_texts`` (the same model in
   length-sorted batches with progress, each distinct text once), on distinct texts and on a set where half the
   texts repeat (samples of one prompt often do);
 * Self-BLEU: sacrebleu's ``BLEU.sentence_score`` per hypothesis with the other texts as references (what the
-  sacrebleu docs suggest) against ``diversity.self_bleu``; the numbers must agree to 1e-9;
+  sacrebleu docs suggest) against ``hivemind.self_bleu``; the numbers must agree to 1e-9;
 * Vendi: ``exp(entropy(eigvalsh(K / n)))`` on the n x n cosine kernel (the definition, as in the vendi-score
-  package's ``score_K``) against the d x d dual form ``diversity.vendi_score_embeddings``;
+  package's ``score_K``) against the d x d dual form ``hivemind.vendi_score_embeddings``;
 * the full analysis of ``--n-cap`` responses with their embeddings given (target: <= 3 s on one core).
 
 Times are wall seconds and CPU seconds (``time.process_time``) with torch and BLAS held to one thread; on a
@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from toymodels import diversity as D  # noqa: E402
+import toymodels.hivemind as D  # noqa: E402
+from toymodels.hivemind import embed as E  # noqa: E402
 
 VOCAB = ("time is a river that flows carries every moment downstream never returns weaver threads our days "
          "into tapestry memory current leaves drifting quiet endless gentle we the of and like").split()
@@ -70,13 +71,13 @@ def main(argv=None) -> dict:
         _, out["embed_repeated_baseline_s"], out["embed_repeated_baseline_cpu_s"] = timed(
             model.encode, rep, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
             show_progress_bar=False)
-        D._EMB_CACHE.clear()
+        E._EMB_CACHE.clear()
         _, out["embed_repeated_ours_s"], out["embed_repeated_ours_cpu_s"] = timed(D.embed_texts, rep)
         # --- embedding distinct texts: one encode call (competent baseline) vs embed_texts
         base, out["embed_baseline_s"], out["embed_baseline_cpu_s"] = timed(
             model.encode, texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
             show_progress_bar=False)
-        D._EMB_CACHE.clear()
+        E._EMB_CACHE.clear()
         ours, out["embed_ours_s"], out["embed_ours_cpu_s"] = timed(D.embed_texts, texts)
         out["embed_n"] = n
         out["embed_cpu_ms_per_text"] = 1000 * out["embed_ours_cpu_s"] / n
@@ -112,7 +113,7 @@ def main(argv=None) -> dict:
             one = df.assign(prompt="p")  # the worst case for the n x n work: every response answers one prompt
             _, out[f"analyze_{a.n_cap}_one_prompt_s"], out[f"analyze_{a.n_cap}_one_prompt_cpu_s"] = timed(
                 D.analyze, one, e, cfg)
-            out["embed_cap_estimate_cpu_s"] = D.embed_seconds(a.n_cap)
+            out["embed_cap_estimate_cpu_s"] = D.expected_seconds(a.n_cap)
     for k, v in out.items():
         print(f"{k:40s} {v:12.4g}")
     print(json.dumps(out))

@@ -1,4 +1,4 @@
-"""Benchmark: the exact transductive value of toymodels.online against what a competent user would write.
+"""Benchmark: the exact transductive value of toymodels.transductive against what a competent user would write.
 
     python bench/bench_online.py
 
@@ -14,7 +14,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from toymodels import online as M  # noqa: E402
+import toymodels.transductive as M  # noqa: E402
+from toymodels.transductive import exact as X  # noqa: E402
+from toymodels.transductive import games as Gm  # noqa: E402
 
 
 def minimax_m_tr(H):
@@ -52,7 +54,7 @@ def main():
     print(f"{'class':<24}{'n':>3}{'|H|':>6}{'M_tr':>6}{'ours s':>9}{'minimax s':>11}{'speed-up':>10}")
     for name, H in [("thresholds(7)", M.thresholds(7)), ("G", M.class_G()), ("random 7x16", M.random_class(7, 16, 0)),
                     ("random 8x32", M.random_class(8, 32, 0)), ("tree depth 2, p=.5", M.tree_class(2, 0.5, 1))]:
-        M._solver_for.cache_clear()
+        Gm._solver_for.cache_clear()
         v, t_fast = cpu(lambda h: M.transductive_value(h)[0], H)
         b, t_base = cpu(minimax_m_tr, H)
         assert v == b, (name, v, b)
@@ -63,13 +65,13 @@ def main():
                      ("G x G (14 x 64)", M.product(M.class_G(), M.class_G())),
                      ("depth-3 tree class (15 x 16)", M.tree_class(3, 0.3, 1))]:
         Hc = M.as_class(H)
-        pts = M._reduce_points(Hc)
+        pts = X._reduce_points(Hc)
         (v, _), t = cpu(M.transductive_value, H)
-        (v0, _), t0 = cpu(M._backward, Hc[:, pts], -1)
+        (v0, _), t0 = cpu(X._backward, Hc[:, pts], -1)
         print(f"transductive_value, {label}: M_tr = {v}, {t:.3f} s CPU (target 0.3 s); "
               f"without the branch-and-bound {t0:.3f} s")
     H16 = M.random_class(16, 256, 1)
-    M._solver_for.cache_clear()
+    Gm._solver_for.cache_clear()
     d, t = cpu(M.littlestone_dimension, H16)
     print(f"littlestone_dimension, 16 points x 256 hypotheses: LD = {d}, {t:.4f} s CPU (target 0.5 s)")
 

@@ -6,76 +6,109 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import toymodels.hivemind as M
 import ui
-from toymodels import diversity as D
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
 LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
-B = D.CONFIG_BOUNDS.specs  # the analysis knobs' bounds, declared once in the module
-SWEEP = D.sample_size_sweep.bounds
+B = M.CONFIG_BOUNDS.specs  # the analysis knobs' bounds, declared once in the package
+SWEEP = M.SWEEP_BOUNDS
+WITHIN, ACROSS = "within a model", "across models"
+
+TOUR = [
+    ui.Step("The hivemind pattern",
+            "On the example set's metaphor prompt, different made-up 'models' are about as similar to each other as "
+            "each is to itself: the two bars nearly meet. That is the paper's inter-model homogeneity in miniature "
+            "(on text we wrote, so an illustration, not a test).",
+            settings={"hm_source": "example", "hm_threshold": 0.8},
+            look_at="the two Metaphor bars of the first chart"),
+    ui.Step("Repetition without a hivemind",
+            "On the motto prompt each model repeats its own theme (a long within-a-model bar) while the models "
+            "differ from one another (a short across-models bar): intra-model repetition alone.",
+            settings={"hm_source": "example"}, look_at="the two Motto bars"),
+    ui.Step("Read against the null floor",
+            "Our embedder (MiniLM) gives lower similarities than the paper's, so the paper's 0.8 line does not "
+            "transfer. The yardstick that does is the null floor: responses to different prompts. With τ at 0.5 "
+            "the share of pools above it changes; the floor does not.",
+            settings={"hm_source": "example", "hm_threshold": 0.5},
+            look_at="the grey dotted line (null floor) and the ledger's null-floor row"),
+    ui.Step("What depends on the number of samples",
+            "The paper draws 50 responses per pool. The mean pairwise similarity does not depend on that number; the "
+            "Vendi score, Self-BLEU and distinct-2 do, so only the first compares across studies.",
+            settings={"hm_source": "example"}, look_at="the Sweeps tab: flat similarity, drifting Vendi"),
+    ui.Step("Measure your own models",
+            "Paste responses (separated by ---) or upload the CSV that `python -m toymodels hivemind collect` writes "
+            "from any OpenAI-compatible server: every chart on the page then shows your data.",
+            settings={"hm_source": "paste"}, look_at="the Your responses tab"),
+]
 
 paper = ui.paper_header(TOPIC)
-ui.claim_box(paper)
-strip_slot = st.container()
-chart_slot = st.container()
+shipped_verdict, _fresh = ui.shipped_verdict(TOPIC)
+ui.claims_table(shipped_verdict)
+active = ui.tour(TOUR)
+head = st.container()
+tabs = st.tabs(["The story", "Your responses", "Numbers", "What 0.8 looks like", "Sweeps", "Reproduce",
+                "Lab notebook"])
 
-# --------------------------------------------------------------------------- input
-st.subheader("Your responses")
-# keep pasted text alive while the text area is hidden (Streamlit drops the state of unrendered widgets)
-if "hm_paste" in st.session_state:
-    st.session_state["hm_paste"] = st.session_state["hm_paste"]
-source = ui.choice(st.radio, "Input", SOURCES, key="hm_source", horizontal=True)
-df, notes = None, []
-with ui.guard():
-    if source == "example":
-        df = D.load_example()
-        st.caption("**Illustrative text written by this project, not model output.** Four made-up 'models' × "
-                   "three prompts × four responses, arranged so that the *metaphor* prompt is a hivemind (almost "
-                   "every answer is 'time is a river'), the *Saturday* prompt is diverse, and on the *motto* prompt "
-                   "each model repeats itself while models differ.")
-    elif source == "paste":
-        text = st.text_area("Responses, separated by a line with `---`. Optional `model: NAME` / `prompt: TEXT` "
-                            "lines at the start of a block apply to it and later blocks.", key="hm_paste",
-                            height=200, max_chars=D.MAX_UPLOAD_BYTES, placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
-                            "Time is a river.\n---\nTime is a weaver.\n---\nmodel: other-model\nTime is a thief.")
-        if text.strip():
-            df, notes = D.parse_pasted(text)
+# --------------------------------------------------------------------------- input (drawn in its tab)
+with tabs[1]:
+    st.markdown("**Which responses to analyse.** The example set opens by default; paste or upload your own.")
+    # keep pasted text alive while the text area is hidden (Streamlit drops the state of unrendered widgets)
+    if "hm_paste" in st.session_state:
+        st.session_state["hm_paste"] = st.session_state["hm_paste"]
+    source = ui.choice(st.radio, "Input", SOURCES, key="hm_source", horizontal=True)
+    df, notes = None, []
+    with ui.guard():
+        if source == "example":
+            df = M.load_example()
+            st.caption("**Illustrative text written by this project, not model output.** Four made-up 'models' × "
+                       "three prompts × four responses, arranged so that the *metaphor* prompt is a hivemind (almost "
+                       "every answer is 'time is a river'), the *Saturday* prompt is diverse, and on the *motto* "
+                       "prompt each model repeats itself while models differ.")
+        elif source == "paste":
+            text = st.text_area("Responses, separated by a line with `---`. Optional `model: NAME` / `prompt: TEXT` "
+                                "lines at the start of a block apply to it and later blocks.", key="hm_paste",
+                                height=200, max_chars=M.MAX_UPLOAD_BYTES,
+                                placeholder="model: my-model\nprompt: Write a metaphor about time.\n"
+                                "Time is a river.\n---\nTime is a weaver.\n---\nmodel: other-model\nTime is a thief.")
+            if text.strip():
+                df, notes = M.parse_pasted(text)
+            else:
+                st.info("Paste at least two responses to analyse them.")
         else:
-            st.info("Paste at least two responses to analyse them.")
-    else:
-        up = st.file_uploader(f"CSV or JSONL with columns model, prompt, response (UTF-8, ≤ "
-                              f"{D.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {D.MAX_RESPONSES:,} responses, ≤ "
-                              f"{D.MAX_MODELS} models, ≤ {D.MAX_PROMPTS} prompts)",
-                              type=["csv", "jsonl", "json", "txt"], key="hm_upload")
-        st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
-                   "--model NAME --prompts prompts.txt --n 20` samples any OpenAI-compatible endpoint (vLLM, "
-                   "Ollama, llama.cpp) into this format; add `--min-p 0.1 --top-p 1.0 --temperature 2.0` for the "
-                   "paper's diversity-oriented decoding.")
-        if up is not None:  # keep the file when the visitor switches input and comes back
-            st.session_state["hm_upload_saved"] = (str(up.name)[:200], up.getvalue())
-        saved = st.session_state.get("hm_upload_saved")
-        if up is None and saved is not None:
-            c_a, c_b = st.columns([4, 1])
-            c_a.text(f"Analysing the file uploaded earlier: {saved[0][:80]}")  # a visitor's name: text, not markup
-            if c_b.button("Forget it", key="hm_upload_forget"):
-                st.session_state.pop("hm_upload_saved", None)
-                saved = None
-        if saved is not None:
-            df, notes = D.parse_upload(saved[1], saved[0])
-        else:
-            st.info("Upload a file to analyse it.")
-for note in notes:
-    st.warning(note)
-if df is not None and len(df) < 2:
-    st.error("Only one response: similarity needs at least two responses (no pairs to compare).")
-    df = None
+            up = st.file_uploader(f"CSV or JSONL with columns model, prompt, response (UTF-8, ≤ "
+                                  f"{M.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {M.MAX_RESPONSES:,} responses, ≤ "
+                                  f"{M.MAX_MODELS} models, ≤ {M.MAX_PROMPTS} prompts)",
+                                  type=["csv", "jsonl", "json", "txt"], key="hm_upload")
+            st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
+                       "--model NAME --prompts prompts.txt --n 20` samples any OpenAI-compatible endpoint (vLLM, "
+                       "Ollama, llama.cpp) into this format; add `--min-p 0.1 --top-p 1.0 --temperature 2.0` for "
+                       "the paper's diversity-oriented decoding.")
+            if up is not None:  # keep the file when the visitor switches input and comes back
+                st.session_state["hm_upload_saved"] = (str(up.name)[:200], up.getvalue())
+            saved = st.session_state.get("hm_upload_saved")
+            if up is None and saved is not None:
+                c_a, c_b = st.columns([4, 1])
+                c_a.text(f"Analysing the file uploaded earlier: {saved[0][:80]}")  # a visitor's name: text
+                if c_b.button("Forget it", key="hm_upload_forget"):
+                    st.session_state.pop("hm_upload_saved", None)
+                    saved = None
+            if saved is not None:
+                df, notes = M.parse_upload(saved[1], saved[0])
+            else:
+                st.info("Upload a file to analyse it.")
+    for note in notes:
+        st.warning(note)
+    if df is not None and len(df) < 2:
+        st.error("Only one response: similarity needs at least two responses (no pairs to compare).")
+        df = None
 
 
 def _stop() -> None:
-    with strip_slot:
-        ui.result_strip(ui.shipped_verdict(TOPIC)[0], caption="The shipped example set's verdict; load two or "
-                        "more responses to see yours.")
+    with head:
+        st.info("Load two or more responses (the *Your responses* tab) to see the analysis; the ledger above is "
+                "judged on the shipped example set.", icon=":material/info:")
     ui.device_caption()
     st.stop()
 
@@ -85,27 +118,29 @@ if df is None:
 
 # --------------------------------------------------------------------------- embeddings (a button when slow)
 texts = df["response"].tolist()
-if source == "example":
-    emb = ui.view(D, "example_embeddings")
-else:
-    digest = hashlib.sha256("\x1f".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-    new = D.uncached_count(texts)
-    quick = new == 0 or (new <= D.AUTO_EMBED_MAX and D.model_loaded())
-    if quick or st.session_state.get("hm_embedded") == digest:
-        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
+with tabs[1]:
+    if source == "example":
+        emb = ui.view(M, "example_embeddings")
     else:
-        secs = D.embed_seconds(new)
-        load = "" if D.model_loaded() else f" (first loading the model, about {D.MODEL_LOAD_SECONDS:.0f} s)"
-        st.info(f"{len(texts):,} responses loaded, {new:,} of them new to this server: embedding them with MiniLM "
-                f"takes about {secs:.0f} s{load}, longer when the server is busy.", icon=":material/schedule:")
-        if not st.button(f"Embed {new:,} responses (about {secs:.0f} s)", key="hm_embed_go", type="primary",
-                         icon=":material/play_arrow:"):
-            _stop()
-        emb = ui.compute(D.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
-        st.session_state["hm_embedded"] = digest
+        digest = hashlib.sha256("\x1f".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+        new = M.uncached_count(texts)
+        quick = new == 0 or (new <= M.AUTO_EMBED_MAX and M.model_loaded())
+        if quick or st.session_state.get("hm_embedded") == digest:
+            emb = ui.compute(M.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
+        else:
+            secs = M.expected_seconds(new, M.model_loaded())
+            load = "" if M.model_loaded() else f" (first loading the model, about {M.MODEL_LOAD_SECONDS:.0f} s)"
+            st.info(f"{len(texts):,} responses loaded, {new:,} of them new to this server: embedding them with "
+                    f"MiniLM takes about {secs:.0f} s{load}, longer when the server is busy.",
+                    icon=":material/schedule:")
+            if not st.button(f"Embed {new:,} responses (about {secs:.0f} s)", key="hm_embed_go", type="primary",
+                             icon=":material/play_arrow:"):
+                _stop()
+            emb = ui.compute(M.embed_texts, texts, label="Embedding responses with MiniLM…", run=True)
+            st.session_state["hm_embedded"] = digest
 
-# --------------------------------------------------------------------------- knobs
-with st.expander("Analysis settings: threshold τ, clusters, neighbours, MATTR window, example levels"):
+    # ----------------------------------------------------------------------- knobs
+    st.markdown("**Analysis settings.** The threshold τ is the paper's 0.8 line; the rest shape the figures.")
     k1, k2, k3, k4 = st.columns(4)
     threshold = k1.slider("Threshold τ", float(B["threshold"].lo), float(B["threshold"].hi), 0.8, 0.01,
                           key="hm_threshold", bind="query-params",
@@ -118,64 +153,169 @@ with st.expander("Analysis settings: threshold τ, clusters, neighbours, MATTR w
                              key="hm_mattr", bind="query-params", help="tokens per moving window")
     levels = st.multiselect("Similarity levels for 'what does it look like'", LEVELS, [0.3, 0.5, 0.7, 0.8, 0.9],
                             key="hm_levels", bind="query-params", max_selections=B["levels"].max_len)
-cfg = D.Config(threshold=float(threshold), k_clusters=int(k), neighbours=int(nn), mattr_window=int(window),
+cfg = M.Config(threshold=float(threshold), k_clusters=int(k), neighbours=int(nn), mattr_window=int(window),
                levels=tuple(float(x) for x in levels))
 
 with ui.guard():
-    res = ui.compute(D.analyze, df, emb, cfg, label="Analysing…", run=True)  # capped: under 1 s at 2,000
+    res = ui.compute(M.analyze, df, emb, cfg, label="Analysing…", run=True)  # capped: under 1 s at 2,000
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
-verdict = D.verdict(res)
-with strip_slot:
-    ui.result_strip(verdict, caption=f"{s['n_responses']} responses · {s['n_models']} model(s) · "
-                    f"{s['n_prompts']} prompt(s); embedder MiniLM (the paper: text-embedding-3-small).")
 
 
 def _fmt(x, spec):
     return "n/a" if x is None or x != x else format(x, spec)
 
 
-# --------------------------------------------------------------------------- the one chart (above the knobs)
-with chart_slot:
+# --------------------------------------------------------------------------- the headline figure
+with head:
     long = per_prompt.melt(id_vars=["prompt"], value_vars=["intra_similarity", "cross_model_similarity"],
                            var_name="measure", value_name="similarity").dropna()
-    long["measure"] = long["measure"].map({"intra_similarity": "within a model", "cross_model_similarity":
-                                           "across models"})
+    long["measure"] = long["measure"].map({"intra_similarity": WITHIN, "cross_model_similarity": ACROSS})
     long["short"] = long["prompt"].str.slice(0, 48)
     bars = alt.Chart(long).mark_bar().encode(
         y=alt.Y("short:N", title=None, sort=None, axis=alt.Axis(labelLimit=170)),
-        yOffset="measure:N",
+        yOffset=alt.YOffset("measure:N", sort=[WITHIN, ACROSS]),
         x=alt.X("similarity:Q", title="mean cosine similarity (MiniLM)", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="bottom")),
+        color=alt.Color("measure:N", title=None, sort=[WITHIN, ACROSS],
+                        scale=alt.Scale(domain=[WITHIN, ACROSS], range=ui.PALETTE[:2])),
         tooltip=["prompt", "measure", alt.Tooltip("similarity:Q", format=".3f")])
     marks = pd.DataFrame({"x": [s["threshold"]], "label": [f"τ = {s['threshold']:.2f}"]})
-    rules = [alt.Chart(marks).mark_rule(strokeDash=[4, 3], color="#E45756").encode(x="x:Q", tooltip=["label"])]
+    rules = [alt.Chart(marks).mark_rule(strokeDash=[6, 3], color=ui.PALETTE[3], strokeWidth=2).encode(
+        x="x:Q", tooltip=["label"])]
     if s["null_pair_similarity"] is not None:
-        floor = pd.DataFrame({"x": [s["null_pair_similarity"]], "label": ["our null floor (different prompts)"]})
-        rules.append(alt.Chart(floor).mark_rule(strokeDash=[2, 2], color="#666").encode(x="x:Q", tooltip=["label"]))
+        floor = pd.DataFrame({"x": [s["null_pair_similarity"]], "label": ["null floor (different prompts)"]})
+        rules.append(alt.Chart(floor).mark_rule(strokeDash=[2, 2], color=ui.NEUTRAL, strokeWidth=2).encode(
+            x="x:Q", tooltip=["label"]))
     n_bars = len(per_prompt)
-    st.altair_chart(alt.layer(bars, *rules).properties(
-        title="Within a model vs across models, per prompt", height=min(560, 80 + 60 * n_bars)), width="stretch")
-    if s.get("example_set") and n_bars == 3:
-        pp = per_prompt.set_index("prompt")
-        met, sat, mot = (pp.loc[next(p for p in pp.index if w in p)] for w in ("metaphor", "Saturday", "motto"))
-        st.caption(f"Red dashes: τ = {s['threshold']:.2f}; grey dots: our null floor. **Reading it.** *Metaphor*: "
-                   "different models are about as similar as one model with itself "
-                   f"({met['cross_model_similarity']:.2f} vs {met['intra_similarity']:.2f}): the hivemind pattern. "
-                   f"*Motto*: each model repeats itself ({mot['intra_similarity']:.2f}) but models differ "
-                   f"({mot['cross_model_similarity']:.2f}). *Saturday*: near the null floor "
-                   f"({sat['intra_similarity']:.2f} vs {s['null_pair_similarity']:.2f}). MiniLM's levels sit below "
-                   "the paper's embedder's, so read them against the null floor, not the 0.8 line.")
+    ui.chart(alt.layer(bars, *rules).properties(title="Within a model vs across models, per prompt",
+                                                height=min(640, 140 + 70 * n_bars)),
+             "hivemind_within_across", data=long,
+             alt_text="Bars per prompt: mean similarity within a model and across models, with the threshold and "
+                      "the null floor as vertical lines")
+    pp = per_prompt.set_index("prompt")
+    if s.get("example_set") and set(M.EXAMPLE_PROMPTS.values()) <= set(pp.index):
+        met, sat, mot = (pp.loc[M.EXAMPLE_PROMPTS[w]] for w in ("metaphor", "saturday", "motto"))
+        st.markdown(
+            f"**What to notice.** On *metaphor*, different models are about as similar as one model with itself "
+            f"({met['cross_model_similarity']:.2f} vs {met['intra_similarity']:.2f}): the hivemind pattern. On "
+            f"*motto* each model repeats itself ({mot['intra_similarity']:.2f}) but models differ "
+            f"({mot['cross_model_similarity']:.2f}); *Saturday* sits near the null floor "
+            f"({sat['intra_similarity']:.2f} vs {s['null_pair_similarity']:.2f}). Text we wrote, to show the "
+            "measurement: read it against the null floor (grey dots), not the paper's 0.8 (red dashes).")
     else:
-        st.caption(f"Red dashes: τ = {s['threshold']:.2f}; grey dots: our null floor. "
-                   f"Intra-model {_fmt(s['intra_model_similarity'], '.3f')}, inter-model "
-                   f"{_fmt(s['inter_model_similarity'], '.3f')}, null floor {_fmt(s['null_pair_similarity'], '.3f')}"
-                   " (pairs of responses to different prompts). MiniLM's levels sit below the paper's embedder's.")
+        st.markdown(
+            f"**What to notice.** Within a model {_fmt(s['intra_model_similarity'], '.3f')}, across models "
+            f"{_fmt(s['inter_model_similarity'], '.3f')}, against a null floor of "
+            f"{_fmt(s['null_pair_similarity'], '.3f')} (pairs of responses to different prompts, grey dots). "
+            "MiniLM's levels sit below the paper's embedder's: compare with the floor, not with the 0.8 line.")
+    st.caption(f"{s['n_responses']} responses · {s['n_models']} model(s) · {s['n_prompts']} prompt(s); embedder "
+               f"MiniLM (the paper: {M.PAPER['embedder'].value}). {M.describe(res).summary}")
 
-# --------------------------------------------------------------------------- details, in tabs
-tabs = st.tabs(["Numbers", "The paper's figures", "What 0.8 looks like", "Reproduce", "Sweeps", "How it is measured",
-                "Downloads"])
+
+# --------------------------------------------------------------------------- the story
+@ui.fragment
+def _story_tab() -> None:
+    """The paper's figures on the data in use: the prompt select reruns this tab alone (a fragment)."""
+    st.markdown("**Different models, same answers (the paper's Fig. 6).** Each cell is the mean similarity of two "
+                "models' responses to the same prompts; the diagonal is each model with itself. A hivemind shows "
+                "as off-diagonal cells as dark as the diagonal.")
+    if inter.empty:
+        st.info("No model answered a prompt more than once or alongside another model: nothing to compare.")
+    else:
+        names = list(dict.fromkeys(inter["model_a"].astype(str).tolist()))
+        pos = {n: i for i, n in enumerate(names)}
+        tri = inter.loc[np.array([pos[a] >= pos[b] for a, b in zip(inter["model_a"], inter["model_b"])],
+                                 dtype=bool)].assign(
+            kind=lambda t: np.where(t["model_a"] == t["model_b"], "within (diagonal)", "across"))
+        heat = alt.Chart(tri).mark_rect().encode(
+            x=alt.X("model_b:N", sort=names, title=None, axis=alt.Axis(labelLimit=110, labelAngle=-30)),
+            y=alt.Y("model_a:N", sort=names, title=None, axis=alt.Axis(labelLimit=110)),
+            color=alt.Color("similarity:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="mean cosine",
+                            legend=alt.Legend(orient="right")),
+            tooltip=["model_a", "model_b", "kind", alt.Tooltip("similarity:Q", format=".3f"), "n_prompts"])
+        ui.chart(heat.properties(height=min(520, 120 + 60 * len(names))), "hivemind_inter_model", data=tri,
+                 alt_text="Lower-triangle heat map of mean similarity between pairs of models")
+        st.caption("Lower triangle: mean over all cross pairs per prompt, averaged over prompts. Diagonal: the "
+                   "within-model pool mean without self-pairs (the paper's diagonal also counts them). The paper's "
+                   "off-diagonal range: {:.2f}–{:.2f}.".format(*M.PAPER["inter_model_range"].value))
+
+    l2, r2 = st.columns(2)
+    with l2:
+        st.markdown("**How often a model repeats itself (Fig. 4).** Each (model, prompt) pool's mean similarity, "
+                    "binned: the paper finds 79% of pools above 0.8.")
+        bins = M.similarity_bins(per_pool)
+        if bins.empty:
+            st.info("No (model, prompt) pool has two or more responses.")
+        else:
+            ui.chart(alt.Chart(bins).mark_rect().encode(
+                x=alt.X("bin:N", title="mean similarity of a (model, prompt) pool", sort=None),
+                y=alt.Y("model:N", title=None, axis=alt.Axis(labelLimit=110)),
+                color=alt.Color("percent:Q", scale=alt.Scale(scheme="viridis", domain=[0, 100]),
+                                title="% of prompts", legend=alt.Legend(orient="right")),
+                tooltip=["model", "bin", alt.Tooltip("percent:Q", format=".0f"), "count"]).properties(
+                height=min(520, 140 + 45 * bins["model"].nunique())), "hivemind_pool_bins", data=bins,
+                alt_text="Heat map: percent of each model's prompts whose pool mean falls in each similarity bin")
+    with r2:
+        st.markdown("**Neighbours come from other models (Fig. 8).** Distinct models among a response's N "
+                    "nearest neighbours: a hivemind mixes models.")
+        mix = res["mixing"]
+        if len(mix):
+            mean_mix = mix.groupby("N", as_index=False)["distinct_models"].mean().assign(prompt="mean over prompts")
+            many = mix["prompt"].nunique() > 6
+            shown = mean_mix if many else pd.concat([mix, mean_mix])
+            shown = shown.assign(short=shown["prompt"].str.slice(0, 40))
+            ui.chart(alt.Chart(shown).mark_line(point=True).encode(
+                x=alt.X("N:Q", title="N nearest neighbours"),
+                y=alt.Y("distinct_models:Q", title="distinct models among them"),
+                color=alt.Color("short:N", title=None, legend=alt.Legend(direction="vertical", labelLimit=300)),
+                tooltip=["prompt", "N", alt.Tooltip("distinct_models:Q", format=".2f")]).properties(height=380),
+                "hivemind_mixing", data=shown, alt_text="Distinct source models among the N nearest neighbours")
+            st.caption(f"With {s['n_models']} model(s) the curve cannot exceed {s['n_models']}; the paper pools 25 "
+                       "models × 50 responses and finds ~8 distinct models among the top 50.")
+
+    st.markdown("**One prompt up close.** The similarity of every pair of its responses, grouped by model.")
+    prompt_names = per_prompt["prompt"].tolist()
+    chosen = st.selectbox("Prompt", range(len(prompt_names)), format_func=lambda i: prompt_names[i][:80],
+                          key="hm_prompt")
+    pi = int(chosen) if chosen is not None and 0 <= int(chosen) < len(prompt_names) else 0
+    H, hidx = np.asarray(res["heat"][pi]), np.asarray(res["heat_index"][pi])
+    order = np.argsort(df["model"].to_numpy()[hidx], kind="stable")
+    lab = [f"{df['model'].iat[r][:24]} #{n}" for n, r in enumerate(hidx)]
+    cells = pd.DataFrame([{"row": lab[a], "col": lab[b], "similarity": float(H[a, b]),
+                           "text_row": df["response"].iat[hidx[a]][:160],
+                           "text_col": df["response"].iat[hidx[b]][:160]} for a in order for b in order])
+    sort = [lab[a] for a in order]
+    ui.chart(alt.Chart(cells).mark_rect().encode(
+        x=alt.X("col:N", sort=sort, title=None, axis=alt.Axis(labels=len(sort) <= 24, labelLimit=110)),
+        y=alt.Y("row:N", sort=sort, title=None, axis=alt.Axis(labels=len(sort) <= 24, labelLimit=110)),
+        color=alt.Color("similarity:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="cosine",
+                        legend=alt.Legend(orient="right")),
+        tooltip=["row", "col", alt.Tooltip("similarity:Q", format=".3f"), "text_row", "text_col"]).properties(
+        height=520), "hivemind_prompt_pairs", data=cells.drop(columns=["text_row", "text_col"]),
+        alt_text="Heat map of pairwise similarities among one prompt's responses")
+    if len(hidx) < int(per_prompt["n"].iat[pi]):
+        st.caption(f"Showing the first {len(hidx)} of {int(per_prompt['n'].iat[pi])} responses.")
+
+    st.markdown("**Map of all responses (PCA of the embeddings, the paper's Fig. 1).** Answers to one prompt "
+                "crowd together whatever model wrote them.")
+    pca = res["pca"].assign(text=lambda d: d["response"].str.slice(0, 220),
+                            short=lambda d: d["prompt"].str.slice(0, 40))
+    ui.chart(alt.Chart(pca).mark_point(filled=True, size=80, opacity=0.85).encode(
+        x=alt.X("x:Q", title="PC 1"), y=alt.Y("y:Q", title="PC 2"),
+        color=alt.Color("model:N", legend=alt.Legend(columns=4, labelLimit=160)),
+        shape=alt.Shape("short:N", title="prompt", legend=alt.Legend(direction="vertical", labelLimit=300)),
+        tooltip=["model", "prompt", "cluster", "text"]).properties(height=480).interactive(), "hivemind_pca",
+        data=pca.drop(columns=["response", "text"]), alt_text="Scatter of the responses' embeddings on two "
+                                                               "principal components, coloured by model")
+    st.markdown(f"**k-means clusters** (k = {cfg.k_clusters}, scikit-learn, `random_state = {cfg.seed}`), each "
+                "with the response nearest its centre:")
+    st.dataframe(res["clusters"], hide_index=True, width="stretch", column_config={
+        "representative": st.column_config.TextColumn("Representative response", width="large")})
+
 
 with tabs[0]:
+    _story_tab()
+
+with tabs[2]:
     m = st.columns(5)
     m[0].metric("Intra-model similarity", _fmt(s["intra_model_similarity"], ".3f"),
                 help="Mean over (model, prompt) pools of the mean pairwise cosine.")
@@ -215,111 +355,39 @@ with tabs[0]:
         st.caption("Lower distinct-n and TTR, higher Self-BLEU and gzip ratio = more lexical repetition. MATTR "
                    "falls back to TTR for responses shorter than its window.")
 
+    def _pairs_csv() -> bytes:
+        """The per-pair table with each prompt as its number in the per-prompt CSV (``prompt_no``): up to
+        300,000 pairs, so repeating a prompt of up to 1,000 characters in every row would make ~370 MB."""
+        pairs = res["pairs"]
+        number = {p: i for i, p in enumerate(per_prompt["prompt"], 1)}
+        table = pairs.drop(columns=["prompt"]).assign(prompt_no=pairs["prompt"].map(number).to_numpy())
+        table = table[["i", "j", "prompt_no"] + [c for c in pairs.columns if c not in ("i", "j", "prompt")]]
+        return ui.csv_safe(table).to_csv(index=False).encode()
 
-@ui.fragment
-def _figures_tab() -> None:
-    """The paper's figures: the prompt select reruns this tab alone (a fragment)."""
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Similarity of one prompt's responses**")
-        prompt_names = per_prompt["prompt"].tolist()
-        chosen = st.selectbox("Prompt", range(len(prompt_names)), format_func=lambda i: prompt_names[i][:80],
-                              key="hm_prompt")
-        pi = int(chosen) if chosen is not None and 0 <= int(chosen) < len(prompt_names) else 0
-        H, hidx = np.asarray(res["heat"][pi]), np.asarray(res["heat_index"][pi])
-        order = np.argsort(df["model"].to_numpy()[hidx], kind="stable")
-        lab = [f"{df['model'].iat[r][:24]} #{n}" for n, r in enumerate(hidx)]
-        cells = pd.DataFrame([{"row": lab[a], "col": lab[b], "similarity": float(H[a, b]),
-                               "text_row": df["response"].iat[hidx[a]][:160],
-                               "text_col": df["response"].iat[hidx[b]][:160]} for a in order for b in order])
-        sort = [lab[a] for a in order]
-        st.altair_chart(alt.Chart(cells).mark_rect().encode(
-            x=alt.X("col:N", sort=sort, title=None, axis=alt.Axis(labels=len(sort) <= 24, labelLimit=110)),
-            y=alt.Y("row:N", sort=sort, title=None, axis=alt.Axis(labels=len(sort) <= 24, labelLimit=110)),
-            color=alt.Color("similarity:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="cosine",
-                            legend=alt.Legend(orient="bottom")),
-            tooltip=["row", "col", alt.Tooltip("similarity:Q", format=".3f"), "text_row", "text_col"]).properties(
-            height=400), width="stretch")
-        if len(hidx) < int(per_prompt["n"].iat[pi]):
-            st.caption(f"Showing the first {len(hidx)} of {int(per_prompt['n'].iat[pi])} responses.")
-    with right:
-        st.markdown("**Inter-model similarity (Fig. 6 shape)**")
-        if inter.empty:
-            st.info("No model answered a prompt more than once or alongside another model: nothing to compare.")
-        else:
-            names = list(dict.fromkeys(inter["model_a"].astype(str).tolist()))
-            pos = {n: i for i, n in enumerate(names)}
-            tri = inter.loc[np.array([pos[a] >= pos[b] for a, b in zip(inter["model_a"], inter["model_b"])],
-                                     dtype=bool)].assign(
-                kind=lambda t: np.where(t["model_a"] == t["model_b"], "within (diagonal)", "across"))
-            base = alt.Chart(tri).encode(x=alt.X("model_b:N", sort=names, title=None, axis=alt.Axis(labelLimit=110)),
-                                         y=alt.Y("model_a:N", sort=names, title=None, axis=alt.Axis(labelLimit=110)))
-            st.altair_chart((base.mark_rect().encode(
-                color=alt.Color("similarity:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="mean cosine",
-                                legend=alt.Legend(orient="bottom")),
-                tooltip=["model_a", "model_b", "kind", alt.Tooltip("similarity:Q", format=".3f"), "n_prompts"])
-                + base.mark_text(fontSize=12).encode(text=alt.Text("similarity:Q", format=".2f"),
-                                                     color=alt.condition("datum.similarity > 0.6", alt.value("white"),
-                                                                         alt.value("black"))))
-                .properties(height=400), width="stretch")
-        st.caption("Lower triangle: mean over all cross pairs per prompt, averaged over prompts. Diagonal: the "
-                   "within-model pool mean without self-pairs (the paper's diagonal also counts them). Paper's "
-                   "off-diagonal range: 0.71–0.82.")
-    l2, r2 = st.columns(2)
-    with l2:
-        st.markdown("**Pools by similarity bin (Fig. 4 shape)**")
-        bins = D.similarity_bins(per_pool)
-        if bins.empty:
-            st.info("No (model, prompt) pool has two or more responses.")
-        else:
-            st.altair_chart(alt.Chart(bins).mark_rect().encode(
-                x=alt.X("bin:N", title="mean similarity of a (model, prompt) pool", sort=None),
-                y=alt.Y("model:N", title=None, axis=alt.Axis(labelLimit=110)),
-                color=alt.Color("percent:Q", scale=alt.Scale(scheme="oranges", domain=[0, 100]), title="% of prompts",
-                                legend=alt.Legend(orient="bottom")),
-                tooltip=["model", "bin", alt.Tooltip("percent:Q", format=".0f"), "count"]).properties(
-                height=min(480, 60 + 30 * bins["model"].nunique())), width="stretch")
-    with r2:
-        st.markdown("**Cluster mixing (Fig. 8 shape)**")
-        mix = res["mixing"]
-        if len(mix):
-            mean_mix = mix.groupby("N", as_index=False)["distinct_models"].mean().assign(prompt="mean over prompts")
-            many = mix["prompt"].nunique() > 6
-            shown = mean_mix if many else pd.concat([mix, mean_mix])
-            shown = shown.assign(short=shown["prompt"].str.slice(0, 40))
-            st.altair_chart(alt.Chart(shown).mark_line(point=True).encode(
-                x=alt.X("N:Q", title="N nearest neighbours"),
-                y=alt.Y("distinct_models:Q", title="distinct models among them"),
-                color=alt.Color("short:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical",
-                                                                         labelLimit=300)),
-                tooltip=["prompt", "N", alt.Tooltip("distinct_models:Q", format=".2f")]).properties(height=260),
-                width="stretch")
-            st.caption(f"With {s['n_models']} model(s) the curve cannot exceed {s['n_models']}; the paper pools 25 "
-                       "models × 50 responses and finds ~8 distinct models among the top 50.")
-    st.markdown("**Map of all responses (PCA of the embeddings)**")
-    pca = res["pca"].assign(text=lambda d: d["response"].str.slice(0, 220), short=lambda d: d["prompt"].str.slice(0, 40))
-    st.altair_chart(alt.Chart(pca).mark_point(filled=True, size=80, opacity=0.8).encode(
-        x=alt.X("x:Q", title="PC 1"), y=alt.Y("y:Q", title="PC 2"),
-        color=alt.Color("model:N", legend=alt.Legend(orient="bottom", columns=4, labelLimit=160)),
-        shape=alt.Shape("short:N", title="prompt", legend=alt.Legend(orient="bottom", direction="vertical",
-                                                                     labelLimit=300)),
-        tooltip=["model", "prompt", "cluster", "text"]).properties(height=380).interactive(), width="stretch")
-    st.markdown(f"**k-means clusters** (k = {cfg.k_clusters}, scikit-learn, `random_state = {cfg.seed}`), each "
-                "with the response nearest its centre:")
-    st.dataframe(res["clusters"], hide_index=True, width="stretch", column_config={
-        "representative": st.column_config.TextColumn("Representative response", width="large")})
+    st.markdown("**Downloads**")
+    d = st.columns(4)
+    with d[0]:
+        ui.download_csv(per_prompt.assign(prompt_no=range(1, len(per_prompt) + 1))[
+            ["prompt_no"] + list(per_prompt.columns)], "hivemind_per_prompt.csv", "Per-prompt (CSV)",
+            key="hm_dl_prompt")
+    with d[1]:
+        ui.download_csv(per_pool, "hivemind_per_pool.csv", "Per (model, prompt) (CSV)", key="hm_dl_pool")
+    with d[2]:
+        ui.download_csv(inter, "hivemind_inter_model.csv", "Inter-model (CSV)", key="hm_dl_inter")
+    with d[3]:
+        # built when clicked, not on every rerun (300,000 pairs: about 2 s of CPU and tens of MB)
+        st.download_button("Per-pair (CSV)", _pairs_csv, file_name="hivemind_pairs.csv", mime="text/csv",
+                           key="hm_dl_pairs", icon=":material/download:")
+    st.caption(f"Per-pair: every pair of responses to the same prompt (at most {M.MAX_PAIR_ROWS:,}, a seeded "
+               "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
+               "`prompt_no` the prompt's number in the per-prompt CSV.")
 
-
-with tabs[1]:
-    _figures_tab()
-
-
-with tabs[2]:
+with tabs[3]:
     st.caption("For each level, the pair of responses to the same prompt whose similarity is closest to it, from "
                "the loaded data. The paper's calibration examples (App. Tables 13–15): a 30-word essay pair at "
                "0.840, wedding vows 0.819–0.965, with its embedder.")
     if res["strip"].empty:
-        st.info("Pick one or more levels under Analysis settings.")
+        st.info("Pick one or more levels under Analysis settings (the Your responses tab).")
     # the visitor's own names and texts are shown as text, never as Markdown: an uploaded response must not
     # become a link, an image the browser fetches, or formatting
     for row in res["strip"].itertuples():
@@ -330,26 +398,6 @@ with tabs[2]:
             for col, model, response in ((a, row.model_i, row.response_i), (b, row.model_j, row.response_j)):
                 col.code(model, language=None, wrap_lines=True)
                 col.text(response)
-
-with tabs[3]:
-    ex = ui.view(D, D.HEADLINE)
-    ex_v = D.verdict(ex)
-    es = ex["summary"]
-    ui.reproduce_panel([
-        {"quantity": "Vendi score of [[1,.9,0],[.9,1,0],[0,0,1]]", "ours": ex_v.metrics["vendi_fixture"],
-         "paper": D.PAPER["vendi_fixture"], "note": "vendi-score README; checks our eigenvalue entropy"},
-        {"quantity": "Share of (model, prompt) pools with mean similarity > 0.8",
-         "ours": es["share_pools_above_0.8"], "paper": D.PAPER["share_above_0.8"],
-         "note": "illustrative example set; paper: 25 models × 100 queries × 50"},
-        {"quantity": "Inter-model mean similarity", "ours": es["inter_model_similarity"], "paper": "0.71–0.82",
-         "note": "example set (mixes a hivemind and a diverse prompt)"},
-        {"quantity": "Null floor: responses to different prompts", "ours": es["null_pair_similarity"],
-         "paper": "0.1–0.2", "note": "MiniLM vs text-embedding-3-small"},
-        {"quantity": f"Distinct models among {es['mixing_N']} nearest neighbours", "ours": es["mixing_at_N"],
-         "paper": "~8 of 25 (top-50)", "note": "example set has 4 models, 16 responses per prompt"},
-    ], verdict=ex_v)
-    st.caption("CLI: `python -m toymodels reproduce hivemind --quick --out results/` prints these as JSON and "
-               "writes the per-pool, per-prompt, inter-model and per-pair tables as CSV.")
 
 
 @ui.fragment
@@ -374,44 +422,86 @@ def _sweeps_tab() -> None:
             run = st.button("Run the sweep", key="hm_sweep_go", icon=":material/play_arrow:")
         if run:
             with ui.guard():
-                sw = ui.compute(D.sample_size_sweep, df, emb, *args, label="Subsampling pools…", run=True)
+                sw = ui.compute(M.sample_size_sweep, df, emb, *args, label="Subsampling pools…", run=True)
             st.session_state["hm_sweep_done"] = (len(df), args)
             names = {"intra_similarity": "intra-model similarity", "vendi": "Vendi score",
                      "self_bleu": "Self-BLEU", "distinct_2": "distinct-2"}
             sw = sw.assign(metric=sw["metric"].map(names))
             cols = st.columns(2)
-            for i, name in enumerate(names.values()):
+            for i, (key, name) in enumerate(names.items()):
                 with cols[i % 2]:
-                    st.altair_chart(alt.Chart(sw[sw["metric"] == name]).mark_line(point=True).encode(
+                    ui.chart(alt.Chart(sw[sw["metric"] == name]).mark_line(point=True).encode(
                         x=alt.X("n:Q", title="responses per pool n", axis=alt.Axis(tickMinStep=1, format="d")),
                         y=alt.Y("value:Q", title=name, scale=alt.Scale(zero=False)),
+                        color=alt.value(ui.PALETTE[i]),
                         tooltip=["metric", "n", alt.Tooltip("value:Q", format=".3f"), "n_pools"]).properties(
-                        height=170), width="stretch")
+                        height=230), f"hivemind_sweep_{key}", data=sw[sw["metric"] == name],
+                        alt_text=f"{name} against the number of responses per pool")
             st.caption("The mean pairwise similarity is flat in n (an unbiased estimate); the Vendi score, "
                        "Self-BLEU and distinct-n drift with n, so compare them only at equal n.")
             ui.download_csv(sw, "hivemind_sample_size_sweep.csv", "Sweep (CSV)", key="hm_dl_sweep")
     st.markdown("**Threshold τ.** Share of pools above each threshold: the paper's Fig. 4 read as a curve.")
-    sweep = D.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
-    paper_pts = pd.DataFrame({"threshold": [0.8, 0.8], "share_above": [D.PAPER["share_above_0.8"],
-                                                                        D.PAPER["share_above_0.8_minp"]],
-                              "label": ["paper: 79% above 0.8 (top-p)", "paper: 61.2% above 0.8 (min-p)"]})
-    st.altair_chart(alt.Chart(sweep).mark_line().encode(
+    sweep = M.threshold_sweep(per_pool["intra_similarity"].where(per_pool["n"] >= 2))
+    paper_pts = pd.DataFrame({"threshold": [0.8, 0.8], "share_above": [M.PAPER["share_above_08"].value,
+                                                                        M.PAPER["share_above_08_minp"].value],
+                              "label": [f"paper: {M.PAPER['share_above_08'].value:.0%} above 0.8 (top-p)",
+                                        f"paper: {M.PAPER['share_above_08_minp'].value:.1%} above 0.8 (min-p)"]})
+    ui.chart(alt.Chart(sweep).mark_line(color=ui.PALETTE[0]).encode(
         x=alt.X("threshold:Q", title="threshold τ"),
         y=alt.Y("share_above:Q", title="share of pools above τ", axis=alt.Axis(format="%")),
         tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
         + alt.Chart(paper_pts).mark_point(size=120, shape="diamond", filled=True).encode(
             x="threshold:Q", y="share_above:Q",
-            color=alt.Color("label:N", title=None, scale=alt.Scale(range=["#E45756", "#B279A2"]),
-                            legend=alt.Legend(orient="bottom")), tooltip=["label"]), width="stretch")
+            color=alt.Color("label:N", title=None, scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[5]])),
+            tooltip=["label"]), "hivemind_threshold_sweep", data=sweep,
+        alt_text="Share of pools above a threshold, with the paper's two points at 0.8")
     st.caption("Diamonds: the paper's points (its embedder, real models). The curve: this data.")
     ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
 
 
 with tabs[4]:
-    _sweeps_tab()
+    if ui.shown("sweep", active):
+        _sweeps_tab()
+
+class _Code(str):
+    """An expression shown as itself in a code snippet."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _snippet() -> str:
+    """The Python that rebuilds this analysis with the current knobs (the example set, or the visitor's table)."""
+    data = _Code("M.load_example()" if source == "example" else "df")
+    note = "" if source == "example" else "# df: your table with columns model, prompt, response (e.g. pd.read_csv)\n"
+    return note + ui.call_snippet("hivemind", "run_table", data, cfg)
 
 
 with tabs[5]:
+    ex = ui.view(M, M.HEADLINE)
+    es = ex["summary"]
+    lo_p, hi_p = M.PAPER["inter_model_range"].value
+    ui.reproduce_panel([
+        {"quantity": "Vendi score of [[1,.9,0],[.9,1,0],[0,0,1]]", "ours": shipped_verdict.metrics["vendi_fixture"],
+         "paper": M.VENDI_README_SCORE, "note": "vendi-score README (not the paper); checks our eigenvalue entropy"},
+        {"quantity": "Share of (model, prompt) pools with mean similarity > 0.8",
+         "ours": es["share_pools_above_0.8"], "paper": M.PAPER["share_above_08"].value,
+         "note": "illustrative example set; paper: 25 models × 100 queries × 50"},
+        {"quantity": "Inter-model mean similarity", "ours": es["inter_model_similarity"],
+         "paper": f"{lo_p:.2f}–{hi_p:.2f}", "note": "example set (mixes a hivemind and a diverse prompt)"},
+        {"quantity": "Null floor: responses to different prompts", "ours": es["null_pair_similarity"],
+         "paper": "{:.1f}–{:.1f}".format(*M.PAPER["null_floor_range"].value),
+         "note": "MiniLM vs text-embedding-3-small"},
+        {"quantity": f"Distinct models among {es['mixing_N']} nearest neighbours", "ours": es["mixing_at_N"],
+         "paper": "~8 of 25 (top-50)", "note": "example set has 4 models, 16 responses per prompt"},
+    ], verdict=shipped_verdict)
+    ui.code_for_view(_snippet(), cli="python -m toymodels reproduce hivemind --quick --out results/")
+    ui.cite(paper)
+
+with tabs[6]:
+    st.markdown("**Every configuration tried**, failures included (`toymodels.hivemind.NOTEBOOK`).")
+    st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch",
+                 column_config={"outcome": st.column_config.TextColumn(width="large")})
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Intra-model repetition**: per model *m* and prompt *q*, the mean over its *n* responses' "
@@ -431,48 +521,23 @@ with tabs[5]:
                     "the top 50 of 25 × 50 pooled responses).")
         st.markdown("**Null floor**: mean similarity of responses to *different* prompts (the paper: 0.1–0.2).")
     st.markdown(
-        f"* **Embedder:** {D.EMBEDDER}; vectors are L2-normalised, so the similarity matrix is one product "
-        "$EE^\\top$. Each distinct text is embedded once per server (a cache keyed by its SHA-256). The paper uses "
+        f"* **Embedder:** {M.EMBEDDER}; vectors are L2-normalised, so the similarity matrix is one product "
+        "$EE^\\top$. Each distinct text is embedded once per server (a cache keyed by its SHA-256), in batches of "
+        f"at most {M.MAX_EMBED_BATCH} (MiniLM's attention scores take about 4 MB a text). The paper uses "
         "OpenAI `text-embedding-3-small`: absolute levels differ between embedders (an independent replication "
         "with MiniLM found a different-prompt floor of 0.099), so compare our numbers with each other and with our "
         "own null floor rather than with the paper's 0.8 literally.\n"
         f"* **Self-BLEU** (Zhu et al. 2018): each response is the hypothesis, the rest of its (model, prompt) pool "
-        f"the references, averaged; **sacrebleu {D.SACREBLEU_VERSION}** `BLEU(tokenize='13a', smooth_method='exp', "
+        f"the references, averaged; **sacrebleu {M.SACREBLEU_VERSION}** `BLEU(tokenize='13a', smooth_method='exp', "
         "max_ngram_order=4, effective_order=True)`, scale 0–100, computed from one n-gram pass per response "
         "(identical to the per-hypothesis `sentence_score` loop, see the tests).\n"
         "* **distinct-n** (Li et al. 2016): unique n-grams ÷ total n-grams in a pool (lower-cased word tokens). "
         "**TTR** = types ÷ tokens per response; **MATTR** = mean TTR over sliding windows (length-robust). "
         "**Compression ratio** = UTF-8 bytes ÷ gzip bytes of the pool (higher = more repetitive).\n"
-        f"* **Caps:** at most {D.MAX_RESPONSES:,} responses, each truncated to {D.MAX_CHARS:,} characters (with a "
-        f"notice); at most {D.MAX_MODELS} models, {D.MAX_PROMPTS} prompts and {D.MAX_POOL:,} responses per (model, "
-        f"prompt) pool; model names up to {D.MAX_MODEL_CHARS} and prompts up to {D.MAX_PROMPT_CHARS:,} characters; "
-        f"uploads up to {D.MAX_UPLOAD_BYTES // 1_000_000} MB, {D.MAX_ROWS:,} rows and {D.MAX_COLUMNS} columns. More "
-        f"than {D.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your names "
-        "and texts are shown as plain text.")
-
-def _pairs_csv() -> bytes:
-    """The per-pair table with each prompt as its number in the per-prompt CSV (``prompt_no``): up to
-    300,000 pairs, so repeating a prompt of up to 1,000 characters in every row would make ~370 MB."""
-    pairs = res["pairs"]
-    number = {p: i for i, p in enumerate(per_prompt["prompt"], 1)}
-    table = pairs.drop(columns=["prompt"]).assign(prompt_no=pairs["prompt"].map(number).to_numpy())
-    table = table[["i", "j", "prompt_no"] + [c for c in pairs.columns if c not in ("i", "j", "prompt")]]
-    return ui.csv_safe(table).to_csv(index=False).encode()
-
-
-with tabs[6]:
-    d = st.columns(2)
-    with d[0]:
-        ui.download_csv(per_prompt.assign(prompt_no=range(1, len(per_prompt) + 1))[
-            ["prompt_no"] + list(per_prompt.columns)], "hivemind_per_prompt.csv", "Per-prompt (CSV)",
-            key="hm_dl_prompt")
-        ui.download_csv(per_pool, "hivemind_per_pool.csv", "Per (model, prompt) (CSV)", key="hm_dl_pool")
-    with d[1]:
-        ui.download_csv(inter, "hivemind_inter_model.csv", "Inter-model (CSV)", key="hm_dl_inter")
-        # built when clicked, not on every rerun (300,000 pairs: about 2 s of CPU and tens of MB)
-        st.download_button("Per-pair (CSV)", _pairs_csv, file_name="hivemind_pairs.csv", mime="text/csv",
-                           key="hm_dl_pairs", icon=":material/download:")
-    st.caption(f"Per-pair: every pair of responses to the same prompt (at most {D.MAX_PAIR_ROWS:,}, a seeded "
-               "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
-               "`prompt_no` the prompt's number in the per-prompt CSV.")
+        f"* **Caps:** at most {M.MAX_RESPONSES:,} responses, each truncated to {M.MAX_CHARS:,} characters (with a "
+        f"notice); at most {M.MAX_MODELS} models, {M.MAX_PROMPTS} prompts and {M.MAX_POOL:,} responses per (model, "
+        f"prompt) pool; model names up to {M.MAX_MODEL_CHARS} and prompts up to {M.MAX_PROMPT_CHARS:,} characters; "
+        f"uploads up to {M.MAX_UPLOAD_BYTES // 1_000_000} MB, {M.MAX_ROWS:,} rows and {M.MAX_COLUMNS} columns. "
+        f"More than {M.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your "
+        "names and texts are shown as plain text.")
 ui.device_caption()

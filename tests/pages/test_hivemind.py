@@ -1,0 +1,190 @@
+"""The hivemind page in AppTest: defaults, inputs, errors as text, links, caps."""
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import open_page
+from toymodels.hivemind import config as K
+from toymodels.hivemind import memo as Mm
+from toymodels.hivemind import uploads as U
+
+RNG = np.random.default_rng(0)
+EVIL_LINK, EVIL_IMG = "[Login again](http://evil)", "![x](http://evil/img.png)"
+
+
+def _csv(rows) -> bytes:
+    return ("model,prompt,response\n" + "".join(rows)).encode()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parse_memo(monkeypatch):
+    """Each test parses afresh: the memo of parsed inputs (keyed by the input) would otherwise hand one test
+    the result another test computed with a monkeypatched parser."""
+    monkeypatch.setattr(U, "_PARSED", Mm._ByteLRU(K.PARSE_MEMO_BYTES, 32))
+
+
+def _page():
+    return open_page("hivemind")
+
+
+def _embed_if_asked(at):
+    """Press the embedding button when the page asks for it (MiniLM not loaded yet, or many new texts)."""
+    for b in at.button:
+        if b.key == "hm_embed_go":
+            b.click().run()
+            return True
+    return False
+
+
+def test_page_default_example_and_changed_widgets():
+    at = _page()
+    assert not at.exception, at.exception
+    assert any(t.value == "Artificial hivemind" for t in at.title)
+    at.slider(key="hm_threshold").set_value(0.6).run()
+    assert not at.exception, at.exception
+    at.number_input(key="hm_k").set_value(3).run()
+    assert not at.exception, at.exception
+
+
+def test_page_pasted_text():
+    at = _page()
+    at.radio(key="hm_source").set_value("paste").run()
+    at.text_area(key="hm_paste").input("model: a\nTime is a river.\n---\nTime flows like a river.\n---\n"
+                                       "model: b\nBake some bread.").run()
+    _embed_if_asked(at)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("3 responses" in c.value for c in at.caption)
+    # what the user typed survives switching to another input and back
+    at.radio(key="hm_source").set_value("example").run()
+    at.radio(key="hm_source").set_value("paste").run()
+    assert at.text_area(key="hm_paste").value.startswith("model: a")
+
+
+def test_page_pasted_single_response_gives_message_not_traceback():
+    at = _page()
+    at.radio(key="hm_source").set_value("paste").run()
+    at.text_area(key="hm_paste").input("just one response").run()
+    assert not at.exception, at.exception
+    assert any("two" in e.value for e in list(at.error) + list(at.warning))
+
+
+def test_page_malformed_upload_gives_clear_error():
+    at = _page()
+    at.radio(key="hm_source").set_value("upload").run()
+    at.file_uploader(key="hm_upload").upload("bad.csv", b"name,text\nx,y\n", "text/csv").run()
+    assert not at.exception, at.exception
+    assert any("missing column" in e.value for e in at.error)
+    good = b"model,prompt,response\na,p,Time is a river.\nb,p,Time flows like a river.\nb,p,Bake bread.\n"
+    at.file_uploader(key="hm_upload").set_value(("good.csv", good, "text/csv")).run()
+    _embed_if_asked(at)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("3 responses" in c.value for c in at.caption)
+
+
+def test_page_bad_link_value_opens_default_with_notice():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["hm_source"] = "Example set (illustrative)"  # an old display label
+    at.query_params["hm_k"] = "999"
+    at.switch_page(get_paper("hivemind").page).run()
+    assert not at.exception, at.exception
+    assert any("link" in w.value for w in at.warning)
+    assert isinstance(at, AppTest)
+
+
+# element types that show their strings as text (no Markdown): text, code blocks, table cells, Vega chart data,
+# selectbox options (st.selectbox documents Markdown for its label only; the label here is the page's own)
+TEXT_ONLY = {"text", "code", "dataframe", "vega_lite_chart", "selectbox"}
+
+
+def _types_holding(at, needle: bytes) -> list[str]:
+    """The element type of every element in the page whose message holds ``needle``."""
+    found = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "SerializeToString") and needle in proto.SerializeToString():
+            found.append(node.type)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def test_page_uploaded_values_are_shown_as_text_never_as_markup():
+    rows = ["model,prompt,response"] + [f'"{EVIL_LINK} m{i % 2}","{EVIL_IMG} prompt","{EVIL_LINK} {EVIL_IMG} time is '
+                                        f'a river {i}"' for i in range(4)]
+    at = _page()
+    at.radio(key="hm_source").set_value("upload").run()
+    at.file_uploader(key="hm_upload").upload(f"{EVIL_LINK}.csv", ("\n".join(rows) + "\n").encode(), "text/csv").run()
+    _embed_if_asked(at)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    holders = _types_holding(at, b"http://evil")
+    assert holders and set(holders) <= TEXT_ONLY, holders
+    # the "what 0.8 looks like" strip shows the pair's texts, as text
+    assert any(EVIL_LINK in t.value and EVIL_IMG in t.value for t in at.text)
+    assert any(t.value == f"Prompt: {EVIL_IMG} prompt" for t in at.text)
+    # back to the upload later: the page names the earlier file, as text too
+    at.radio(key="hm_source").set_value("example").run()
+    at.radio(key="hm_source").set_value("upload").run()
+    assert not at.exception, at.exception
+    assert any(EVIL_LINK in t.value and "uploaded earlier" in t.value for t in at.text)
+    holders = _types_holding(at, b"http://evil")
+    assert holders and set(holders) <= TEXT_ONLY, holders
+
+
+def test_page_error_about_an_upload_quotes_no_markup():
+    at = _page()
+    at.radio(key="hm_source").set_value("upload").run()
+    at.file_uploader(key="hm_upload").upload("x.csv", f'"{EVIL_LINK}","{EVIL_IMG}",response\na,b,c\n'.encode(),
+                                             "text/csv").run()
+    assert not at.exception, at.exception
+    assert any("missing column" in e.value for e in at.error)
+    assert not _types_holding(at, b"http://evil") and not _types_holding(at, b"](")
+
+
+def test_page_refuses_too_many_models_with_a_message():
+    at = _page()
+    at.radio(key="hm_source").set_value("upload").run()
+    rows = _csv(f"model {i},p,response {i}\n" for i in range(K.MAX_MODELS + 1))
+    at.file_uploader(key="hm_upload").upload("many.csv", rows, "text/csv").run()
+    assert not at.exception, at.exception
+    assert any("101 models is more than the cap" in e.value for e in at.error)
+    at.file_uploader(key="hm_upload").set_value(("long.csv", _csv(["m" * 4_000_000 + ",p,r\n", "b,p,s\n"]),
+                                                 "text/csv")).run()
+    assert not at.exception, at.exception
+    assert any("4,000,000 characters; the limit is 100" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["tour"] = str(step)
+    at.switch_page(get_paper("hivemind").page).run()
+    assert not at.exception, at.exception
+    assert any(f"Step {step} of 5" in c.value for c in at.caption)
+    if step == 3:
+        assert at.slider(key="hm_threshold").value == 0.5
+    if step == 5:
+        assert at.radio(key="hm_source").value == "paste"
+
+
+def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
+    import toymodels.hivemind as H
+
+    at = _page()
+    assert not at.exception, at.exception
+    ledger = at.table[0].value  # the claims table comes first
+    assert "Claim" in ledger.columns and len(ledger) == len(H.CLAIMS)
+    tables = [d.value for d in at.dataframe]
+    assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)
