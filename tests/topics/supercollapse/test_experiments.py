@@ -65,7 +65,8 @@ def test_the_page_readouts(grid, seeded):
     table = M.spread_vs_gamma(grid)
     assert len(table) == 6 and set(table["schedule"]) == {"constant", "linear"}
     n = M.noise_curves(seeded, 1.0, "linear")
-    assert len(n["supercollapse"]) == 50 and n["n_seeds"] == 6
+    assert len(n["supercollapse"]) == 49 and n["n_seeds"] == 6                   # x = 1 (Δ = σ = 0) is left out
+    assert n["curves"]["x"].max() < 1 and n["curves"]["x"].nunique() == 49
     assert set(n["curves"]["quantity"]) == {"spread Δ (seed means)", "seed noise σ", "systematic Δ (floor removed)",
                                             "exact Δ (expected curves)"}
     assert n["summary"]["ratio"] == pytest.approx(seeded["ratio"][0, 1])
