@@ -2,6 +2,8 @@
 tour steps change what it shows, and a visitor's own seeded run goes through its button."""
 import pytest
 
+import toymodels.supercollapse as M
+import ui
 from tests.apptest_helpers import open_home, open_page
 
 TOPIC = "supercollapse"
@@ -51,8 +53,10 @@ def test_a_tour_step_sets_its_knobs_from_the_link():
 
 
 def test_your_own_seeds_run_only_after_the_button():
+    cfg = M.SimConfig(mults=(1.0,), schedules=("linear",), seed=2000, seeds=4)
+    assert M.expected_seconds(cfg) > ui.AUTO_SECONDS                   # so the page must not start it by itself
     at = open_page(TOPIC, timeout=120)
-    at.slider(key="sc_seeds").set_value(2).run()
+    at.slider(key="sc_seeds").set_value(4).run()
     assert not at.exception, at.exception
     run = [b for b in at.button if b.label.startswith("Running seeded SGD")]
     assert run, [b.label for b in at.button]                           # over 3 s: a button states the cost
