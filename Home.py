@@ -16,6 +16,11 @@ _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
           None: ("Partly / not tested", "gray", ":material/help:")}
 
 
+def _plain(text: str) -> str:
+    """Our own verdict text as literal markdown (Home stays light: it does not import ``ui``)."""
+    return "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~:$=&" else c for c in text)
+
+
 SECTIONS = ((AWARD, "Best Paper awards", None), (RUNNER_UP, "Runners-up", None),
             (MORE, MORE, "Not NeurIPS 2025 award papers: small models of 2025 that capture a phenomenon exactly "
                          "and run in seconds on a laptop. Each card names the paper's own venue."))
@@ -70,8 +75,9 @@ def home() -> None:
                 if v:
                     text, color, icon = _BADGE.get(v.get("reproduced"), _BADGE[None])
                     left, right = st.columns(2)
-                    left.metric("Our toy", v.get("ours", "n/a"))
-                    right.metric("Paper", v.get("paper", "n/a"))
+                    for col, label, key in ((left, "Our toy", "ours"), (right, "Paper", "paper")):
+                        col.caption(label)  # whole words, never truncated like a metric's value
+                        col.markdown(f"**{_plain(str(v.get(key) or 'n/a'))}**")
                     claims = v.get("claims") or []
                     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
                         st.badge(text, color=color, icon=icon)

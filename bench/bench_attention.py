@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from toymodels import attention as M
+import toymodels.gated_attention as M
 from toymodels.device import get_device
 
 

@@ -602,7 +602,6 @@ def online_random16():
 
 
 def gap_sweep_worst():
-    import toymodels.transductive as O
 
     return (), dict(depth=3, ps=[0.5], samples=40, seed=0)
 

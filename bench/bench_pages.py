@@ -3,15 +3,14 @@
     python bench/bench_pages.py [--pages home rlvr ...] [--widgets] [--repeat 1]
 
 For each page: start a fresh server (a cold process, an empty disk cache), open the page in an already running
-browser and time from the request until the page's result is on screen (Home: the award cards; a paper page:
-its result strip) and the app has stopped running. That is the "first page of a cold server" figure, the
-browser's own work included. ``--widgets`` then moves every visible widget of each paper page once (sliders, select boxes,
-radios, segmented controls, toggles, number inputs; not buttons, not widgets inside forms) and times each rerun
-until the app has stopped running: what a visitor waits for one knob.
+browser and time from the request until the page's result is on screen (Home: the award cards; a paper page: its
+claims table, or the result strip on a page not yet on the contract) and the app has stopped running. That is the
+"first page of a cold server" figure, the browser's own work included. ``--widgets`` then moves every visible widget
+of each paper page once (sliders, select boxes, radios, segmented controls, toggles, number inputs; not buttons, not
+widgets inside forms) and times each rerun until the app has stopped running: what a visitor waits for one knob.
 
-Prints one line per measurement and, last, one JSON object. Run it on a quiet machine; the server gets the
-thread policy it has in production (cores / compute slots).
-"""
+Prints one line per measurement and, last, one JSON object. Run it on a quiet machine; the server gets the thread
+policy it has in production (cores / compute slots)."""
 from __future__ import annotations
 
 import argparse
@@ -25,7 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.browserkit import CHROMIUM, FLAGS, serve, wait_settled  # noqa: E402
-
 
 SETTLE_MS = 400
 
@@ -161,7 +159,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         for name in names:
             path = "" if name == "home" else name
-            marker = "text=Best Paper awards" if name == "home" else ".st-key-result-strip"
+            marker = "text=Best Paper awards" if name == "home" else ".st-key-claims-ledger, .st-key-result-strip"
             times = []
             for _ in range(a.repeat):
                 with serve() as url:

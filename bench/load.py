@@ -39,8 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.browserkit import (CHROMIUM, FLAGS, ROOT, free_port, streamlit_cmd, wait_healthy,  # noqa: E402
-                        wait_settled_async, wrapped)
+from tests.browserkit import CHROMIUM, FLAGS, ROOT, free_port, streamlit_cmd, wait_healthy, wait_settled_async, wrapped  # noqa: E402
+
 BUTTON_TEXT = re.compile(r"(Run|Train)")  # the button's accessible name may start with an icon ligature
 SKIP_BUTTON_TEXT = re.compile(r"(?i)(sweep|all views|rerun)")  # prefer a single run over a sweep
 

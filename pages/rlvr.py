@@ -1,5 +1,5 @@
-"""RLVR & reasoning: a toy policy whose per-problem capacity ρ decides whether RL narrows coverage, the
-distillation contrast, and pass@k of your own evaluations."""
+"""RLVR & reasoning: a toy whose problems come in types, so that what RL can and cannot reach follows from the
+data; pass@k on training and held-out problems by training length; the ρ toy as a contrast; your evaluations."""
 import dataclasses
 
 import altair as alt
@@ -10,14 +10,22 @@ import streamlit as st
 import ui
 from toymodels import rlvr as M
 
-TOPIC = "rlvr"
-BASE_C, RL_C, TAB_C, DIS_C = "#4C78A8", "#E45756", "#54A24B", "#B279A2"
-REDS = ["#fcbba1", "#fc9272", "#fb6a4a", "#ef3b2c", "#cb181d", "#a50f15", "#67000d"]
+P = ui.PALETTE
+BASE_C, RL_C, LONG_C, DIS_C, ATY_C, HELD_C = P[0], P[3], P[1], P[5], P[1], P[2]
+SPLIT_NAMES = {"train": "training problems", "held-out": "held-out problems"}
 ERROR_CHARS = 400  # an error shown on the page is cut to this length (it may quote an upload)
+H = M.HEADLINE_LENGTH
+LONG = M.CLAIM_LENGTHS[-1]
+D = M.TypedConfig()
 
 
 def _fmt_k(k):
     return "none" if k is None or (isinstance(k, float) and np.isnan(k)) else f"{int(k)}"
+
+
+def _lead(drop: float) -> str:
+    """Who is ahead at k = 256, in words, from a drop (base − RL, probability units)."""
+    return f"base ahead by {100 * drop:.1f}" if drop > 0 else f"RL still ahead by {-100 * drop:.1f}"
 
 
 def _log_k(title="k (log scale)"):
@@ -33,381 +41,363 @@ def _url_notice(key: str, options) -> None:
     """A shared link whose value for ``key`` is not one of ``options`` opens the default, with a notice."""
     raw = st.query_params.get_all(key) if key in st.query_params else []
     allowed = {str(o) for o in options}
-    bad = [v for v in raw if v not in allowed]
-    ui.link_notice([(key, v) for v in bad[:1]], "not offered here")
+    ui.link_notice([(key, v) for v in raw if v not in allowed][:1], "not offered here")
 
 
-paper = ui.paper_header(TOPIC)
-ui.claim_box(paper)
-ui.result_strip(ui.shipped_verdict(TOPIC)[0],
-                caption=f"Numbers: pass@1 gain (×) and pass@256 change (points). Toy at its default ρ = "
-                        f"{M.DEFAULT_RHO:g}, {M.ToyConfig().steps} GRPO steps, 512 problems, n = 1024 samples each; "
-                        "paper: Qwen2.5-7B, GRPO 150 steps, Omni-MATH train.")
+def _init(key: str, default) -> dict:
+    """A widget's default, unless the tour (or an earlier run) already put its value into session state."""
+    return {} if key in st.session_state else {"value": default}
 
-# =========================================================================== the finding: rho
-st.subheader("How much of what RL learns is shared decides whether RL narrows coverage")
-st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s")
-st.latex(r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\qquad \theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
-grid = ui.view(M, "rho_sweep")
-rhos, steps_opts = list(grid["rhos"]), list(grid["steps"])
-_url_notice("rl_rho", rhos)
-_url_notice("rl_len", steps_opts)
-table = grid["table"].copy()
+
+paper = ui.paper_header(M.TOPIC)
+verdict, fresh = ui.shipped_verdict(M.TOPIC)
+ui.claims_table(verdict)
+seeds = ui.view(M, "typed_seeds")
+n_seeds = len(seeds["seeds"])
+m = M.metrics({"typed_seeds": seeds})  # the numbers of the view on screen (the ledger's, when it is fresh)
+gain_paper = M.PAPER["pass1_grpo_train"].value / M.PAPER["pass1_base_train"].value
+gain_paper_test = M.PAPER["pass1_grpo_test"].value / M.PAPER["pass1_base_test"].value
+by_steps = {d["steps"]: d for d in m["drop_by_steps"]}
+claim_steps = [L for L in M.CLAIM_LENGTHS if L in by_steps]
+_head = seeds["table"]
+cross_share = float(_head[(_head.split == "train") & (_head.steps == H)].crossover_share.iloc[0])
+
+TOUR = [
+    ui.Step("RL sharpens, on problems it never saw too",
+            f"After {H} GRPO steps RL multiplies pass@1 by ×{m['pass1_gain_train']:.1f} on the "
+            f"training problems and ×{m['pass1_gain_heldout']:.1f} on held-out ones: nothing is "
+            "memorised per problem, so the gain transfers.",
+            look_at="the RL curves (orange) at k = 1 in both panels of the first figure"),
+    ui.Step("Base catches up at large k",
+            f"Sampling more, base catches up: after {H} steps it is level with RL at k ≈ "
+            f"{_fmt_k(m['crossover_k'])} (median of seeds; {100 * cross_share:.0f}% of seeds cross by k = 1024); "
+            "at k = 256 "
+            f"{_lead(m['pass256_drop_train'])} points.",
+            look_at="where the blue base curve meets the orange RL curves, near k = 256"),
+    ui.Step("Train longer, lose more",
+            "pass@256 falls with training on both splits, like the paper's Table 3; in the toy the loss only "
+            f"appears after {H} steps.",
+            look_at="the right-hand chart under 'Longer training'"),
+    ui.Step("Take the atypical problems away", "With a = 0 every problem is solved by its type's typical strategy: "
+            "RL has nothing to give up.", settings={"rl_a": 0.0},
+            look_at="'pass@256 change, train' under 'Move the property of the data'"),
+    ui.Step("Make half the problems atypical", "With a = 0.5 the typical strategy solves only half of each type: "
+            "the gain shrinks and the loss grows.", settings={"rl_a": 0.5},
+            look_at="the same two numbers, and the dashed line on the charts"),
+    ui.Step("The old toy, for contrast", "The ρ toy stores a share ρ of every update per problem. At ρ = 0 (one "
+            "shared policy) it loses tens of points; ρ was then tuned to land in the paper's regime.",
+            settings={"rl_rho": 0.0}, look_at="the tab 'Contrast: the ρ toy', its pass@256 change", hide=()),
+]
+active = ui.tour(TOUR)
+
+# =========================================================================== the headline figure
+band = M.curve_table(seeds["curves"].copy())
+shown = band[((band.policy == "RL") & band.steps.isin([H, LONG])) | band.policy.isin(["base", "distilled"])]
+shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy))
+DOMAIN = ["base", f"RL, {H} steps", f"RL, {LONG} steps", "distilled"]
+CURVE_SCALE = alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C])
+color = alt.Color("curve:N", scale=CURVE_SCALE, title=None, legend=alt.Legend(symbolOpacity=1))
+
+
+def _passk(d: pd.DataFrame, title: str) -> alt.LayerChart:
+    return alt.layer(
+        alt.Chart(d).mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q",
+                                                    color=color),
+        alt.Chart(d).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])),
+            color=color, tooltip=["curve", "k", alt.Tooltip("pass_at_k:Q", format=".3f", title="mean of seeds"),
+                                  alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")]),
+    ).properties(height=380, title=title)
+
+
+st.subheader("RL wins at small k, base catches up at large k, on problems RL never saw as well")
+left, right = st.columns(2)
+for col, split in zip((left, right), ("train", "held-out")):
+    d = shown[shown.split == split]
+    with col:
+        ui.chart(_passk(d, SPLIT_NAMES[split] + (" (never trained on)" if split == "held-out" else "")),
+                 f"rlvr_passk_{split}", data=d, key=f"rl_chart_passk_{split}",
+                 alt_text=f"pass@k against k on the {SPLIT_NAMES[split]}: base, RL at {H} and {LONG} steps and the "
+                          "distilled policy, means over seeds with 95% bands")
+st.markdown(
+    f"**What to notice.** After {H} GRPO steps on the training problems, RL multiplies pass@1 by "
+    f"**×{m['pass1_gain_train']:.1f}** there and by **×{m['pass1_gain_heldout']:.1f}** on held-out problems it never "
+    f"trained on (paper, Omni-MATH: ×{gain_paper:.2f} and ×{gain_paper_test:.2f}). At k = 256, "
+    f"**{_lead(m['pass256_drop_train'])}** points on the training problems and "
+    f"**{_lead(m['pass256_drop_heldout'])}** on the held-out ones (paper: base ahead by "
+    f"{M.PAPER['pass256_base_train'].value - M.PAPER['pass256_grpo_train'].value:.1f} and "
+    f"{M.PAPER['pass256_base_test'].value - M.PAPER['pass256_grpo_test'].value:.1f}); base reaches RL at k ≈ "
+    f"**{_fmt_k(m['crossover_k'])}** (median of seeds, training problems). "
+    + (f"So at {H} steps the toy's RL has not yet given up coverage at k = 256, unlike the paper's (the ledger says "
+       f"so); it does with longer training (the {LONG}-step curve, and the next figure). "
+       if m["pass256_drop_train"] <= 0 else "")
+    + "Distillation stays above base at every k. "
+    "pass@k is the unbiased estimator (Eq. 2) from n = 1024 samples per problem; "
+    f"bands: 95% t-intervals over {n_seeds} seeds.")
+
+st.markdown(
+    f"**The toy.** Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in "
+    f"*K* = {D.n_types} **types** (a topic, a kind of question); the policy is shared within a type, and each type "
+    "has a typical correct strategy. A share ***a*** of the problems (here "
+    f"**a = {D.atypical:g}**, a property of the data) are **atypical**: another strategy solves them, drawn from the "
+    "base model's own prior. RL can only learn what a type's problems have in common, so it sharpens every problem of "
+    "a type toward the typical strategy: pass@1 rises on both splits, and the atypical problems, which the base model "
+    "solved now and then by sampling widely, starve. (On AIME24 the paper's RL model loses "
+    f"{M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
+    f"{M.PAPER['aime_base_solved'].value} problems base solves: the same order as a.)")
+st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta_{t_i}+u_i)_s,\qquad "
+         r"\theta_t\mathrel{+}=\eta\,\operatorname{mean}_{b:\,t_b=t}\,\frac1G\sum_g A_{bg}\,"
+         r"\nabla_z\log\pi(s_{bg}\mid i_b),\qquad p_i=q_i\!\!\sum_{s\ \mathrm{correct}}\!\!\pi(s\mid i)")
+
+# =========================================================================== the story: training length
+SPLIT_SCALE = alt.Scale(domain=list(SPLIT_NAMES.values()), range=[RL_C, HELD_C])
+split_color = alt.Color("where:N", title=None, scale=SPLIT_SCALE, legend=alt.Legend(symbolOpacity=1))
+if ui.shown("length", active):
+    st.subheader("Longer training: pass@1 keeps rising, pass@256 falls")
+    table = seeds["table"].copy()
+    ours = table.assign(where=table.split.map(SPLIT_NAMES))
+    paper_rows = pd.DataFrame(M.paper_by_steps()).assign(where=lambda d: d.split.map(SPLIT_NAMES))
+    x_steps = alt.X("steps:Q", title="GRPO steps", scale=alt.Scale(type="log", nice=False, padding=6))
+
+    def _by_steps(col: str, scale: float, title: str, paper_col: str) -> alt.LayerChart:
+        lo, hi = (f"{col}_lo", f"{col}_hi") if scale > 0 else (f"{col}_hi", f"{col}_lo")
+        d = ours.assign(v=scale * ours[col], lo=scale * ours[lo], hi=scale * ours[hi])
+        pts = paper_rows.dropna(subset=[paper_col])
+        return alt.layer(
+            alt.Chart(d).mark_area(opacity=0.2).encode(x=x_steps, y=alt.Y("lo:Q", title=title), y2="hi:Q",
+                                                       color=split_color),
+            alt.Chart(d).mark_line(point=True).encode(
+                x=x_steps, y="v:Q", color=split_color,
+                tooltip=["where", "steps", alt.Tooltip("v:Q", format=".2f", title="mean of seeds"),
+                         alt.Tooltip("lo:Q", format=".2f"), alt.Tooltip("hi:Q", format=".2f")]),
+            alt.Chart(pts).mark_point(shape="diamond", size=110, filled=True, opacity=0.9).encode(
+                x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
+                tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
+        ).properties(height=300)
+
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.chart(_by_steps("pass1_gain", 1.0, "pass@1 gain, × base", "pass1_gain"), "rlvr_gain_by_steps",
+                 data=ours, key="rl_chart_gain", alt_text="pass@1 gain against GRPO steps, both splits, paper diamonds")
+    with c2:
+        ui.chart(_by_steps("pass256_drop", -100.0, "pass@256 change, points", "pass256_change"), "rlvr_loss_by_steps",
+                 data=ours, key="rl_chart_loss",
+                 alt_text="pass@256 change in points against GRPO steps, both splits, paper diamonds")
+    st.markdown(
+        "**What to notice.** On the training problems the pass@256 change is "
+        + " → ".join(f"**{-100 * by_steps[L]['drop']:+.1f}**" for L in claim_steps) + " points at "
+        + " / ".join(map(str, claim_steps)) + " steps (paper, Table 3: "
+        + " → ".join(f"{r['pass256_change']:+.1f}" for r in M.paper_by_steps() if r["split"] == "train")
+        + ")" + (": in the toy RL starts above base at k = 256 and falls below it only with longer training"
+                 if claim_steps and by_steps[claim_steps[0]]["drop"] < 0 else "") + ". "
+        "Lines: our toy (means of seeds, 95% bands); diamonds: the paper at its own step counts. The toy's steps "
+          "are not the paper's (smaller batches, a 32-strategy policy rather than a language model): compare shapes.")
+
+# =========================================================================== the story: where coverage goes
+if ui.shown("coverage", active):
+    st.subheader("What RL gives up is the atypical problems")
+    story = M.coverage_story(seeds["summary"].copy(), H).set_index("split")
+    tr, ho = story.loc["train"], story.loc["held-out"]
+    default = ui.view(M, "typed_default")
+    probs = default["problems"].copy()
+    probs = probs[probs.split == "held-out"]
+    probs = probs.assign(kind=np.where(probs.atypical, "atypical for its type", "typical"),
+                         p_base_=probs.p_base.clip(lower=1e-6), p_rl_=probs.p_rl.clip(lower=1e-6))
+    left, right = st.columns([3, 2])
+    diag = pd.DataFrame({"p": [1e-6, 1.0]})
+    scatter = alt.layer(
+        alt.Chart(diag).mark_line(color=ui.NEUTRAL, strokeDash=[4, 3]).encode(x="p:Q", y="p:Q"),
+        alt.Chart(probs).mark_circle(size=22, opacity=0.65).encode(
+            x=alt.X("p_base_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title="base success probability pᵢ"),
+            y=alt.Y("p_rl_:Q", scale=alt.Scale(type="log", domain=[1e-6, 1]), title=f"RL ({H} steps) pᵢ"),
+            color=alt.Color("kind:N", scale=alt.Scale(domain=["typical", "atypical for its type"],
+                                                      range=[BASE_C, ATY_C]), title=None),
+            tooltip=["problem", "type", "kind", alt.Tooltip("p_base:Q", format=".2e"),
+                     alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl"]),
+    ).properties(height=330, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
+    with left:
+        ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]), key="rl_chart_problems",
+                 alt_text="per-problem success probability under RL against base, held-out split, coloured by "
+                          "typical or atypical")
+    right.markdown(
+        f"**What to notice.** Over {int(tr['seeds'])} seeds at {H} steps, base solves (some correct sample of 1024) "
+        f"and RL does not: **{int(tr['lost'])}** training problems, of which **{int(tr['lost_atypical'])}** are "
+        f"atypical ({100 * tr['atypical_share_of_lost']:.0f}%; atypical problems are {100 * D.atypical:g}% of all); "
+        f"RL solves **{int(tr['gained'])}** that base does not. An atypical problem's success probability falls "
+        f"from **{tr['p_atypical_base']:.3f}** to **{tr['p_atypical_rl']:.3f}** on average, a typical one's rises "
+        f"from **{tr['p_typical_base']:.3f}** to **{tr['p_typical_rl']:.3f}**. Held-out problems: "
+        f"{int(ho['lost'])} lost ({int(ho['lost_atypical'])} atypical), {int(ho['gained'])} gained.")
+
+
+# =========================================================================== the story: move the data property
+@ui.fragment
+def _atypical_section() -> None:
+    """The share of atypical problems a: a property of the data, moved by the reader (a fragment)."""
+    st.subheader("Move the property of the data: the share of atypical problems a")
+    sweep = ui.view(M, "atypical_sweep")
+    values, lengths = list(sweep["values"]), list(sweep["lengths"])
+    _url_notice("rl_a", values)
+    _url_notice("rl_len", lengths)
+    c1, c2 = st.columns([3, 1])
+    a = c1.select_slider("Share of atypical problems a (0: every problem is solved by its type's strategy)", values,
+                         key="rl_a", bind="query-params", **_init("rl_a", D.atypical))
+    steps = c2.selectbox("GRPO steps", lengths, index=lengths.index(H), key="rl_len", bind="query-params")
+    t = sweep["table"].copy()
+    t = t[t.steps == steps].assign(where=lambda d: d.split.map(SPLIT_NAMES))
+    row = t[np.isclose(t.atypical, a)].set_index("split")
+    cols = st.columns(4)
+    for col, split in zip(cols[:2], ("train", "held-out")):
+        r = row.loc[split]
+        col.metric(f"pass@1 gain, {split}", f"×{r.pass1_gain:.2f}", f"{r.pass1_base:.3f} → {r.pass1_rl:.3f}",
+                   delta_arrow="off")
+    for col, split in zip(cols[2:], ("train", "held-out")):
+        r = row.loc[split]
+        col.metric(f"pass@256 change, {split}", f"{-100 * r.pass256_drop:+.1f} pts",
+                   f"{r.pass256_base:.3f} → {r.pass256_rl:.3f}", delta_arrow="off")
+    x = alt.X("atypical:Q", title="share of atypical problems a")
+    rule = alt.Chart(pd.DataFrame({"atypical": [a]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(
+        x="atypical:Q")
+
+    def _panel(col, scale, title):
+        lo, hi = (f"{col}_lo", f"{col}_hi") if scale > 0 else (f"{col}_hi", f"{col}_lo")
+        d = t.assign(v=scale * t[col], lo=scale * t[lo], hi=scale * t[hi])
+        return alt.layer(
+            alt.Chart(d).mark_area(opacity=0.2).encode(x=x, y=alt.Y("lo:Q", title=title), y2="hi:Q",
+                                                       color=split_color),
+            alt.Chart(d).mark_line(point=True).encode(
+                x=x, y="v:Q", color=split_color, tooltip=["where", "atypical", alt.Tooltip("v:Q", format=".2f"),
+                                                          alt.Tooltip("lo:Q", format=".2f"),
+                                                          alt.Tooltip("hi:Q", format=".2f")]),
+            rule).properties(height=280)
+
+    p1, p2 = st.columns(2)
+    with p1:
+        ui.chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), "rlvr_gain_by_a", data=t, key="rl_chart_gain_a",
+                 alt_text="pass@1 gain against the share of atypical problems a, both splits")
+    with p2:
+        ui.chart(_panel("pass256_drop", -100.0, "pass@256 change, points"), "rlvr_loss_by_a", data=t,
+                 key="rl_chart_loss_a", alt_text="pass@256 change against the share of atypical problems a")
+    zero = t[np.isclose(t.atypical, 0.0) & (t.split == "train")]
+    st.markdown(
+        "**What to notice.** " + (
+            f"With a = 0 the training problems' pass@256 changes by **{-100 * zero.pass256_drop.iloc[0]:+.1f}** "
+            f"points after {steps} steps; the loss comes from the atypical problems, and grows with their share. "
+            if len(zero) else "") + f"Means of seeds {', '.join(map(str, sweep['seeds']))} (95% bands); every value "
+        "of a is trained on its own data.")
+
+
+if ui.shown("data-property", active):
+    _atypical_section()
+
+ui.cite(paper)
+ui.code_for_view(ui.call_snippet("rlvr", "typed_seeds", D, M.TYPED_LENGTHS, M.CLAIM_SEEDS),
+                 cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds")
+
+# =========================================================================== going deeper
+tab_run, tab_data, tab_rho, tab_lab = st.tabs([":material/tune: Run it yourself",
+                                               ":material/upload_file: Analyse your evaluations",
+                                               ":material/compare_arrows: Contrast: the ρ toy",
+                                               ":material/menu_book: Lab notebook"])
+BOUNDS = M.TYPED_BOUNDS.specs
 
 
 @ui.fragment
-def _rho_section() -> None:
-    """ρ and the step count redraw this section alone (a fragment), not the whole page."""
-    c1, c2 = st.columns([3, 1])
-    rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
-                           value=M.DEFAULT_RHO, key="rl_rho", bind="query-params")
-    n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_len",
-                           bind="query-params")
-    summ = grid["summary"].copy()  # plain tables: FrozenFrame breaks some pandas internals (dropna)
-    row = summ[(summ.seed == grid["seeds"][0]) & (summ.steps == n_steps) & np.isclose(summ.rho, rho)].iloc[0]
-    cross = None if pd.isna(row.crossover_k) else int(row.crossover_k)
-    cols = st.columns(4)
-    cols[0].metric("pass@1, RL", f"{row.pass1_rl:.3f}", f"×{row.pass1_gain:.2f} vs base {row.pass1_base:.3f}",
-                   delta_arrow="off")
-    cols[1].metric("pass@256, RL", f"{row.pass256_rl:.3f}", f"{-100 * row.pass256_drop:+.1f} pts vs base {row.pass256_base:.3f}")
-    cols[2].metric("Crossover k", _fmt_k(cross), help="Smallest k at which base's estimated pass@k is at least RL's "
-                   "(a tie counts only if base then leads); 'none' up to k = n = 1024.")
-    cols[3].metric("Δ_SE, points", f"{100 * row.delta_se_256:.1f}",
-                   help="The paper's sampling-efficiency gap at k = 256: pass@256(base) − pass@1(RL). Paper: 43.9 "
-                        "(GRPO).")
-
-    cur = grid["curves"].copy()
-    cur = cur[(cur.steps == n_steps) & np.isclose(cur.rho, rho)]
-    tab = grid["curves"]
-    tab = tab[(tab.steps == n_steps) & np.isclose(tab.rho, 1.0)]
-    shared = grid["curves"]
-    shared = shared[(shared.steps == n_steps) & np.isclose(shared.rho, 0.0)]
-    lines = pd.concat([grid["base_curve"].assign(policy="base"), cur.assign(policy=f"RL, ρ = {rho:g}"),
-                       shared.assign(policy="RL, ρ = 0 (all shared)"), tab.assign(policy="RL, ρ = 1 (tabular)")])
-    domain = ["base", f"RL, ρ = {rho:g}", "RL, ρ = 0 (all shared)", "RL, ρ = 1 (tabular)"]
-    layers = [alt.Chart(lines).mark_line().encode(
-        x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimate, n = 1024)", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, "#F2B8B5", TAB_C]), title=None,
-                        legend=alt.Legend(orient="bottom", columns=2)),
-        strokeWidth=alt.condition(alt.FieldOneOfPredicate("policy", domain[:2]), alt.value(2.6), alt.value(1.3)),
-        tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])]
-    if cross is not None:
-        rule = pd.DataFrame({"k": [cross], "y": [0.04], "label": [f"crossover k = {cross}"]})
-        layers += [alt.Chart(rule).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="k:Q"),
-                   alt.Chart(rule).mark_text(align="left", dx=4, color="#444").encode(x="k:Q", y="y:Q", text="label:N")]
-    left, right = st.columns([3, 2])
-    left.altair_chart(alt.layer(*layers).properties(title=f"pass@k after {n_steps} GRPO steps, ρ = {rho:g}",
-                                                    height=420), width="stretch")
-
-    t = table[table.steps == n_steps]
-
-
-    def _vs_rho(df: pd.DataFrame, title: str, band: tuple) -> alt.LayerChart:
-        """One metric against ρ: the mean over seeds, its min-max band, the regime band (green), your ρ (dashed)."""
-        x = alt.X("rho:Q", title=None, scale=alt.Scale(domain=[0, 1]))
-        regime = pd.DataFrame({"lo": [band[0]], "hi": [band[1]]})
-        return alt.layer(
-            alt.Chart(regime).mark_rect(opacity=0.12, color=TAB_C).encode(y="lo:Q", y2="hi:Q"),
-            alt.Chart(df).mark_area(opacity=0.25, color=RL_C).encode(x=x, y=alt.Y("lo:Q", title=None), y2="hi:Q"),
-            alt.Chart(df).mark_line(color=RL_C, point=alt.OverlayMarkDef(size=16, color=RL_C)).encode(
-                x=x, y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-                tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("value:Q", format=".2f", title="mean of seeds"),
-                         alt.Tooltip("lo:Q", format=".2f", title="min"), alt.Tooltip("hi:Q", format=".2f", title="max")]),
-            alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-        ).properties(title=title, height=165)
-
-
-    gain = pd.DataFrame({"rho": t.rho, "value": t.pass1_gain, "lo": t.pass1_gain_min, "hi": t.pass1_gain_max})
-    change = pd.DataFrame({"rho": t.rho, "value": -100 * t.pass256_drop, "lo": -100 * t.pass256_drop_max,
-                           "hi": -100 * t.pass256_drop_min})
-    right.altair_chart(_vs_rho(gain, "pass@1 gain, ×", (M.REGIME["min_pass1_gain"], float(gain["hi"].max()))),
-                       width="stretch")
-    right.altair_chart(_vs_rho(change, "pass@256 change, pts", (-100 * M.REGIME["max_pass256_drop"],
-                                                                    -100 * M.REGIME["min_pass256_drop"])), width="stretch")
-    xk = t.dropna(subset=["crossover_k_median"])
-    right.altair_chart(alt.layer(
-        alt.Chart(xk).mark_line(color="#444", point=alt.OverlayMarkDef(size=16, color="#444")).encode(
-            x=alt.X("rho:Q", title="capacity share ρ", scale=alt.Scale(domain=[0, 1])),
-            y=alt.Y("crossover_k_median:Q", title=None, scale=alt.Scale(type="log", base=2)),
-            tooltip=[alt.Tooltip("rho:Q", title="ρ"), alt.Tooltip("crossover_k_median:Q", title="median crossover k"),
-                     alt.Tooltip("crossover_k_min:Q", title="min"), alt.Tooltip("crossover_k_max:Q", title="max")]),
-        alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color="#222", strokeDash=[3, 3]).encode(x="rho:Q"),
-    ).properties(title="crossover k (median of seeds; none at ρ = 1)", height=185), width="stretch")
-    st.caption(
-        f"Left: seed 0, estimated from n = 1024 sampled completions per problem, on the 512 training problems (like the "
-        f"paper's Omni-MATH train split). Faint red: ρ = 0 (every update shared: large coverage loss); green: ρ = 1 "
-        f"(tabular: RL only sharpens each problem on its own, no crossover). Right: mean of seeds "
-        f"{', '.join(map(str, grid['seeds']))} with their min–max band, the dashed line at your ρ. The regime in which "
-        f"the toy shows the paper's picture (pass@1 ≥ ×{M.REGIME['min_pass1_gain']:g}, a loss of 0 to "
-        f"{100 * M.REGIME['max_pass256_drop']:g} points at k = 256, a finite crossover) is the band where every seed is in "
-        "it; more steps move it.")
-
-
-_rho_section()
-
-with st.expander(f"The toy, and how its default ρ = {M.DEFAULT_RHO:g} was chosen (the measured table)"):
-    st.markdown(
-        "**The toy.** Each problem *i* is solved by choosing one of *S* = 32 strategies. The policy has shared logits "
-        "θ (starting at a Zipf prior θ₀[s] = −1.3 ln s), fixed per-problem offsets *u*ᵢ ~ N(0, 1) and learnable "
-        "per-problem logits φᵢ (starting at 0). A policy-gradient step *g*_b of prompt *b* is split: a share ρ goes "
-        "to the problem's own φ and 1 − ρ to the shared θ. ρ is the policy's per-problem capacity: an LLM can both "
-        "generalise across problems (shared) and adapt to a problem (its own). Problem *i* has one correct native "
-        "strategy (drawn ∝ 1/s); each of the last 4 *novel* strategies (12 nats below base) also solves it with "
-        "probability 0.3. A correct strategy passes the verifier with probability *q*ᵢ ~ Beta(2, 2).")
-    st.latex(r"r=\mathrm{Bernoulli}\bigl(q_i\,\mathbb 1[s\ \text{correct for } i]\bigr),\quad "
-             r"p_i=q_i\!\!\sum_{s\ \text{correct}}\!\!\pi(s\mid i),\quad "
-             r"g_b=\frac1G\sum_g A_{bg}\nabla_z\log\pi(s_{bg}\mid i_b)-\beta\nabla_z\mathrm{KL}(\pi\,\|\,\pi_{\text{base}})")
-    st.latex(r"\text{GRPO: }A_g=\frac{r_g-\bar r}{\operatorname{std}(r)}\quad\text{RLOO: }A_g=r_g-\frac{1}{G-1}"
-             r"\sum_{j\ne g}r_j\quad\text{REINFORCE: }A_g=r_g")
-    st.markdown(f"**Choosing ρ.** {M.RHO_RULE}")
-    show = table.assign(
-        crossover=[f"{_fmt_k(a)} ({_fmt_k(b)}–{_fmt_k(c)})" for a, b, c in
-                   zip(table.crossover_k_median, table.crossover_k_min, table.crossover_k_max)],
-        gain=[f"×{a:.2f} ({b:.2f}–{c:.2f})" for a, b, c in
-              zip(table.pass1_gain, table.pass1_gain_min, table.pass1_gain_max)],
-        change=[f"{-100 * a:+.1f} ({-100 * c:+.1f} to {-100 * b:+.1f})" for a, b, c in
-                zip(table.pass256_drop, table.pass256_drop_min, table.pass256_drop_max)])
-    st.dataframe(show[["steps", "rho", "gain", "change", "crossover", "all_seeds_in_regime"]].rename(columns={
-        "rho": "ρ", "gain": "pass@1 gain, mean (min–max)", "change": "pass@256 change, points",
-        "crossover": "crossover k, median (min–max)", "all_seeds_in_regime": "every seed in the regime"}),
-        hide_index=True, width="stretch", height=260)
-    chosen = {s_: M.choose_rho(table, s_) for s_ in steps_opts}
-    st.caption(f"Measured by `rho_sweep` (seeds {', '.join(map(str, grid['seeds']))}; every ρ of a seed trained "
-               "as one batched model with the same random draws). The rule applied to this table: "
-               + ", ".join(f"{s_} steps → ρ = {'none' if r_ is None else f'{r_:g}'}" for s_, r_ in chosen.items())
-               + f" (the default uses {M.ToyConfig().steps}). Crossover 'none': base never overtakes RL up to "
-               "k = 1024.")
-    ui.download_csv(grid["summary"], "rlvr_rho_sweep.csv", label="Download the ρ sweep (CSV, every seed)",
-                    key="rl_dl_rho")
-
-# =========================================================================== details, your data, sweeps
-tab_toy, tab_data, tab_sweep = st.tabs([":material/science: Details and your own settings",
-                                        ":material/upload_file: Analyse your evaluations",
-                                        ":material/tune: Sweep a knob"])
-
-PRESETS = {
-    "default": ("The default (ρ = %g, 400 GRPO steps)" % M.DEFAULT_RHO, {}),
-    "short": ("Short training (150 steps)", {"rl_steps": 150}),
-    "long": ("Long training (800 steps, paper Table 3's direction)", {"rl_steps": 800}),
-    "shared": ("One shared policy (ρ = 0)", {"rl_rho_t": 0.0}),
-    "tabular": ("Tabular control (ρ = 1)", {"rl_rho_t": 1.0}),
-    "kl": ("KL penalty β = 0.001 (paper ablation)", {"rl_kl": 0.001}),
-    "g32": ("Group size G = 32 (paper ablation)", {"rl_G": 32}),
-    "rloo": ("RLOO", {"rl_algo": "rloo"}),
-    "reinforce": ("Plain REINFORCE (no baseline)", {"rl_algo": "reinforce"}),
-}
-D = M.ToyConfig()
-WIDGET_DEFAULTS = {"rl_algo": D.algorithm, "rl_G": D.group_size, "rl_lr": D.lr, "rl_steps": D.steps,
-                   "rl_kl": D.kl_coef, "rl_rho_t": D.rho, "rl_n": D.n_samples, "rl_N": D.n_problems,
-                   "rl_seed": D.seed, "rl_zipf": D.zipf, "rl_sigma": D.offset_scale, "rl_qa": D.q_alpha,
-                   "rl_novel_p": D.novel_correct_prob, "rl_teacher": D.teacher_novel_mass, "rl_gap": D.novel_gap}
-BOUNDS = M.CONFIG_BOUNDS.specs
-
-
-def _init(key: str, default, index_of=None) -> dict:
-    """The widget's initial value, unless a preset already put one into session state (no double setting)."""
-    if key in st.session_state:
-        return {}
-    return {"index": list(index_of).index(default)} if index_of is not None else {"value": default}
-
-
-def _apply_preset():
-    for k, v in WIDGET_DEFAULTS.items():
-        st.session_state[k] = v
-    for k, v in PRESETS.get(st.session_state.get("rl_preset"), ("", {}))[1].items():
-        st.session_state[k] = v
-
-
-# =========================================================================== details / your settings
-with tab_toy:
-    _url_notice("rl_preset", PRESETS)
-    st.selectbox("Preset", list(PRESETS), key="rl_preset", on_change=_apply_preset, bind="query-params",
-                 format_func=lambda k: PRESETS[k][0], help="Settings from the paper notes (§3) and the paper's "
-                                                           "ablations. Press Train to run them.")
+def _run_tab() -> None:
+    """Train the typed toy with your own settings (a form: nothing long runs until Train is pressed)."""
+    st.markdown("Train the typed toy with your settings: one seed, both splits, every training length of the "
+                "shipped view (" + ", ".join(map(str, M.TYPED_LENGTHS)) + " steps).")
     with st.form("rl_form", border=True):
         c1, c2, c3, c4 = st.columns(4)
-        rho_t = c1.select_slider("Capacity share ρ", list(M.RHO_GRID), key="rl_rho_t", **_init("rl_rho_t", D.rho),
-                                 bind="query-params")
-        algo = c2.selectbox("Algorithm", list(M.ALGORITHMS), key="rl_algo", **_init("rl_algo", D.algorithm, M.ALGORITHMS), bind="query-params",
-                            format_func=lambda a: {"grpo": "GRPO", "rloo": "RLOO", "reinforce": "REINFORCE"}[a])
-        G = c3.select_slider("Group size G", [2, 4, 8, 16, 32], **_init("rl_G", D.group_size), key="rl_G", bind="query-params")
-        lr = c4.select_slider("Learning rate η", [0.01, 0.03, 0.1, 0.3, 1.0, 3.0], **_init("rl_lr", D.lr), key="rl_lr",
-                              bind="query-params")
+        a = c1.slider("Atypical share a", float(BOUNDS["atypical"].lo), float(BOUNDS["atypical"].hi), step=0.05,
+                      key="rl_a_run", bind="query-params", **_init("rl_a_run", D.atypical))
+        K = c2.select_slider("Types K", M.TYPED_SWEEP_CHOICES["n_types"], key="rl_K", bind="query-params",
+                             **_init("rl_K", D.n_types))
+        lr = c3.select_slider("Learning rate η", M.TYPED_SWEEP_CHOICES["lr"], key="rl_lr", bind="query-params",
+                              **_init("rl_lr", D.lr))
+        algo = c4.selectbox("Algorithm", list(M.ALGORITHMS), index=0, key="rl_algo", bind="query-params",
+                            format_func=lambda x: {"grpo": "GRPO", "rloo": "RLOO", "reinforce": "REINFORCE"}[x])
         c1, c2, c3, c4 = st.columns(4)
-        steps = c1.slider("RL steps", 0, 1500, step=50, **_init("rl_steps", D.steps), key="rl_steps", bind="query-params")
-        kl = c2.select_slider("KL coefficient β", [0.0, 0.001, 0.01, 0.1, 1.0], **_init("rl_kl", D.kl_coef), key="rl_kl",
-                              bind="query-params")
-        n_samples = c3.select_slider("Samples per problem n (= k_max)", [128, 256, 512, 1024, 2048],
-                                     **_init("rl_n", D.n_samples), key="rl_n", bind="query-params")
-        n_problems = c4.select_slider("Problems", [128, 256, 512, 1024], **_init("rl_N", D.n_problems), key="rl_N",
-                                      bind="query-params")
-        with st.expander("Advanced: the problem distribution, the novel strategies, the teacher and the seed"):
-            a1, a2, a3, a4 = st.columns(4)
-            zipf = a1.slider("Base prior exponent (θ₀ = −a ln s)", 0.0, 3.0, step=0.1, **_init("rl_zipf", D.zipf), key="rl_zipf",
-                             bind="query-params")
-            offset = a2.slider("Offset scale σ (u ~ N(0, σ²))", 0.0, 3.0, step=0.25, **_init("rl_sigma", D.offset_scale), key="rl_sigma",
-                               bind="query-params")
-            q_alpha = a3.slider("q ~ Beta(α, 2): α", 0.5, 10.0, step=0.5, **_init("rl_qa", D.q_alpha), key="rl_qa", bind="query-params")
-            seed = a4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, **_init("rl_seed", D.seed), key="rl_seed", bind="query-params")
-            a1, a2, a3, _ = st.columns(4)
-            novel_p = a1.slider("P(a novel strategy solves a problem)", float(BOUNDS["novel_correct_prob"].lo),
-                                float(BOUNDS["novel_correct_prob"].hi), step=0.05, **_init("rl_novel_p", D.novel_correct_prob),
-                                key="rl_novel_p", bind="query-params")
-            teacher = a2.slider("Teacher's mass on novel strategies", 0.0, 0.9, step=0.05, **_init("rl_teacher", D.teacher_novel_mass),
-                                key="rl_teacher", bind="query-params")
-            gap = a3.slider("Novel strategies' logit deficit (nats)", 0.0, 20.0, step=1.0, **_init("rl_gap", D.novel_gap), key="rl_gap",
-                            bind="query-params")
-        cfg = M.ToyConfig(algorithm=algo, group_size=int(G), lr=float(lr), steps=int(steps), kl_coef=float(kl),
-                          rho=float(rho_t), n_samples=int(n_samples), n_problems=int(n_problems), seed=int(seed or 0),
-                          zipf=float(zipf), offset_scale=float(offset), q_alpha=float(q_alpha),
-                          novel_correct_prob=float(novel_p), teacher_novel_mass=float(teacher), novel_gap=float(gap))
-        submitted = st.form_submit_button(f"Train (about {max(1, round(2 * M.expected_seconds(cfg)))} s)",
-                                          icon=":material/play_arrow:", type="primary", key="rl_train")
-    if submitted:
-        st.session_state["rl_trained"] = dataclasses.asdict(cfg)
+        G = c1.select_slider("Group size G", M.TYPED_SWEEP_CHOICES["group_size"], key="rl_G", bind="query-params",
+                             **_init("rl_G", D.group_size))
+        kl = c2.select_slider("KL coefficient β", M.TYPED_SWEEP_CHOICES["kl_coef"], key="rl_kl", bind="query-params",
+                              **_init("rl_kl", D.kl_coef))
+        n = c3.select_slider("Samples per problem n (= k_max)", [128, 256, 512, 1024, 2048], key="rl_n",
+                             bind="query-params", **_init("rl_n", D.n_samples))
+        seed = c4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, key="rl_seed", bind="query-params",
+                               **_init("rl_seed", D.seed))
+        cfg = dataclasses.replace(D, atypical=float(a), n_types=int(K), lr=float(lr), algorithm=algo,
+                                  group_size=int(G), kl_coef=float(kl), n_samples=int(n), seed=int(seed or 0))
+        pressed = st.form_submit_button(f"Train (about {max(1, round(M.expected_seconds(cfg)))} s)", key="rl_train",
+                                        icon=":material/play_arrow:", type="primary")
     with ui.guard():
-        if cfg == M.ToyConfig():
-            res = ui.view(M, "toy_default")
-        elif st.session_state.get("rl_trained") == dataclasses.asdict(cfg):
-            res = ui.compute(M.run_toy, cfg, label="Training the toy…", run=True)  # Train was pressed
+        if cfg == D:
+            res = ui.view(M, "typed_default")
         else:
-            st.info("These settings differ from the default: press **Train** to run them. Showing the default "
-                    "run meanwhile.", icon=":material/info:")
-            res = ui.view(M, "toy_default")
-    m = res["metrics"]
-    verdict = M.verdict(res)
-    rl_name = M.rl_label(m["algorithm"])
-    k_max = m["k_max"]
-    st.markdown(f"**Showing:** ρ = {m['rho']:g}, {m['steps']} {m['algorithm'].upper()} steps, "
-                f"{res['config']['n_problems']} problems, n = {k_max} samples each, seed {res['config']['seed']}.")
-    cols = st.columns(4)
-    cols[0].metric("pass@1, RL", f"{m['pass1_rl']:.3f}", f"×{m['pass1_gain']:.2f} vs base {m['pass1_base']:.3f}",
-                   delta_arrow="off")
-    cols[1].metric(f"pass@{m['k_se']}, RL", f"{m['pass256_rl']:.3f}",
-                   f"{-100 * m['pass256_drop']:+.1f} pts vs base {m['pass256_base']:.3f}")
-    cols[2].metric("Crossover k", _fmt_k(m["crossover_k"]))
-    cols[3].metric("Δ_SE, points", f"{100 * m['delta_se']:.1f}",
-                   help=f"pass@{m['k_se']}(base) − pass@1(RL), the paper's definition; lower is better.")
+            res = ui.compute(M.typed_run, cfg, M.TYPED_LENGTHS, label="Training the typed toy…", run=pressed,
+                             seconds=M.expected_seconds(cfg))
+    if res is None:
+        st.info("Press **Train** to run these settings.", icon=":material/info:")
+        return
+    lengths = list(res["lengths"])
+    L = st.select_slider("RL checkpoint (steps)", lengths, key="rl_ck", bind="query-params",
+                         **_init("rl_ck", H if H in lengths else lengths[0]))
+    c = res["curves"].copy()
+    c = c[(c.policy != "RL") | (c.steps == L)]
+    cols = st.columns(2)
+    for col, split in zip(cols, ("train", "held-out")):
+        d = c[c.split == split]
+        fig = alt.Chart(d).mark_line().encode(
+            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("policy:N", scale=alt.Scale(domain=["base", "RL", "distilled"],
+                                                        range=[BASE_C, RL_C, DIS_C]), title=None),
+            tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f"), alt.Tooltip("exact:Q", format=".4f")],
+        ).properties(height=340, title=f"{SPLIT_NAMES[split]} (estimate, n = {res['config']['n_samples']})")
+        with col:
+            ui.chart(fig, f"rlvr_run_{split}", data=d, key=f"rl_chart_run_{split}",
+                     alt_text=f"pass@k of your run on the {SPLIT_NAMES[split]}")
+    s = res["summary"].copy()
+    st.dataframe(s[["split", "steps", "pass1_base", "pass1_rl", "pass1_gain", "pass256_base", "pass256_rl",
+                    "pass256_drop", "crossover_k", "solved_base_only", "lost_atypical", "solved_rl_only"]],
+                 hide_index=True, width="stretch")
+    ui.code_for_view(ui.call_snippet("rlvr", "typed_run", cfg, M.TYPED_LENGTHS))
 
-    curves = res["curves"].copy()
-    long = pd.concat([curves.assign(estimator=f"estimate, n = {k_max}", value=curves["pass_at_k"]),
-                      curves.assign(estimator="exact 1−(1−p)^k", value=curves["exact"])])
-    domain = ["base", rl_name, "tabular RL", "distilled"]
-    color = alt.Color("policy:N", scale=alt.Scale(domain=domain, range=[BASE_C, RL_C, TAB_C, DIS_C]), title=None,
-                      legend=alt.Legend(columns=2))
-    layers = [alt.Chart(long).mark_line().encode(
-        x=_log_k(), y=alt.Y("value:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])), color=color,
-        strokeDash=alt.StrokeDash("estimator:N", title=None, scale=alt.Scale(range=[[1, 0], [2, 3]]),
-                                  legend=alt.Legend(columns=1)),
-        tooltip=["policy", "estimator", "k", alt.Tooltip("value:Q", format=".4f")])]
-    if m["crossover_k"] is not None:
-        rule_df = pd.DataFrame({"k": [m["crossover_k"]], "y": [0.04], "label": [f"crossover k = {m['crossover_k']}"]})
-        layers += [alt.Chart(rule_df).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="k:Q"),
-                   alt.Chart(rule_df).mark_text(align="left", dx=4, color="#444").encode(x="k:Q", y="y:Q",
-                                                                                         text="label:N")]
-    left, right = st.columns(2)
-    left.altair_chart(alt.layer(*layers).properties(title=f"pass@k: RL (ρ = {m['rho']:g}), tabular, distilled",
-                                                    height=400), width="stretch")
-    cp = res["checkpoints"].copy()
-    if len(cp):
-        ck = pd.concat([curves[curves.policy == "base"].assign(step=0), cp])
-        ck = ck.assign(checkpoint=np.where(ck["step"] == 0, "base", "step " + ck["step"].astype(str)))
-        order = ["base"] + [f"step {s}" for s in sorted(cp["step"].unique())]
-        right.altair_chart(alt.Chart(ck).mark_line().encode(
-            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (estimated)", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("checkpoint:N", sort=order, title=None, legend=alt.Legend(columns=3),
-                            scale=alt.Scale(domain=order, range=["#222222"] + REDS[-(len(order) - 1):])),
-            tooltip=["checkpoint", "k", alt.Tooltip("pass_at_k:Q", format=".4f")]).properties(
-            title="RL checkpoints: the crossover moves left", height=400), width="stretch")
-    st.caption(f"Solid: unbiased estimate from n = {k_max} sampled completions per problem; dotted: exact "
-               "mean 1 − (1 − pᵢ)ᵏ. Every policy is sampled with the same random numbers, so differences between "
-               "curves are differences between policies, not luck. Tabular RL is ρ = 1 (green); the distilled model "
-               "(purple) is SFT of θ on a teacher that puts half its mass on the novel strategies.")
-    stats = res["checkpoint_stats"].copy()
-    if len(stats):
-        st.dataframe(stats[["step", "pass1_rl", "pass256_rl"] + (["passkmax_rl"] if k_max > m["k_se"] else []) + [
-                            "crossover_k", "delta_se",
-                            "solved_rl", "rl_solved_subset_fraction", "median_base_nll_of_rl"]].rename(columns={
-            "pass1_rl": "pass@1", "pass256_rl": f"pass@{m['k_se']}", "passkmax_rl": f"pass@{k_max}",
-            "crossover_k": "crossover k", "delta_se": f"Δ_SE (k={m['k_se']})", "solved_rl": f"solved at k={k_max}",
-            "rl_solved_subset_fraction": "share also solved by base",
-            "median_base_nll_of_rl": "median −log π_base(RL sample)"}), hide_index=True, width="stretch")
+    st.markdown(f"**Sweep one knob** ({len(M.SWEEP_SEEDS)} seeds, {H} steps; every value on its own data).")
+    _url_notice("rl_sweep_param", M.TYPED_SWEEPABLE)
+    c1, c2 = st.columns([1, 2])
+    param = c1.selectbox("Parameter", list(M.TYPED_SWEEPABLE), key="rl_sweep_param", bind="query-params",
+                         format_func=lambda p_: M.TYPED_SWEEPABLE[p_][0])
+    choices = M.TYPED_SWEEP_CHOICES[param]
+    values = c2.multiselect(f"Values (at most {M.MAX_TYPED_SWEEP})", choices, default=choices[:4],
+                            key=f"rl_sweep_vals_{param}", bind="query-params", max_selections=M.MAX_TYPED_SWEEP)
+    values = sorted(values, key=choices.index)
+    if not values:
+        st.info("Pick at least one value.", icon=":material/info:")
+        return
+    secs = sum(M.expected_seconds(dataclasses.replace(D, **{param: v}), len(M.SWEEP_SEEDS)) for v in values)
+    with ui.guard():
+        sw = ui.compute(M.typed_sweep, D, param, values, M.TYPED_LENGTHS, M.SWEEP_SEEDS, label="Run this sweep",
+                        seconds=secs)
+    if sw is None:
+        return
+    t = sw["table"].copy()
+    t = t[t.steps == H].assign(where=lambda d: d.split.map(SPLIT_NAMES), change=lambda d: -100 * d.pass256_drop)
+    xk = alt.X(f"{param}:{'N' if param == 'algorithm' else 'O'}", title=M.TYPED_SWEEPABLE[param][0])
+    s1, s2 = st.columns(2)
+    with s1:
+        ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"),
+                                                           color=split_color).properties(height=280),
+                 f"rlvr_sweep_{param}_gain", data=t, key="rl_chart_sweep_gain", alt_text=f"pass@1 gain against {param}")
+    with s2:
+        ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("change:Q", title="pass@256 change, pts"),
+                                                           color=split_color).properties(height=280),
+                 f"rlvr_sweep_{param}_loss", data=t, key="rl_chart_sweep_loss",
+                 alt_text=f"pass@256 change against {param}")
+    st.caption(f"Means of seeds {', '.join(map(str, sw['seeds']))}.")
 
-    left, right = st.columns(2)
-    hist = res["histogram"].assign(policy=lambda d: d["policy"].replace({"RL": rl_name}))
-    left.altair_chart(alt.Chart(hist).mark_bar().encode(
-        x=alt.X("bin:N", sort=list(dict.fromkeys(hist["bin"])), title="per-problem accuracy c/n"),
-        xOffset=alt.XOffset("policy:N", sort=["base", rl_name]),
-        y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
-        color=alt.Color("policy:N", scale=alt.Scale(domain=["base", rl_name], range=[BASE_C, RL_C]), title=None),
-        tooltip=["policy", "bin", alt.Tooltip("share:Q", format=".1%")]).properties(
-        title="Per-problem accuracy c/n", height=380), width="stretch")
-    right.altair_chart(alt.Chart(res["likelihood"]).mark_area(opacity=0.5, interpolate="step").encode(
-        x=alt.X("nll:Q", title="−log π_base(sample | problem)"),
-        y=alt.Y("share:Q", title="share of samples", stack=None, axis=alt.Axis(format="%")),
-        color=alt.Color("samples:N", scale=alt.Scale(domain=["base samples", "RL samples"], range=[BASE_C, RL_C]),
-                        title=None),
-        tooltip=["samples", "nll", alt.Tooltip("share:Q", format=".1%")]).properties(
-        title="Base model's log-perplexity of samples", height=380), width="stretch")
-    st.caption(f"Left: RL adds mass at accuracy 0 ({m['zero_acc_base']:.1%} → {m['zero_acc_rl']:.1%} of problems) "
-               f"and at high accuracy (≥ 0.5: {m['high_acc_base']:.1%} → {m['high_acc_rl']:.1%}), as the paper's "
-               f"Fig. 5. Right: median −log π_base {m['median_base_nll_base_samples']:.2f} for base's own samples, "
-               f"{m['median_base_nll_rl_samples']:.2f} for RL's: RL samples sit in the likely part of base's "
-               "distribution (paper §4, PPL_base(Y_RL)).")
-    cov = res["coverage"].copy()
-    left, right = st.columns([3, 2])
-    scat = cov.assign(p_base_=cov.p_base.clip(1e-8), p_rl_=cov.p_rl.clip(1e-8),
-                      status=np.select([(cov.c_base > 0) & (cov.c_rl > 0), cov.c_base > 0, cov.c_rl > 0],
-                                       ["both", "base only", "RL only"], "neither"))
-    left.altair_chart(alt.Chart(scat).mark_circle(size=24, opacity=0.7).encode(
-        x=alt.X("p_base_:Q", scale=alt.Scale(type="log"), title="base success probability pᵢ"),
-        y=alt.Y("p_rl_:Q", scale=alt.Scale(type="log"), title="RL success probability p′ᵢ"),
-        color=alt.Color("status:N", title=f"solved at k={k_max}",
-                        scale=alt.Scale(domain=["both", "base only", "RL only", "neither"],
-                                        range=[BASE_C, "#F58518", RL_C, "#BBBBBB"])),
-        tooltip=["problem", "correct_strategy", alt.Tooltip("p_base:Q", format=".2e"),
-                 alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl", "status"]).properties(
-        title="Per problem: success probability, base vs RL", height=400), width="stretch")
-    right.markdown(
-        f"**Coverage at k = n = {k_max}.** Base solves **{m['solved_base']}** of {len(cov)} problems, RL "
-        f"**{m['solved_rl']}**; RL-only **{m['solved_rl_only']}**, base-only **{m['solved_base_only']}**: "
-        f"{m['rl_solved_subset_fraction']:.1%} of what RL solves base also solves (paper, AIME24: RL's 19 are a "
-        f"strict subset of base's 23).\n\n"
-        f"**Tabular control** (ρ = 1): pass@1 {m['tabular_pass1']:.3f}, pass@{k_max} {m['tabular_passkmax']:.3f}, "
-        f"crossover **{_fmt_k(m['tabular_crossover_k'])}** (exact curves: {_fmt_k(m['tabular_crossover_k_exact'])}).\n\n"
-        f"**Distillation arm:** pass@1 {m['distill_pass1']:.3f}, pass@{k_max} {m['distill_passkmax']:.3f}; above "
-        f"base at every k: **{'yes' if m['distill_above_base_all_k'] else 'no'}** (paper Fig. 7).")
-    ui.download_csv(res["curves"], "rlvr_toy_pass_at_k.csv", label="Download pass@k curves (CSV)", key="rl_dl_toy")
 
-    st.subheader("Reproduce: our toy beside the paper")
-    P = M.PAPER
-    ui.reproduce_panel([
-        {"quantity": "pass@1, base → RL", "ours": f"{m['pass1_base']:.3f} → {m['pass1_rl']:.3f} (×{m['pass1_gain']:.2f})",
-         "paper": f"{P['pass1_base']}% → {P['pass1_grpo_150']}% (150 steps) → {P['pass1_grpo_450']}% (450)",
-         "note": "paper: Qwen2.5-7B, GRPO, Omni-MATH train; ours: the toy's training problems"},
-        {"quantity": f"pass@{m['k_se']}, base → RL", "ours": f"{m['pass256_base']:.3f} → {m['pass256_rl']:.3f} "
-                                                          f"({-100 * m['pass256_drop']:+.1f} pts)",
-         "paper": f"{P['pass256_base']}% → {P['pass256_grpo_150']}% → {P['pass256_grpo_450']}%",
-         "note": "the loss depends on ρ (chart above): large when all is shared"},
-        {"quantity": "crossover k", "ours": m["crossover_k"], "paper": "tens to hundreds (benchmark-dependent)",
-         "note": "smallest k with base ≥ RL"},
-        {"quantity": f"Δ_SE = pass@{m['k_se']}(base) − pass@1(RL), points", "ours": f"{100 * m['delta_se']:.1f}",
-         "paper": f"{P['delta_se_grpo']} (GRPO) … {P['delta_se_rloo']} (RLOO)",
-         "note": "ours is larger: the toy's base covers more (pass@256 0.82 vs 0.67) and its pass@1 is lower"},
-        {"quantity": "share of RL-solved problems base also solves", "ours": f"{m['rl_solved_subset_fraction']:.1%}",
-         "paper": "100% on AIME24 (19 ⊂ 23)", "note": "coverage at k = n"},
-        {"quantity": "tabular control (ρ = 1) crossover", "ours": _fmt_k(m["tabular_crossover_k"]),
-         "paper": "none (notes' CPU check)", "note": "nothing shared: no coverage loss"},
-        {"quantity": "distillation above base at every k", "ours": str(m["distill_above_base_all_k"]),
-         "paper": "True (Fig. 7, R1-Distill vs base)", "note": ""},
-        {"quantity": "median −log π_base: own samples → RL samples",
-         "ours": f"{m['median_base_nll_base_samples']:.2f} → {m['median_base_nll_rl_samples']:.2f}",
-         "paper": "PPL_base(Y_RL) in the low part of PPL_base(Y_base)", "note": "RL samples are base-likely"},
-    ], verdict=verdict)
-    st.caption("Command line: `python -m toymodels reproduce rlvr --quick --out out/` runs the default toy and a "
-               "ρ sweep, and prints these numbers as JSON.")
-
-# =========================================================================== your evaluations
+with tab_run:
+    if ui.shown("run", active):
+        _run_tab()
 
 
 @ui.fragment
@@ -427,7 +417,7 @@ def _data_tab() -> None:
     upload = st.file_uploader("Your evaluation CSV", type=None, key="rl_upload")
     table = an = None
     if upload is None:
-        st.info("Showing the **example file**: output of *our toy model* (200 toy problems, 256 samples each; "
+        st.info("Showing the **example file**: output of *our ρ toy* (200 toy problems, 256 samples each; "
                 "models toy-base, toy-grpo, toy-distilled), **not** a real LLM evaluation.", icon=":material/info:")
         an = ui.view(M, "example_analysis")
         models = list(an["models"])
@@ -439,138 +429,119 @@ def _data_tab() -> None:
                      icon=":material/error:")
         if table is not None:
             models = list(dict.fromkeys(table["model"]))
-    if an is not None or table is not None:
-        base_model = st.selectbox("Base model (the others are compared with it)", models, index=0,
-                                  key="rl_base_model", bind="query-params", format_func=lambda s: _short(s, 60))
-        if table is not None or base_model != an["base"]:
-            with ui.guard():
-                an = ui.compute(M.analyse_counts, table if table is not None else M.load_example(), base_model,
-                                label="Computing pass@k…", run=True)  # counts: bounded by the upload caps
-        summ_u, cur_u = an["summary"].copy(), an["curves"].copy()
-        layers = [alt.Chart(cur_u).mark_line(point=alt.OverlayMarkDef(size=12)).encode(
-            x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimator)", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("model:N", sort=models, title=None),
-            tooltip=["model", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])]
-        if "crossover_k" in summ_u:
-            xs = summ_u.dropna(subset=["crossover_k"])
-            if len(xs):
-                xs = xs.assign(k=xs["crossover_k"].astype(int), y=0.04 + 0.07 * np.arange(len(xs)),
-                               label="crossover " + xs["model"].map(lambda s: _short(s, 24)) + ": k="
-                               + xs["crossover_k"].astype(int).astype(str))
-                layers += [alt.Chart(xs).mark_rule(strokeDash=[4, 3]).encode(
-                               x="k:Q", color=alt.Color("model:N", sort=models, legend=None)),
-                           alt.Chart(xs).mark_text(align="left", dx=4).encode(
-                               x="k:Q", y="y:Q", text="label:N", color=alt.Color("model:N", sort=models, legend=None))]
-        left, right = st.columns(2)
-        left.altair_chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {_short(an['base'], 40)})",
-                                                        height=320), width="stretch")
-        hist = an["histogram"].copy()
-        right.altair_chart(alt.Chart(hist).mark_bar().encode(
+    if an is None and table is None:
+        return
+    base_model = st.selectbox("Base model (the others are compared with it)", models, index=0, key="rl_base_model",
+                              bind="query-params", format_func=lambda s: _short(s, 60))
+    if table is not None or base_model != an["base"]:
+        with ui.guard():
+            an = ui.compute(M.analyse_counts, table if table is not None else M.load_example(), base_model,
+                            label="Computing pass@k…", run=True)  # counts: bounded by the upload caps
+    summ_u, cur_u = an["summary"].copy(), an["curves"].copy()
+    layers = [alt.Chart(cur_u).mark_line(point=alt.OverlayMarkDef(size=12)).encode(
+        x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k (unbiased estimator)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("model:N", sort=models, title=None),
+        tooltip=["model", "k", alt.Tooltip("pass_at_k:Q", format=".4f")])]
+    if "crossover_k" in summ_u:
+        xs = summ_u.dropna(subset=["crossover_k"])
+        if len(xs):
+            xs = xs.assign(k=xs["crossover_k"].astype(int), y=0.04 + 0.07 * np.arange(len(xs)),
+                           label="crossover " + xs["model"].map(lambda s: _short(s, 24)) + ": k="
+                           + xs["crossover_k"].astype(int).astype(str))
+            layers += [alt.Chart(xs).mark_rule(strokeDash=[4, 3]).encode(
+                           x="k:Q", color=alt.Color("model:N", sort=models, legend=None)),
+                       alt.Chart(xs).mark_text(align="left", dx=4).encode(
+                           x="k:Q", y="y:Q", text="label:N", color=alt.Color("model:N", sort=models, legend=None))]
+    left, right = st.columns(2)
+    with left:
+        ui.chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {_short(an['base'], 40)})",
+                                               height=320), "rlvr_your_passk", data=cur_u, key="rl_chart_upload",
+                 alt_text="pass@k against k for each uploaded model")
+    hist = an["histogram"].copy()
+    with right:
+        ui.chart(alt.Chart(hist).mark_bar().encode(
             x=alt.X("accuracy:N", sort=list(dict.fromkeys(hist["accuracy"])), title="per-problem accuracy c/n"),
             xOffset=alt.XOffset("model:N", sort=models),
             y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
             color=alt.Color("model:N", sort=models, title=None),
             tooltip=["model", "accuracy", "problems", alt.Tooltip("share:Q", format=".1%")]).properties(
-            title="Accuracy histogram", height=320), width="stretch")
-        st.dataframe(summ_u.rename(columns={"k_max": "k_max (min n)", "solved": "solved at k = n",
-                                            "crossover_k": "crossover k (base ≥ model)",
-                                            "delta_se": "Δ_SE = pass@256(base) − pass@1",
-                                            "delta_se_k": "Δ_SE's k (256, or the largest shared k)",
-                                            "subset_of_base": "solved set ⊆ base's"}),
-                     hide_index=True, width="stretch")
-        cov = an["coverage"].copy()
-        rows = []
-        for mname in an["models"]:
-            if mname == an["base"]:
-                continue
-            b, r = cov[an["base"]].astype(bool), cov[mname].astype(bool)
-            rows += [{"model": mname, "set": s, "problems": int(v)} for s, v in (
-                ("both", (b & r).sum()), ("base only", (b & ~r).sum()), ("this model only", (~b & r).sum()),
-                ("neither", (~b & ~r).sum()))]
-        if rows:
-            SETS = ["both", "base only", "this model only", "neither"]
-            cdf = pd.DataFrame(rows).assign(order=lambda d: d["set"].map(SETS.index))
-            st.altair_chart(alt.Chart(cdf).mark_bar().encode(
-                y=alt.Y("model:N", title=None), x=alt.X("problems:Q", stack="normalize", title="share of problems",
-                                                        axis=alt.Axis(format="%")),
-                color=alt.Color("set:N", title="solved at k = n by", sort=SETS,
-                                scale=alt.Scale(domain=SETS, range=[BASE_C, "#F58518", RL_C, "#CCCCCC"])),
-                order=alt.Order("order:Q"), tooltip=["model", "set", "problems"]).properties(
-                title=f"Coverage at k = n, against {_short(an['base'], 40)}", height=alt.Step(32)), width="stretch")
-        with st.expander("Per-problem coverage table"):
-            st.dataframe(cov, hide_index=True, width="stretch")
-        ui.download_csv(cur_u, "rlvr_pass_at_k_curves.csv", label="Download the curves (CSV)", key="rl_dl_curves")
+            title="Accuracy histogram", height=320), "rlvr_your_histogram", data=hist, key="rl_chart_hist",
+            alt_text="share of problems by per-problem accuracy, per model")
+    st.dataframe(summ_u.rename(columns={"k_max": "k_max (min n)", "solved": "solved at k = n",
+                                        "crossover_k": "crossover k (base ≥ model)",
+                                        "delta_se": "Δ_SE = pass@256(base) − pass@1",
+                                        "delta_se_k": "Δ_SE's k (256, or the largest shared k)",
+                                        "subset_of_base": "solved set ⊆ base's"}),
+                 hide_index=True, width="stretch")
+    with st.expander("Per-problem coverage table"):
+        st.dataframe(an["coverage"].copy(), hide_index=True, width="stretch")
 
 
 with tab_data:
-    _data_tab()
-
-
-# =========================================================================== sweep
+    if ui.shown("upload", active):
+        _data_tab()
 
 
 @ui.fragment
-def _sweep_tab(cfg: M.ToyConfig) -> None:
-    """The sweep: a widget here reruns this tab alone (a fragment); cfg comes from the first tab's form."""
-    st.markdown("Sweep one knob of the toy (the others as last trained in the first tab); every setting trains as "
-                "one batched model with the same random draws. Steps are read from the checkpoints of one run.")
-    _url_notice("rl_sweep_param", M.SWEEPABLE)
-    c1, c2 = st.columns([1, 2])
-    param = c1.selectbox("Parameter", list(M.SWEEPABLE), key="rl_sweep_param", bind="query-params",
-                         format_func=lambda p: M.SWEEPABLE[p][0])
-    values = c2.multiselect(f"Values (at most {M.MAX_SWEEP})", M.SWEEP_CHOICES[param],
-                            default=M.SWEEP_DEFAULT[param], key=f"rl_sweep_vals_{param}", bind="query-params",
-                            max_selections=M.MAX_SWEEP)
-    values = sorted(values, key=lambda v: M.SWEEP_CHOICES[param].index(v))
-    view_fn, view_kw = M.VIEWS["sweep_default"].fn, M.VIEWS["sweep_default"].arguments()
-    is_default = (param == view_kw["param"] and values == list(view_kw["values"]) and cfg == M.ToyConfig())
-    sweep_cfg = cfg
-    sweep = None
-    with ui.guard():
-        if not values:
-            st.info("Pick at least one value.", icon=":material/info:")
-        elif is_default:
-            sweep = ui.view(M, "sweep_default")
-        else:
-            policies = 1 if param == "steps" else len(values)
-            worst = dataclasses.replace(sweep_cfg, **({param: max(values)} if param in ("steps", "group_size") else {}))
-            secs = max(1, round(2 * M.expected_seconds(worst, policies)))
-            key = ("sweep", dataclasses.astuple(sweep_cfg), param, tuple(values))
-            if st.button(f"Run the sweep (about {secs} s)", icon=":material/play_arrow:", key="rl_sweep_run"):
-                st.session_state["rl_swept"] = key
-            if st.session_state.get("rl_swept") == key:
-                sweep = ui.compute(M.run_sweep, sweep_cfg, param, values, label="Sweeping…", run=True)
-    if sweep is not None:
-        sweep = sweep.copy()
-        x_type = "N" if param == "algorithm" else "Q"
-        x = alt.X(f"{param}:{x_type}", title=M.SWEEPABLE[param][0],
-                  scale=alt.Scale(type="symlog", constant=1e-3) if param == "kl_coef" else
-                  (alt.Scale(type="log", nice=False, padding=8) if param in ("lr", "group_size", "steps")
-                   else alt.Scale()))
-        cols = st.columns(3)
-        for col, metric, name in ((cols[0], "pass@1", "pass@1"), (cols[1], "pass@256", "pass@256")):
-            long = pd.concat([sweep.assign(policy="RL", value=sweep[f"{metric} (RL)"]),
-                              sweep.assign(policy="base", value=sweep[f"{metric} (base)"])])
-            col.altair_chart(alt.Chart(long).mark_line(point=True).encode(
-                x=x, y=alt.Y("value:Q", title=name, scale=alt.Scale(zero=False)),
-                color=alt.Color("policy:N", title=None, scale=alt.Scale(domain=["base", "RL"], range=[BASE_C, RL_C])),
-                tooltip=[param, "policy", alt.Tooltip("value:Q", format=".4f")]).properties(
-                title=name, height=240), width="stretch")
-        cx = sweep.dropna(subset=["crossover k"])
-        if len(cx) == 0:
-            cols[2].info("No setting in this sweep shows a crossover.", icon=":material/info:")
-        else:
-            cols[2].altair_chart(alt.Chart(cx).mark_line(point=True, color="#444").encode(
-                x=x, y=alt.Y("crossover k:Q", scale=alt.Scale(type="log", base=2), title="crossover k (base ≥ RL)"),
-                tooltip=[param, "crossover k"]).properties(title="crossover k", height=240), width="stretch")
-        if len(cx) < len(sweep):
-            st.caption("Settings with no crossover: " + ", ".join(
-                str(v) for v in sweep.loc[sweep["crossover k"].isna(), param]) + ".")
-        st.dataframe(sweep, hide_index=True, width="stretch")
-        ui.download_csv(sweep, f"rlvr_sweep_{param}.csv", label="Download the sweep (CSV)", key="rl_dl_sweep")
+def _rho_tab() -> None:
+    """The ρ toy of issue 16, kept as a contrast: its shipped grid, read with a slider."""
+    st.markdown(
+        "The toy this page used before: every problem has its own learnable logits φᵢ beside the shared θ, and a "
+        "share ρ of every update goes to φᵢ. Nothing in the paper fixes ρ; **ρ = "
+        f"{M.DEFAULT_RHO:g} was chosen as the centre of the band where every seed shows the paper's picture**, so "
+        "its claim can only be *illustrated*. Its gain is largely per-problem memorisation (an independent "
+        "reimplementation in issue 28 measured ×1.2–1.4 on held-out problems), and its loss at k = 256 shrinks "
+        "again with long training: the typed toy above has neither problem.")
+    st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s,\quad "
+             r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\quad "
+             r"\theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
+    grid = ui.view(M, "rho_sweep")
+    rhos, steps_opts = list(grid["rhos"]), list(grid["steps"])
+    _url_notice("rl_rho", rhos)
+    _url_notice("rl_rho_len", steps_opts)
+    c1, c2 = st.columns([3, 1])
+    rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
+                           key="rl_rho", bind="query-params", **_init("rl_rho", M.DEFAULT_RHO))
+    n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_rho_len",
+                           bind="query-params")
+    t = grid["table"].copy()
+    t = t[t.steps == n_steps]
+    row = t[np.isclose(t.rho, rho)].iloc[0]
+    cols = st.columns(3)
+    cols[0].metric("pass@1 gain (mean of seeds)", f"×{row.pass1_gain:.2f}")
+    cols[1].metric("pass@256 change", f"{-100 * row.pass256_drop:+.1f} pts")
+    cols[2].metric("crossover k (median)", _fmt_k(row.crossover_k_median))
+    x = alt.X("rho:Q", title="capacity share ρ")
+    rule = alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(x="rho:Q")
+    p1, p2 = st.columns(2)
+    with p1:
+        ui.chart(alt.layer(alt.Chart(t).mark_line(point=True, color=RL_C).encode(
+            x=x, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"), tooltip=["rho", "pass1_gain"]), rule).properties(
+            height=260), "rlvr_rho_gain", data=t, key="rl_chart_rho_gain", alt_text="the ρ toy's pass@1 gain against ρ")
+    with p2:
+        d = t.assign(change=-100 * t.pass256_drop)
+        ui.chart(alt.layer(alt.Chart(d).mark_line(point=True, color=RL_C).encode(
+            x=x, y=alt.Y("change:Q", title="pass@256 change, points"), tooltip=["rho", "change"]), rule).properties(
+            height=260), "rlvr_rho_loss", data=d, key="rl_chart_rho_loss",
+            alt_text="the ρ toy's pass@256 change against ρ")
+    st.caption(f"Training problems only (the ρ toy has no held-out split); means of seeds "
+               f"{', '.join(map(str, grid['seeds']))}.")
 
 
-with tab_sweep:
-    _sweep_tab(cfg)
+with tab_rho:
+    _rho_tab()
+
+with tab_lab:
+    st.markdown("**Every configuration tried**, in order, with what it showed (`toymodels.rlvr.LAB_NOTEBOOK`).")
+    st.table(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, border="horizontal")   # wraps: every word shows
+    st.markdown("**The claims' thresholds**, committed before the claim seeds "
+                f"({M.CLAIM_SEEDS[0]}–{M.CLAIM_SEEDS[-1]}) were run:")
+    st.json(dict(M.THRESHOLDS), expanded=False)
+    st.markdown(f"**The typed toy over {n_seeds} seeds**, every training length (means, 95% t-intervals):")
+    st.dataframe(seeds["table"].copy(), hide_index=True, width="stretch", height=280)
+    ui.download_csv(seeds["summary"].copy(), "rlvr_typed_seeds.csv", label="Download every seed (CSV)",
+                    key="rl_dl_seeds")
+    st.markdown(f"**How the ρ toy's ρ = {M.DEFAULT_RHO:g} was chosen.** {M.RHO_RULE}")
+    st.dataframe(ui.view(M, "rho_sweep")["table"].copy(), hide_index=True, width="stretch", height=240)
 
 ui.device_caption()

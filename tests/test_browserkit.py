@@ -2,7 +2,6 @@
 lower priority, and the "settled" predicate."""
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

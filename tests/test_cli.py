@@ -8,16 +8,19 @@ import pytest
 from toymodels import cli
 from toymodels.registry import PAPERS, TOPICS
 
-EXPECTED_TOPICS = {"superposition", "diffusion", "gated-attention", "deep-crl", "hivemind", "rlvr", "transductive"}
+AWARD_TOPICS = {"superposition", "diffusion", "gated-attention", "deep-crl", "hivemind", "rlvr", "transductive"}
+MORE_TOPICS = {p.topic for p in PAPERS if p.award not in ("Best Paper", "Runner-up")}   # grokking, supercollapse
+EXPECTED_TOPICS = AWARD_TOPICS | MORE_TOPICS
 
 
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "toymodels", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_topics_are_exactly_the_seven():
-    assert set(TOPICS) == EXPECTED_TOPICS and len(TOPICS) == 7
-    assert sum(p.award == "Best Paper" for p in PAPERS) == 4
+def test_topics_are_the_seven_award_papers_and_the_more_toy_models():
+    assert set(TOPICS) == EXPECTED_TOPICS and len(TOPICS) == len(PAPERS)
+    assert {p.topic for p in PAPERS if p.award in ("Best Paper", "Runner-up")} == AWARD_TOPICS
+    assert sum(p.award == "Best Paper" for p in PAPERS) == 4 and sum(p.award == "Runner-up" for p in PAPERS) == 3
 
 
 def test_list_prints_every_topic_with_status():

@@ -153,7 +153,7 @@ def test_the_contract_is_declared(paper):
     assert {"quick", "seed", "device", "out", "progress"} <= set(inspect.signature(m.reproduce).parameters)
     # Keys name topic:function; two views of one topic must not call two functions of the same name.
     by_name = {}
-    for name, v in m.VIEWS.items():
+    for v in m.VIEWS.values():
         ref = v.ref(m.__name__)
         fn_name = ref.partition(":")[2] if isinstance(ref, str) else ref.__qualname__
         where = ref.partition(":")[0] if isinstance(ref, str) else ref.__module__
@@ -227,7 +227,7 @@ def _bounded_functions(module):
             obj = getattr(module, name)
         except Exception:  # noqa: BLE001 - a lazy name that fails to import is its own test's failure
             continue
-        if callable(obj) and hasattr(obj, "bounds") and isinstance(getattr(obj, "bounds"), type(Range.__dict__)):
+        if callable(obj) and hasattr(obj, "bounds") and isinstance(obj.bounds, type(Range.__dict__)):
             seen[name] = obj
         elif callable(obj) and getattr(obj, "bounds", None) is not None and hasattr(obj.bounds, "items"):
             seen[name] = obj
@@ -238,7 +238,7 @@ def _bounded_functions(module):
 def test_every_declared_bound_refuses_a_value_outside_it(paper):
     m = paper.load()
     checked = 0
-    for fname, fn in _bounded_functions(m).items():
+    for fn in _bounded_functions(m).values():
         sig = inspect.signature(inspect.unwrap(fn))
         defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         for arg, spec in fn.bounds.items():
@@ -255,7 +255,7 @@ def test_every_declared_bound_refuses_a_value_outside_it(paper):
                         cases += [(f"{arg}.{field_name}", replace(cfg, **{field_name: v})) for v in _bad_values(inner)]
             else:
                 cases = [(arg, v) for v in _bad_values(spec)]
-            for label, value in cases:
+            for _label, value in cases:
                 kwargs = {**{k: v for k, v in defaults.items() if k != "progress"}, arg: value}
                 with pytest.raises(InputError):
                     fn(**kwargs)

@@ -1,7 +1,6 @@
 import dataclasses
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

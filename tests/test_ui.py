@@ -106,7 +106,6 @@ def _waiting_app():
 
 def test_a_visitor_who_waits_for_a_slot_is_told_so():
     import threading
-    import time
 
     import ui
 

@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     pre = sub.add_parser("precompute", help="recompute the pages' shipped default views")
     pre.add_argument("topics", nargs="*", help="topics to recompute (default: every implemented topic)")
     pre.add_argument("--view", action="append", help="only this view (repeatable)")
-    pre.add_argument("--stale-only", action="store_true", help="only the views that --check reports (and refresh the verdict index)")
+    pre.add_argument("--stale-only", action="store_true",
+                     help="only the views that --check reports (and refresh the verdict index)")
     pre.add_argument("--check", action="store_true",
                      help="recompute nothing; exit 1 naming every missing or stale shipped view")
     pre.add_argument("--restamp", action="store_true",

@@ -60,11 +60,9 @@ class Paper:
 
     @property
     def import_name(self) -> str | None:
-        """The module to import for this topic: its package, or (transitional) the module it was before."""
-        for name in (self.module, _LEGACY.get(self.module)):
-            if name and importlib.util.find_spec(f"toymodels.{name}") is not None:
-                return f"toymodels.{name}"
-        return None
+        """The package to import for this topic (``toymodels.<module>``), or None if it is not built yet."""
+        name = f"toymodels.{self.module}"
+        return name if importlib.util.find_spec(name) is not None else None
 
     def load(self):
         """Import and return the toymodels package behind this paper, or None if not built yet."""
@@ -76,9 +74,6 @@ class Paper:
         """True when the package exists and defines ``reproduce``."""
         return self.import_name is not None and hasattr(self.load(), "reproduce")
 
-
-# Transitional: the module a topic was before it became one package named after it (issue #26).
-_LEGACY = {"gated_attention": "attention", "deep_crl": "crl", "hivemind": "diversity", "transductive": "online"}
 
 PAPERS: tuple[Paper, ...] = (
     Paper(
@@ -204,6 +199,29 @@ PAPERS: tuple[Paper, ...] = (
         claim="With Littlestone dimension d, the optimal mistake bound is d in standard online learning and "
         "Θ(√d) in the transductive setting: a quadratic gap, and it is tight.",
         headline="M_tr = Θ(√d) versus M_std = d (previous best lower bound: Ω(log d))",
+    ),
+    Paper(
+        topic="grokking",
+        module="grokking",
+        short_title="Grokking without networks",
+        icon=":material/grain:",
+        title="Emergence in non-neural models: grokking modular arithmetic via average gradient outer product",
+        authors="Neil Mallinar, Daniel Beaglehole, Libin Zhu, Adityanarayanan Radhakrishnan, Parthe Pandit, "
+        "Mikhail Belkin",
+        award=MORE,
+        track="Main track",
+        arxiv="2407.20199",
+        code="nmallinar/rfm-grokking",
+        tldr="A kernel machine with no neural network groks modular addition: iterate 'solve the kernel "
+        "regression, then set the kernel's metric to the average gradient outer product (AGOP)'. Test accuracy "
+        "sits at zero while training accuracy is perfect, then jumps to 100 %, because the learned metric turns "
+        "block-circulant.",
+        claim="Recursive Feature Machines (a kernel machine whose Mahalanobis metric is the AGOP of its own "
+        "predictor) grok modular arithmetic: test accuracy jumps from ~0 to 100 % long after training accuracy is "
+        "perfect, with a flat early test loss, and the jump is explained by block-circulant features.",
+        headline="Test accuracy ≈ 0 % → 100 % over RFM iterations with training accuracy 100 % throughout "
+        "(x + y mod 61, half the pairs for training)",
+        venue="International Conference on Machine Learning (ICML 2025)",
     ),
     Paper(
         topic="supercollapse",

@@ -22,10 +22,9 @@ from toymodels import store
 from toymodels.errors import NotStored
 from toymodels.shipped import stored_only
 
-
 PACKAGE_DIR = Path(__file__).resolve().parent
-# Modules that cannot change a result's numbers (storage, contracts, metadata, command line, thread policy). Leaving them
-# out of the source hash lets the store and the CLI evolve without invalidating every shipped bundle.
+# Modules that cannot change a result's numbers (storage, contracts, metadata, command line, thread policy).
+# Leaving them out of the source hash lets the store and the CLI evolve without invalidating every shipped bundle.
 INERT_MODULES = frozenset({"toymodels", "toymodels.store", "toymodels.topic", "toymodels.registry",
                            "toymodels.cli", "toymodels.__main__", "toymodels.threads"})
 

@@ -554,7 +554,6 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     global _INDEX
     progress = kwargs.pop("progress", None)
     key = call_key(fn, args, kwargs)
-    source = source_hash(fn)
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)

@@ -27,7 +27,6 @@ Long work takes ``progress``: call ``p = as_progress(progress)``, then ``p(fract
 """
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import functools
 import inspect
@@ -41,7 +40,6 @@ import pandas as pd
 
 from toymodels.claims import Verdict  # noqa: F401 - part of the contract
 from toymodels.errors import InputError, NotStored  # noqa: F401 - part of the contract
-
 
 # --------------------------------------------------------------------------- errors
 

@@ -1,0 +1,58 @@
+"""The deep-CRL page through the router: defaults, the tour, a refused over-budget run, and a real training run."""
+import pytest
+
+from tests.apptest_helpers import open_home, open_page
+
+
+def _page():
+    return open_page("deep-crl", timeout=180)
+
+
+def test_page_runs_with_defaults_and_opens_on_the_claims():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "1000-layer RL"
+    text = " ".join(m.value for m in at.markdown)
+    assert "claims reproduced" in text                           # the ledger comes first
+    assert "§4.6" in text                                        # the paper's offline result, in plain words
+
+
+def test_every_tour_step_opens_from_its_link():
+    for step in range(1, 6):
+        home = open_home(120)
+        home.query_params["tour"] = str(step)
+        at = home.switch_page("pages/deep-crl.py").run(timeout=180)
+        assert not at.exception, (step, at.exception)
+        assert any(f"Step {step} of 5" in c.value for c in at.caption), step
+
+
+def test_page_refuses_an_over_budget_run_with_a_warning():
+    at = _page()
+    at.selectbox(key="crl_depth").set_value(64).run()
+    at.number_input(key="crl_iters").set_value(60).run()
+    at.button(key="crl_train").click().run()
+    assert not at.exception, at.exception
+    assert any("limit" in w.value for w in at.warning), "an over-budget run must be refused with a warning"
+
+
+def test_a_small_run_trains_and_reports_its_seeds():
+    at = _page()
+    for kind, key, value in (("selectbox", "crl_depth", 4), ("selectbox", "crl_width", 32),
+                             ("selectbox", "crl_batch", 64), ("number_input", "crl_iters", 1),
+                             ("number_input", "crl_seeds", 1), ("number_input", "crl_seed", 4321)):
+        getattr(at, kind)(key=key).set_value(value).run()
+    at.button(key="crl_train").click().run()
+    assert not at.exception, at.exception
+    assert any("Your run" in m.value and "seeds solved" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("keep", [(), ("online_d4",), ("online_d4", "online_d8"), ("critic", "maze_u")])
+def test_the_page_survives_any_subset_of_shipped_views(monkeypatch, keep):
+    """A build may ship some views and not others (a precompute under way): the page says what is missing."""
+    import toymodels.deep_crl as M
+
+    real = M.stored
+    monkeypatch.setattr(M, "stored", lambda name: real(name) if name in keep else None)
+    at = _page()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]

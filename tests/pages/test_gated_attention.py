@@ -1,0 +1,115 @@
+"""Gated attention's page, as a visitor drives it (AppTest)."""
+import pytest
+
+import toymodels.gated_attention as M
+from tests.apptest_helpers import open_page
+
+
+def _page():
+    return open_page("gated-attention")
+
+
+def test_page_defaults_and_changed_variant():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Gated attention"
+    assert "claims reproduced" in at.markdown[0].value or any("claims reproduced" in m.value for m in at.markdown)
+    assert not any("Train" in b.label for b in at.button)          # everything on the default page is shipped
+    at.selectbox(key="ga_variant").set_value("g2_elementwise").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="ga_layer").set_value(2).run()
+    at.selectbox(key="ga_head").set_value(2).run()
+    assert not at.exception, at.exception
+    assert any("G2" in m.label for m in at.metric)
+    assert at.query_params["ga_variant"] in ("g2_elementwise", ["g2_elementwise"])   # the id, never the label
+
+
+def test_preset_does_not_train():
+    """Issue 17: the preset only fills the form; an unshipped preset offers a Train button with its time."""
+    at = _page()
+    at.selectbox(key="ga_preset").set_value("rope_qknorm").run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="ga_lr").value == 2e-2 and at.radio(key="ga_pos").value == "rope"
+    assert any("Train baseline" in b.label and "(about " in b.label for b in at.button)
+    at.selectbox(key="ga_preset").set_value("massive").run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="ga_n_heads").value == 4
+    assert not any("Train baseline" in b.label for b in at.button)        # shipped: shown at once
+
+
+def test_page_bad_combination_is_a_message():
+    """A run over the compute budget is answered with a message and the page shows the shipped default."""
+    at = _page()
+    at.select_slider(key="ga_n_layers").set_value(4)
+    at.select_slider(key="ga_d_model").set_value(128)
+    at.select_slider(key="ga_seq_len").set_value(256)
+    at.select_slider(key="ga_steps").set_value(1500)
+    next(b for b in at.button if "Apply" in b.label).click()
+    at.run()
+    assert not at.exception, at.exception
+    assert any("compute budget" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("params", [
+    {"ga_variant": "G1 headwise (one scalar per head)"},            # an old link that stored the label
+    {"ga_preset": "nonsense", "ga_lr": "7"},
+    {"ga_n_heads": "3", "ga_steps": "1e9", "ga_seed": "-4"},
+    {"ga_layer": "9", "ga_qk_norm": "maybe", "ga_shown": "x"},
+])
+def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
+    """Issue 14 finding 10: a link with an unknown value opens the default view with a notice, never crashes."""
+    at = _page()
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.session_state["ga_link_read"] = False
+    at.run()
+    assert not at.exception, at.exception
+    assert any("were not used" in w.value for w in at.warning)
+    assert at.selectbox(key="ga_variant").value == "g1_elementwise"
+    assert at.select_slider(key="ga_lr").value == M.DEFAULT.lr
+
+
+def test_link_with_ids_opens_that_view():
+    at = _page()
+    at.query_params["ga_variant"] = "g1_headwise"
+    at.query_params["ga_preset"] = "massive"
+    at.session_state["ga_link_read"] = False
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ga_variant").value == "g1_headwise"
+    assert at.select_slider(key="ga_n_layers").value == 4
+
+
+def test_the_head_specific_preset():
+    """Shipped: shown at once for every variant. Registered but not yet run (``M.PENDING``): the preset opens the
+    second pilot's first candidate with a Train button and its time, and the story says the run is pending."""
+    at = _page()
+    pending = "hsd_seeds" in M.PENDING
+    if pending:
+        assert any("Not yet run" in i.value for i in at.info)
+    at.selectbox(key="ga_preset").set_value("hsd").run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="ga_n_heads").value == 4 and at.select_slider(key="ga_d_model").value == 32
+    assert any("Train baseline" in b.label and "(about " in b.label for b in at.button) == pending
+    at.selectbox(key="ga_variant").set_value("g1_headshared").run()
+    assert not at.exception, at.exception
+    assert any("Train baseline" in b.label for b in at.button) == pending   # shipped: all seven variants
+
+
+def test_pending_massive_run_shows_the_seen_seeds_as_such():
+    at = _page()
+    assert not at.exception, at.exception
+    if "mact_seeds" in M.PENDING:
+        assert any("cannot decide it" in i.value for i in at.info)
+        assert any("seen seeds meet it" in m.value for m in at.markdown)
+
+
+def test_a_visitors_sentence_waits_for_a_button_then_runs():
+    at = _page()
+    at.text_area(key="ga_text").set_value("The old dog slept by the warm fire all afternoon.").run()
+    assert not at.exception, at.exception
+    button = next(b for b in at.button if "MiniLM" in b.label)
+    assert "(about " in button.label
+    button.click().run()
+    assert not at.exception, at.exception
+    assert any("first_token_attention" in df.value.columns for df in at.dataframe)

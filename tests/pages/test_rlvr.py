@@ -1,0 +1,107 @@
+"""RLVR's page through the router: the ledger first, the shipped views read by its sliders, training with your own
+settings, the upload (valid, invalid, hostile)."""
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import open_page
+from toymodels import rlvr as M
+from toymodels import store
+from toymodels.claims import judge
+
+
+def _page():
+    return open_page("rlvr")
+
+
+def _metrics(at) -> dict:
+    out = {}
+    for x in at.metric:
+        out.setdefault(x.label, (x.value, x.delta))
+    return out
+
+
+def test_page_defaults_open_on_the_ledger_and_the_shipped_views():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "RLVR & reasoning"
+    assert not at.error
+    ledger = at.table[0].value          # the claims table comes first, as st.table
+    assert len(ledger) == len(M.CLAIMS)
+    views = _views() | {"rho_sweep": store.load_shipped("rlvr", "rho_sweep")}
+    for shown, claim in zip(ledger["Status"], M.CLAIMS):   # each row's status is the one its test gives today
+        assert str(shown).split(" ", 1)[1] == judge(claim, views).status, (claim.id, shown)
+    notebook = at.table[1].value          # the lab notebook wraps its text (st.table), every entry shown
+    assert len(notebook) == len(M.LAB_NOTEBOOK)
+    text = " ".join(md.value for md in at.markdown)
+    assert "claims reproduced" in text and "What to notice" in text
+    m = M.metrics(_views())
+    assert f"×{m['pass1_gain_train']:.1f}" in text and f"×{m['pass1_gain_heldout']:.1f}" in text
+
+
+def _views():
+    return {"typed_seeds": store.load_shipped("rlvr", "typed_seeds")}
+
+
+def test_the_atypical_slider_reads_the_shipped_sweep():
+    at = _page()
+    at.select_slider(key="rl_a").set_value(0.0).run()
+    assert not at.exception, at.exception
+    t = store.load_shipped("rlvr", "atypical_sweep")["table"]
+    row = t[(t.steps == M.HEADLINE_LENGTH) & np.isclose(t.atypical, 0.0) & (t.split == "train")].iloc[0]
+    got = _metrics(at)
+    assert got["pass@256 change, train"][0] == f"{-100 * row.pass256_drop:+.1f} pts"
+    assert got["pass@1 gain, train"][0] == f"×{row.pass1_gain:.2f}"
+
+
+def test_the_rho_contrast_slider_reads_its_grid():
+    at = _page()
+    at.select_slider(key="rl_rho").set_value(0.2).run()
+    assert not at.exception, at.exception
+    t = store.load_shipped("rlvr", "rho_sweep")["table"]
+    row = t[(t.steps == 400) & np.isclose(t.rho, 0.2)].iloc[0]
+    assert _metrics(at)["pass@256 change"][0] == f"{-100 * row.pass256_drop:+.1f} pts"
+
+
+def test_training_with_your_own_settings():
+    at = _page()
+    at.slider(key="rl_a_run").set_value(0.5)
+    at.select_slider(key="rl_K").set_value(4)
+    at.select_slider(key="rl_n").set_value(128)
+    at.button(key="rl_train").click().run()
+    assert not at.exception, at.exception
+    assert not at.error
+    assert any(df.value.shape[0] == 2 * len(M.TYPED_LENGTHS) for df in at.dataframe)   # both splits, every length
+
+
+def test_page_upload_valid_and_invalid_csv():
+    at = _page()
+    at.file_uploader(key="rl_upload").set_value(("mine.csv", M.TEMPLATE_COUNTS.encode(), "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error
+    at.file_uploader(key="rl_upload").set_value(("bad.csv", b"model,problem,n,c\nm,p,3,9\n", "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    assert any("c > n in data row 1" in e.value.replace("\\", "") for e in at.error)  # ui.plain escapes
+
+
+@pytest.mark.parametrize("payload", [b"model,problem,n,c\nm,p,5,1e300\n",
+                                     b"model,problem,n,c\nm,p,5," + b"7" * 100_000 + b"x\n",
+                                     b"model,problem,n," + b"c" * 100_000 + b"\nm,p,5,1\n"])
+def test_page_upload_errors_are_short_and_never_crash(payload):
+    """Issue 14, findings 1 and 9: no traceback, and no 100,000-character echo of the upload."""
+    at = _page()
+    at.file_uploader(key="rl_upload").set_value(("x" * 300 + ".csv", payload, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert at.error and all(len(e.value) < 600 for e in at.error), [len(e.value) for e in at.error]
+
+
+def test_a_link_value_the_page_does_not_offer_opens_the_default_with_a_notice():
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["rl_a"] = "0.33"
+    at.switch_page(get_paper("rlvr").page).run()
+    assert not at.exception, at.exception
+    assert any("not offered" in w.value for w in at.warning)

@@ -1,0 +1,250 @@
+"""What a deep-CRL run can be set to: the mazes, the online agent's and the offline critic's configurations, their
+bounds (declared once: the functions check them, the page reads them for its widgets), the settings of the shipped
+views and the one cost model, ``expected_seconds``.
+
+Light on purpose (NumPy only): the page imports it without torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from toymodels.topic import Fields, InputError, OneOf, Range
+
+from .grid import GRID_LABELS, GRIDS  # noqa: F401 - the critic's mazes, named here for the page
+
+# --------------------------------------------------------------------------- mazes (JaxGCRL / D4RL layouts)
+# 1 = wall, 0 = free, R = reset (start) cell, G = the far evaluation goal cell.
+R, G = "R", "G"
+MAZES: dict[str, list[list]] = {
+    "u_maze": [[1, 1, 1, 1, 1],
+               [1, R, 0, 0, 1],
+               [1, 1, 1, 0, 1],
+               [1, G, 0, 0, 1],
+               [1, 1, 1, 1, 1]],
+    "u4_maze": [[1, 1, 1, 1, 1],
+                [1, 0, 0, 0, 1],
+                [1, R, 1, 0, 1],
+                [1, 1, 1, 0, 1],
+                [1, G, 1, 0, 1],
+                [1, 0, 0, 0, 1],
+                [1, 1, 1, 1, 1]],
+    # the big maze has goal cells everywhere in JaxGCRL; we evaluate on the free cell farthest (along the
+    # corridors) from the start, which is (6, 6)
+    "big_maze": [[1, 1, 1, 1, 1, 1, 1, 1],
+                 [1, R, 0, 1, 1, 0, 0, 1],
+                 [1, 0, 0, 1, 0, 0, 0, 1],
+                 [1, 1, 0, 0, 0, 1, 1, 1],
+                 [1, 0, 0, 1, 0, 0, 0, 1],
+                 [1, 0, 1, 0, 0, 1, 0, 1],
+                 [1, 0, 0, 0, 1, 0, G, 1],
+                 [1, 1, 1, 1, 1, 1, 1, 1]],
+}
+MAZE_LABELS = {"u_maze": "U-maze (5×5)", "u4_maze": "U4-maze (7×5)", "big_maze": "Big maze (8×8)"}
+ABLATIONS = ("none", "no_residual", "no_layernorm", "relu")
+ABLATION_LABELS = {"none": "full (residual + LayerNorm + Swish)", "no_residual": "no residual connections",
+                   "no_layernorm": "no LayerNorm", "relu": "ReLU instead of Swish"}
+DEPTHS = (4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class Maze:
+    """A maze grid: ``free[r, c]`` is True for open cells; cell (r, c) is centred at (r·cell, c·cell)."""
+    name: str
+    free: np.ndarray
+    start: tuple[int, int]
+    goal: tuple[int, int]
+    cell: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.free.shape
+
+    @property
+    def centre(self) -> np.ndarray:
+        return (np.array(self.free.shape, dtype=float) - 1) / 2 * self.cell
+
+    @property
+    def scale(self) -> float:
+        """Observation scale: positions are mapped to (pos − centre)/scale, about [−1, 1]."""
+        return max(self.free.shape) / 2 * self.cell
+
+
+def make_maze(name: str, cell: float = 2.5) -> Maze:
+    if name not in MAZES:
+        raise InputError(f"unknown maze {name!r}: choose one of {', '.join(MAZES)}")
+    grid = MAZES[name]
+    free = np.array([[v != 1 for v in row] for row in grid])
+    start = next((r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v == R)
+    goal = next((r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v == G)
+    return Maze(name, free, start, goal, float(cell))
+
+
+# --------------------------------------------------------------------------- the online agent
+
+
+@dataclass(frozen=True)
+class Config:
+    """One CRL training run (defaults = the measured CPU configuration of the paper notes, scaled so that the
+    success radius is the paper's 0.5: cell 2.5, step 0.75)."""
+    maze: str = "u_maze"
+    depth: int = 4                 # Dense layers inside residual blocks (multiple of 4), actor = critic
+    width: int = 64
+    repr_dim: int = 64
+    batch_size: int = 256
+    iterations: int = 20           # each: one episode in every env, then `sgd_steps` updates
+    sgd_steps: int = 200
+    n_envs: int = 512
+    episode_len: int = 200
+    n_eval: int = 128
+    seeds: int = 3                 # trained together as instances of one batched model
+    seed: int = 0
+    gamma: float = 0.99
+    lr: float = 3e-4
+    logsumexp_coef: float = 0.1
+    ablation: str = "none"         # none | no_residual | no_layernorm | relu
+    obs_lift: int = 0              # 0: raw 2-D observation; else lift (x, y) through a fixed random map to this dim
+    cell: float = 2.5
+    step_size: float = 0.75
+    success_radius: float = 0.5
+    start_jitter: float = 0.25     # start and eval goal uniform within ±jitter cells of the cell centre
+    wall_mode: str = "axis"        # axis: walls stop each axis separately (slide); full: reject the whole move
+    actor_random_goals: float = 0.5  # departure (contrastive_rl): share of actor goals taken from another row
+    alpha_init: float = 0.1          # departure: paper's code starts at 1.0
+    alpha_lr: float = 3e-3           # departure: paper's code uses 3e-4
+    buffer_episodes: int = 20        # replay buffer capacity, in episodes per environment (20 = the whole run)
+
+
+def paper_exact(cfg: Config) -> Config:
+    """The same run with the three departures switched back to the paper's code."""
+    return replace(cfg, actor_random_goals=0.0, alpha_init=1.0, alpha_lr=cfg.lr, wall_mode="full")
+
+
+LIMITS = {"depth": (4, 64), "width": (16, 256), "repr_dim": (4, 128), "batch_size": (16, 1024),
+          "iterations": (1, 60), "sgd_steps": (1, 800), "n_envs": (8, 1024), "episode_len": (20, 400),
+          "n_eval": (8, 512), "seeds": (1, 8), "obs_lift": (0, 512)}
+
+
+CONFIG_BOUNDS = Fields(
+    maze=OneOf(*MAZES), ablation=OneOf(*ABLATIONS), wall_mode=OneOf("axis", "full"),
+    **{name: Range(lo, hi, integer=True) for name, (lo, hi) in LIMITS.items()},
+    gamma=Range(0.5, 0.999), actor_random_goals=Range(0.0, 1.0), seed=Range(0, 2**31 - 1, integer=True),
+    lr=Range(1e-5, 1e-2), alpha_init=Range(1e-4, 10.0), alpha_lr=Range(1e-5, 1e-1),
+    buffer_episodes=Range(1, 60, integer=True))
+
+
+def validate(cfg: Config) -> Config:
+    """Raise InputError with a plain message if a setting is out of range (nothing is clamped)."""
+    CONFIG_BOUNDS.check("cfg", cfg)
+    if cfg.depth % 4:
+        raise InputError(f"depth counts Dense layers in residual blocks of 4, so it must be a multiple of 4 "
+                         f"(got {cfg.depth})")
+    return cfg
+
+
+#: Each field's bounds, for the page's widgets (the same declaration ``train`` and ``sweep`` check).
+BOUNDS = CONFIG_BOUNDS.specs
+
+
+# --------------------------------------------------------------------------- the offline critic
+
+
+@dataclass(frozen=True)
+class CriticConfig:
+    """One offline critic training (seeds are instances of one batched model)."""
+    maze: str = "rings19"
+    depth: int = 4
+    width: int = 64
+    repr_dim: int = 64
+    batch_size: int = 256
+    steps: int = 2000
+    episodes: int = 2000         # random-walk episodes in the dataset (each seed draws its own)
+    episode_len: int = 200
+    gamma: float = 0.99
+    lr: float = 3e-4
+    seeds: int = 4
+    seed: int = 0
+    obs_lift: int = 0            # 0: (row, col); else lifted through nets.Lift to this dimension
+    heldout: float = 0.2         # share of (state, goal) cell pairs never used as a training pair
+    far_only: bool = False       # score only pairs farther apart (corridor) than twice the horizon 1/(1−γ)
+    unseen_cells: int = 0        # cells whose observation never enters training (scored: pairs touching them)
+    eval_every: int = 250
+    n_queries: int = 2000        # retrieval queries (state + 16 candidate goals)
+
+
+CRITIC_BOUNDS = Fields(maze=OneOf(*GRIDS), depth=OneOf(4, 8, 16, 32, 64), width=Range(8, 512, integer=True),
+                       repr_dim=Range(2, 128, integer=True), batch_size=Range(16, 1024, integer=True),
+                       steps=Range(1, 20000, integer=True), episodes=Range(10, 5000, integer=True),
+                       episode_len=Range(10, 400, integer=True), gamma=Range(0.5, 0.999),
+                       lr=Range(1e-5, 1e-2), seeds=Range(1, 8, integer=True), seed=Range(0, 2**31 - 1, integer=True),
+                       obs_lift=Range(0, 256, integer=True), heldout=Range(0.0, 0.5),
+                       unseen_cells=Range(0, 40, integer=True),
+                       eval_every=Range(1, 20000, integer=True), n_queries=Range(10, 20000, integer=True))
+
+
+def n_params(fan_in: int, fan_out: int, depth: int, width: int) -> int:
+    """Parameters of one ``nets.ResMLP`` (Dense weights and biases, LayerNorm gains and offsets)."""
+    return ((fan_in * width + width) + 2 * width + depth * (width * width + width + 2 * width)
+            + width * fan_out + fan_out)
+
+
+def critic_params(cfg: CriticConfig) -> int:
+    obs = cfg.obs_lift or 2
+    return n_params(obs + 2, cfg.repr_dim, cfg.depth, cfg.width) + n_params(obs, cfg.repr_dim, cfg.depth, cfg.width)
+
+
+def matched_width(cfg: CriticConfig, depth: int, params: int) -> int:
+    """The width at ``depth`` whose critic has the parameter count closest to ``params``."""
+    return min(range(8, 1025), key=lambda w: abs(critic_params(replace(cfg, depth=depth, width=w)) - params))
+
+
+# --------------------------------------------------------------------------- cost
+
+
+def expected_seconds(cfg) -> float:
+    """Expected CPU seconds of one run on one idle core with one torch thread (calibrated on this project's 2-core
+    CPU): ``train(cfg)`` for a ``Config`` (the instances of a batch share the work: seeds^0.93), ``train_critic(cfg)``
+    for a ``CriticConfig`` (two encoders × (depth + 2) Dense layers: 6·B·w² FLOPs each per step, and a per-layer
+    overhead)."""
+    if isinstance(cfg, CriticConfig):
+        flops = 6 * 2 * (cfg.depth + 2) * cfg.batch_size * cfg.width ** 2 * cfg.seeds * cfg.steps
+        return 2.0 + flops / 2.5e10 + 2.5e-4 * (cfg.depth + 2) * cfg.seeds * cfg.steps
+    layers = cfg.depth + 2
+    wide = max(1.0, (cfg.width / 64) ** 2)
+    per_sgd = 1.2e-3 * layers * (cfg.batch_size / 256) * wide * cfg.seeds ** 0.93   # 7.2 ms at depth 4
+    per_env = 7.4e-7 * layers * (cfg.n_envs + cfg.n_eval) * cfg.episode_len * wide * cfg.seeds ** 0.93
+    return cfg.iterations * (cfg.sgd_steps * per_sgd + per_env)
+
+
+# --------------------------------------------------------------------------- the shipped views' settings
+
+BUDGET = 400.0          # seconds (on an idle core) one run or sweep a visitor starts may take
+DEFAULT = Config()
+ABLATION_DEPTH = 8
+LIFT_DIM = 128
+SWEEP_VALUES = {"depth": list(DEPTHS), "width": [32, 64, 128, 256], "batch_size": [64, 128, 256, 512],
+                "ablation": list(ABLATIONS)}
+
+# The powered online test (issue 29): 20 fresh seeds (100-119) per depth, trained 5 at a time as instances of one
+# batched model; every other setting is DEFAULT's.
+ONLINE_DEPTHS = (4, 8, 16)
+ONLINE_SEEDS = 20
+ONLINE = replace(DEFAULT, seed=100, seeds=5)
+
+# The offline critic (issue 20) in its stitching regime: rings 19×19, 2000 random-walk episodes of only 50 steps,
+# γ = 0.95, scored on far pairs (corridor distance > 2/(1 − γ) = 40 moves: no episode holds both ends, so the critic
+# must compose short segments), batch 128, 3000 SGD steps. The pilot (seeds 0-3, depths 4-64) is in the lab
+# notebook; the shipped view is the pre-registered test: 8 fresh seeds (100-107), depths 4, 16, 64 and a wide
+# depth-4 critic with depth 64's parameters. The paper: batch 512, ~2.5M steps.
+CRITIC_MAIN = CriticConfig(maze="rings19", episode_len=50, gamma=0.95, far_only=True, batch_size=128, steps=3000,
+                           eval_every=150)
+CRITIC_TEST = replace(CRITIC_MAIN, seeds=8, seed=100)
+CRITIC_DEPTHS = [4, 16, 64]
+
+# ``reproduce --quick``: online depths 4 and 8, 2 seeds, 10 iterations; offline critic depths 4 and 16, 2 seeds,
+# 600 steps (a few minutes on one core).
+QUICK = replace(DEFAULT, seeds=2, iterations=10)
+QUICK_DEPTHS = [4, 8]
+CRITIC_QUICK = replace(CRITIC_MAIN, steps=600, seeds=2, episodes=1000, eval_every=150)
+CRITIC_QUICK_DEPTHS = [4, 16]
