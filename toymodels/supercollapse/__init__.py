@@ -211,25 +211,25 @@ def _frontier(views) -> Evidence:
 
 CLAIMS = claims(
     Claim("collapse", "headline", "Normalised loss curves of compute-optimally trained models of different sizes "
-          "collapse onto one curve.", "Fig. 1b", str(PAPER["collapse"]),
+          "collapse onto one curve.", "Fig. 1b", str(PAPER["collapse"].value),
           f"exact expected curves, sizes 64..2048, γ = γ*: median over x in [0.2, 0.95] of the spread across sizes "
           f"below {COLLAPSE_MAX} for constant rate and for linear decay", _collapse, registered=REGISTERED),
     Claim("supercollapse", "headline", "With learning-rate decay the spread across sizes falls below the "
-          "seed-to-seed noise (supercollapse).", "Fig. 1c", str(PAPER["supercollapse"]),
+          "seed-to-seed noise (supercollapse).", "Fig. 1c", str(PAPER["supercollapse"].value),
           "seeded SGD, linear decay, γ*, sizes 64..512, 20 seeds (1000-1019): the median over x in [0.2, 0.95] of "
           f"Δ/σ has its 95% bootstrap upper bound below {SUPER_MAX:g}, and so has that of the exact spread (expected "
           "curves) over the measured σ", _supercollapse, registered=REGISTERED),
     Claim("exponent", "mechanism", "The collapse selects the horizon's scaling exponent: off the compute-optimal "
-          "γ it breaks.", "Abstract", str(PAPER["exponent"]),
+          "γ it breaks.", "Abstract", str(PAPER["exponent"].value),
           f"exact expected curves, γ/γ* from 0.6 to 1.4 in steps of 0.05: the smallest spread lies in "
           f"[{BEST_MULT_BAND[0]}, {BEST_MULT_BAND[1]}] for constant rate and linear decay, and at constant rate "
           f"Δ(γ*) / min(Δ(0.8 γ*), Δ(1.2 γ*)) ≤ {OPT_OVER_OFF_MAX}", _exponent, registered=REGISTERED),
     Claim("decay-noise", "mechanism", "Learning-rate decay suppresses the seed-to-seed variance of the normalised "
-          "curves.", "Abstract; Fig. 1f", str(PAPER["decay_noise"]),
+          "curves.", "Abstract; Fig. 1f", str(PAPER["decay_noise"].value),
           f"seeded SGD at γ*, 20 seeds: σ(linear decay) / σ(constant), medians over x in [0.2, 0.95], has its 95% "
           f"paired bootstrap upper bound below {NOISE_RATIO_MAX}", _decay_noise, registered=REGISTERED),
     Claim("l0-misfit", "control", "A misfit irreducible loss L0 breaks the supercollapse.",
-          "official README, Notes", str(PAPER["l0_misfit"]),
+          "official README, Notes", str(PAPER["l0_misfit"].value),
           "the supercollapse runs (linear decay, γ*) normalised with L0 = +10% and -10% of the largest size's "
           f"seed-mean final loss instead of the true 0: Δ/σ has its 95% bootstrap lower bound above {MISFIT_MIN:g} "
           "for both", _l0_misfit, registered=REGISTERED),
