@@ -220,7 +220,7 @@ with explainer:
                 "With S seeds the seed means still carry noise, so the measured Δ cannot fall much below "
                 "σ·√(3/(4S)); the exact spread of the expected curves (purple) has no such floor.")
     const = M.noise_curves(seeded, 1.0, "constant")["summary"]
-    st.caption(f"Not what the paper found: at γ* this model's constant-rate curves also sit below their own seed "
+    st.caption(f"Note: at γ* this model's constant-rate curves also sit below their own seed "
                f"noise (Δ/σ = {const['ratio']:.2f}, σ = {const['noise']:.4f}), because at constant rate the scaling "
                "form makes the expected curves collapse almost exactly. Here decay shows its effect in σ itself "
                "(panel 4 says why); the Lab notebook's seeded-runs table compares the schedules off γ*.")
