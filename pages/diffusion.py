@@ -4,17 +4,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import toymodels.diffusion as D
 import ui
-from toymodels import diffusion as D
-from toymodels.diffusion import learned, rf
-from toymodels.topic import InputError
 
-TOPIC = "diffusion"
+TOPIC = D.TOPIC
 
-# Widget options (the URL stores these values, never labels) and the live-run settings of the two forms.
+# Widget options (the URL stores these values, never labels).
 WIN_NS, WIN_SEEDS, WIN_WIDTHS, WIN_SPN = [16, 32, 64, 128, 256, 512], (1, 4), [32, 64, 128], [50, 100, 150, 200, 300]
-RF_PSI_P, RF_T, RF_D, RF_PSI_N = [16, 32, 64, 128], [0.05, 0.1, 0.2, 0.5, 1.0], [10, 16, 20, 32], [1, 2, 4, 8, 16, 32, 64]
+RF_PSI_P, RF_T, RF_D = [16, 32, 64, 128], [0.05, 0.1, 0.2, 0.5, 1.0], [10, 16, 20, 32]
+RF_PSI_N = [1, 2, 4, 8, 16, 32, 64]
 U_STEPS = [round(0.1 * k, 1) for k in range(11)]
+LOGX = alt.Scale(type="log")
+FLOOR = D.FMEM_FLOOR
 
 
 def _num_in(options):
@@ -28,7 +29,7 @@ LINK = {"viz_data": lambda raw: raw in D.VIZ_DATA, "viz_u": _num_in(U_STEPS), "e
 
 
 def _bad_link() -> list[tuple[str, str]]:
-    """Link values the page does not know (Streamlit drops them from bound widgets; we say so). Read on a
+    """Link values the page does not offer (Streamlit drops them from bound widgets; we say so). Read on a
     session's first run only: later the widgets own the URL."""
     if st.session_state.get("_diffusion_link_read"):
         return []
@@ -59,159 +60,343 @@ def mosaic(images, scale: int = 6, per_row: int = 8) -> np.ndarray:
 
 def side_by_side(*charts) -> None:
     """Charts in equal columns, each titled in text above it (text wraps in a narrow column; a chart title does
-    not)."""
-    for column, (title, chart) in zip(st.columns(len(charts)), charts):
-        column.markdown(f"**{title}**")
-        column.altair_chart(chart, width="stretch")
+    not). Each item: (title, chart, name for the downloads, data or None)."""
+    for column, (title, chart, name, data) in zip(st.columns(len(charts)), charts):
+        with column:
+            st.markdown(f"**{title}**")
+            ui.chart(chart, name, data=data, alt_text=title)
 
+
+def _ci(pair, digits: int = 2) -> str:
+    lo, hi = pair
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def timescale_chart(ts: pd.DataFrame, fits: dict, ns, names: dict, height: int = 400) -> alt.LayerChart:
+    """τ_gen and τ_mem against n on log-log axes: one small point per seed, a diamond per geometric mean, the fitted
+    power law dashed. ``fits``: time → its line (``D.power_fit``); ``names``: time → legend label."""
+    ts = ts.assign(label=ts.time.map(names))
+    x = alt.X("n:Q", scale=alt.Scale(type="log", nice=False, domain=[min(ns) / 1.25, max(ns) * 1.25]),
+              title="training-set size n", axis=alt.Axis(values=list(ns)))
+    y = alt.Y("steps:Q", scale=alt.Scale(type="log"), title="training steps")
+    color = alt.Color("label:N", title=None, sort=list(names.values()),
+                      legend=alt.Legend(orient="bottom", columns=1, labelLimit=0))
+    tip = ["n", "seed", "label", alt.Tooltip("steps:Q", format=",.0f")]
+    seeds = alt.Chart(ts[ts.kind == "seed"]).mark_point(size=45, opacity=0.55, filled=True).encode(
+        x=x, y=y, color=color, tooltip=tip)
+    means = alt.Chart(ts[ts.kind != "seed"]).mark_point(size=170, filled=True, shape="diamond").encode(
+        x=x, y=y, color=color, tooltip=["n", "label", alt.Tooltip("steps:Q", format=",.0f")])
+    lines = [alt.Chart(line.assign(label=names[time])).mark_line(strokeDash=[6, 3]).encode(x="n:Q", y="steps:Q",
+                                                                                           color=color)
+             for time, line in fits.items() if len(line)]
+    return alt.layer(seeds, means, *lines).properties(height=height)
+
+
+TABS = ["The window", "CFM vs EFM", "Theory: random features", "Watch it denoise", "Flow matching & ELS",
+        "Lab notebook"]
+TOUR = [
+    ui.Step("The window", "Each small dot is one model (one seed), each diamond the geometric mean over the seeds "
+            "of one training-set size n. The time to good samples τ_gen stays flat while the memorisation time "
+            "τ_mem climbs with n: between the two, the model generates without copying.",
+            settings={"diff_tab": TABS[0]}, look_at="the slope of τ_mem and its 95% interval in the headline legend"),
+    ui.Step("The collapse", "Plot every seed's f_mem against τ/n instead of τ: the curves of all sizes fall on one "
+            "another, as in the paper's Fig. 2. The bar chart reads them off at fixed multiples of n.",
+            settings={"diff_tab": TABS[0]}, look_at="f_mem at τ = 200 n in the bar chart, about the same for every n"),
+    ui.Step("Not the target's noise (Bertrand et al.)", "If the noise of the conditional target x₁ − x₀ kept "
+            "models from memorising, training on the noiseless closed-form target (EFM) would memorise more. Same "
+            "network, same digits, paired seeds.",
+            settings={"diff_tab": TABS[1]}, look_at="Δf_mem (EFM − CFM) and its 95% interval in the table"),
+    ui.Step("Why: the random-features theory", "In §3 the score is a random-features model whose gradient flow is "
+            "solved exactly: the population bulk of U's spectrum is learned at τ_gen ~ 1/Δ_t, the finite-sample "
+            "bulk ρ₁ at τ_mem = ψ_p/(Δ_t λ_min) ∝ ψ_n.",
+            settings={"diff_tab": TABS[2]}, look_at="the mean τ_mem slope against ψ_n and its interval"),
+    ui.Step("Train your own", "A live sweep: three sizes, one seed each, 100 steps per training point (about half "
+            "a minute; the estimate is on the Run button). Press Run and compare your slopes with the study's.",
+            settings={"diff_tab": TABS[0], "win_ns": [16, 32, 64], "win_spn": 100, "win_seeds": 1},
+            look_at="the caption under your run: τ_mem ∝ n^… and τ_gen ∝ n^…"),
+]
 
 paper = ui.paper_header(TOPIC)
-ui.claim_box(paper, extra="Here: a learned denoiser on the paper's own GMM check (SM B, d = 8), trained on CPU, "
-             "plus the exact random-features dynamics of §3 and the closed-form flow matching of Bertrand et al.")
 verdict, fresh = ui.shipped_verdict(TOPIC)
-ui.result_strip(verdict, caption=None if fresh else "The shipped results are stale: the page recomputes them.")
+ui.claims_table(verdict)
+active = ui.tour(TOUR)
+if not fresh:
+    st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
 bad = _bad_link()
 # The data set's link value is its id, kept by hand: Streamlit's binding would store the display label.
 if "viz_data" not in st.session_state and st.query_params.get("viz_data") in D.VIZ_DATA:
     st.session_state["viz_data"] = st.query_params["viz_data"]
 ui.link_notice(bad)
 
-# --------------------------------------------------------------------------- the headline: the window
+# --------------------------------------------------------------------------- the headline figure
 st.header("Generalise first, memorise later")
-picture = st.container()
+study = ui.view(D, "study")
+scfg, ssum, sper = study["config"], study["summary"], study["per_model"]
+names = {"τ_gen": f"τ_gen: score error 90% of its drop, ∝ n^{study['tau_gen_slope']:.2f} "
+                  f"(95% CI {_ci(study['tau_gen_slope_ci'])})",
+         "τ_mem": f"τ_mem: f_mem ≥ 2%, sustained, ∝ n^{study['tau_mem_slope']:.2f} "
+                  f"(95% CI {_ci(study['tau_mem_slope_ci'])})"}
+fits = {"τ_gen": D.power_fit(ssum, "tau_gen").rename(columns={"tau_gen": "steps"}),
+        "τ_mem": D.power_fit(ssum, "tau_mem").rename(columns={"tau_mem": "steps"})}
+headline = D.timescales(sper, ssum)
+ui.chart(timescale_chart(headline, fits, scfg["ns"], names).properties(
+    title="The window widens: τ_gen flat, τ_mem ∝ n (log-log)"), "diffusion_window", data=headline,
+    alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
+st.markdown(f"**What to notice:** the memorisation time τ_mem (orange) grows in proportion to n while the time to "
+            f"good samples τ_gen (blue) does not, so the stretch of training where the model generates without "
+            f"copying widens with the training set: {len(sper)} models, {scfg['seeds']} seeds for each n.")
+st.caption(
+    f"The paper's GMM check (SM B, d = {scfg['d']}): the SM B network (W = {scfg['width']}, p = {study['n_params']:,}) "
+    f"trained full batch with Adam (lr {scfg['lr']:g}) for a fixed S = {scfg['steps_per_n']:.0f} n steps (the run "
+    f"length does not depend on the outcome). At {scfg['ckpt_per_decade']} log-spaced checkpoints per decade (and at "
+    f"100 n, 200 n, 300 n) we draw {scfg['n_samples']:,} DDIM samples ({scfg['ddim_steps']} steps, the same starting "
+    "noise every time). τ_mem: the last upward crossing of f_mem = 2% (Eq. 6, k = 1/3); τ_gen: the score error against "
+    "the exact GMM score has made 90% of its drop. Small points: seeds; diamonds: geometric means; dashed: the "
+    f"least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
+    f"{sper.fraction_of_run.max():.2f} of the way through its run.")
 
-with st.expander("Run your own sweep over n (trains live, up to about a minute)"):
-    st.markdown("Every model trains at once as one stacked ensemble; the chart above and the details below "
-                "follow. The default sweep is precomputed.")
-    with st.form("window_form"):
-        f1, f2, f3, f4 = st.columns(4)
-        ns = f1.multiselect("Training-set sizes n", WIN_NS, default=[16, 32, 64, 128], key="win_ns",
-                            bind="query-params")
-        seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
-        width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
-        spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
-        win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                        icon=":material/play_arrow:", key="win_run")
-    default_cfg = D.VIEWS["window"].arguments()["cfg"]
-    cfg = learned.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
-                               steps_per_n=float(spn))
-    win = None
-    if cfg != default_cfg:
-        try:  # a link's settings train only when Run is pressed (or someone already trained them)
-            win = ui.compute(learned.train_window, cfg, label="Training the denoisers…", run=win_run)
-            if win is None:
-                st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
-                        "run meanwhile.", icon=":material/info:")
-        except InputError as exc:
-            st.error(f"{ui.plain(exc)}. Showing the precomputed default run (n = 16…128, 1 seed, W = 64, S = 150 n).",
-                     icon=":material/error:")
-    if win is None:
-        win, cfg = ui.view(D, "window"), default_cfg
-v_win = D.verdict(win)
-
-curves, summary = win["curves"], win["summary"]
-curves = curves.assign(steps_over_n=curves.step / curves.n, n_label="n = " + curves.n.astype(str))
-mean = curves.groupby(["n", "n_label", "step"], as_index=False).agg(
-    f_mem=("f_mem", "mean"), f_lo=("f_lo", "mean"), f_hi=("f_hi", "mean"), score_err=("score_err", "mean"),
-    mmd2=("mmd2", "mean"), train_loss=("train_loss", "mean"), test_loss=("test_loss", "mean"))
-mean["steps_over_n"] = mean.step / mean.n
-FLOOR = 1e-3  # f_mem = 0 is drawn at 10⁻³ on the log axis
-mean = mean.assign(f_plot=mean.f_mem.clip(lower=FLOOR), f_lo=mean.f_lo.clip(lower=FLOOR),
-                   f_hi=mean.f_hi.clip(lower=FLOOR))
-pos = mean[mean.step > 0]
-
-with picture:
-    tl = summary.melt(id_vars="n", value_vars=["tau_gen", "tau_mem"], var_name="time", value_name="steps")
-    names = {"tau_gen": f"τ_gen: score error 90% of its drop (∝ n^{win['tau_gen_slope']:.2f})",
-             "tau_mem": f"τ_mem: f_mem ≥ 2%, sustained (∝ n^{win['tau_mem_slope']:.2f})"}
-    tl = tl.assign(time=tl.time.map(names))
-    tl = tl[np.isfinite(tl.steps)]
-    pts = alt.Chart(tl).mark_point(size=90, filled=True).encode(
-        x=alt.X("n:Q", scale=alt.Scale(type="log", nice=False, domain=[min(cfg.ns) / 1.25, max(cfg.ns) * 1.25]),
-                title="training-set size n", axis=alt.Axis(values=list(cfg.ns))),
-        y=alt.Y("steps:Q", scale=alt.Scale(type="log"), title="training steps"),
-        color=alt.Color("time:N", title=None, sort=list(names.values()),
-                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
-        tooltip=["n", "time", alt.Tooltip("steps:Q", format=",.0f")])
-    fit = pts.transform_regression("n", "steps", method="pow", groupby=["time"]).mark_line(strokeDash=[5, 3])
-    st.altair_chart((pts + fit).properties(title="The window widens: τ_gen flat, τ_mem ∝ n (log-log, fitted)",
-                                           height=430), width="stretch")
-    st.caption(
-        f"The paper's GMM check (SM B, d = 8), {len(cfg.ns)} training-set sizes × {cfg.seeds} seed(s), the SM B "
-        f"network (W = {cfg.width}, p = {win['n_params']:,}) trained full batch with Adam for S = "
-        f"{cfg.steps_per_n:.0f} n steps. Slopes on log-log, geometric means over seeds: τ_mem ∝ "
-        f"n^{win['tau_mem_slope']:.2f} (half-of-final definition n^{win['tau_mem_half_slope']:.2f}; onset of the "
-        f"train/test gap n^{win['tau_gap_slope']:.2f}); τ_gen ∝ n^{win['tau_gen_slope']:.2f} (MMD² ≤ 0.05: "
-        f"n^{win['tau_gen_mmd_slope']:.2f}). Each model was trained until f_mem stayed above 2% (converged to "
-        "memorisation) unless the table below says otherwise.")
-    if cfg != default_cfg:
-        (st.success if v_win.reproduced else st.warning)(f"Your run: {v_win.summary}")
+tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(TABS, key="diff_tab", bind="query-params")
 
 nsel = alt.selection_point(fields=["n_label"], bind="legend")
-col = alt.Color("n_label:N", title=None, sort=[f"n = {n}" for n in cfg.ns],
-                legend=alt.Legend(orient="bottom", columns=2))
-op = alt.condition(nsel, alt.value(1.0), alt.value(0.15))
-tip = ["n", "step", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("score_err:Q", format=".4f")]
-LOGX = alt.Scale(type="log")
+op = alt.condition(nsel, alt.value(1.0), alt.value(0.12))
 FMEM_Y = alt.Y("f_plot:Q", title="f_mem (log; 0 drawn at 10⁻³)", scale=alt.Scale(type="log", domain=[FLOOR, 1]))
 
-tab_curves, tab_rep, tab_viz, tab_rf, tab_flow, tab_els = st.tabs(
-    ["Training curves", "Reproduce", "Watch it denoise", "Theory: random features", "Flow matching",
-     "ELS machine"])
 
-with tab_curves:
-    st.markdown("At log-spaced checkpoints we draw 500 DDIM samples (50 steps, the same starting noise each "
-                "time) and measure $f_{\\rm mem}$ (Eq. 6: nearest training point 3× closer than the second) and "
-                "the **score error**: the per-dimension MSE of $\\hat\\varepsilon_\\theta$ against the noise "
-                "implied by the exact GMM score, averaged over $t' = 100,\\dots,900$ (our quality measure in "
-                "place of FID/KL).")
-    fm = alt.Chart(pos).mark_line(point=True).encode(
+def n_color(ns) -> alt.Color:
+    return alt.Color("n_label:N", title=None, sort=[f"n = {n}" for n in ns],
+                     legend=alt.Legend(orient="bottom", columns=4))
+
+
+wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
+with tab_win:
+    mean = D.window_curves(study["curves"]).assign(f_plot=lambda d: d.f_mem_plot)
+    per_seed = D.seed_curves(study["curves"])
+    col = n_color(scfg["ns"])
+    tip = ["n", "step", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("score_err:Q", format=".4f")]
+    fm = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("step:Q", scale=LOGX, title="training steps τ"), y=FMEM_Y, color=col, opacity=op,
         tooltip=tip).add_params(nsel)
-    band = alt.Chart(pos).mark_area(opacity=0.15).encode(
-        x=alt.X("step:Q", scale=LOGX), y=alt.Y("f_lo:Q", scale=alt.Scale(type="log", domain=[FLOOR, 1])),
-        y2="f_hi:Q", color=col)
-    se = alt.Chart(pos).mark_line(point=True).encode(
+    band = alt.Chart(mean).mark_area(opacity=0.15).encode(
+        x=alt.X("step:Q", scale=LOGX), y=alt.Y("f_lo_plot:Q", scale=alt.Scale(type="log", domain=[FLOOR, 1])),
+        y2="f_hi_plot:Q", color=col)
+    collapse = alt.Chart(per_seed).mark_line(opacity=0.6).encode(
+        x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=FMEM_Y, color=col, detail="model:N", opacity=op,
+        tooltip=["model", alt.Tooltip("steps_over_n:Q", format=".0f"), alt.Tooltip("f_mem:Q", format=".3f")]
+    ).add_params(nsel)
+    side_by_side((f"Memorisation starts later for larger n (mean of {scfg['seeds']} seeds)", (band + fm).properties(
+        height=330), "diffusion_fmem", mean), ("Every seed's f_mem against τ/n: the curves collapse",
+                                                collapse.properties(height=330), "diffusion_collapse", per_seed))
+    st.caption("The left band is the seeds' mean of each model's bootstrap interval (1,000 samples). Click a legend "
+               "entry to highlight one n.")
+    ct = D.collapse_table(ssum)
+    bars = alt.Chart(ct).mark_bar().encode(
+        x=alt.X("n:O", title="n"), xOffset="when:N", y=alt.Y("f_mem:Q", title="f_mem (mean over seeds)"),
+        color=alt.Color("when:N", title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["n", "when", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("sd:Q", format=".3f")])
+    ticks = alt.Chart(ct).mark_rule().encode(x="n:O", xOffset="when:N", y="lo:Q", y2="hi:Q")
+    se = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("step:Q", scale=LOGX, title="training steps τ"),
         y=alt.Y("score_err:Q", scale=alt.Scale(type="log"), title="score error (lower = better)"),
         color=col, opacity=op, tooltip=tip).add_params(nsel)
-    collapse = alt.Chart(pos).mark_line(point=True).encode(
-        x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=FMEM_Y, color=col, opacity=op,
-        tooltip=["n", "step", alt.Tooltip("steps_over_n:Q", format=".1f"), alt.Tooltip("f_mem:Q", format=".3f")]
-    ).add_params(nsel)
-    gap = mean.assign(gap=mean.test_loss - mean.train_loss)
-    gapc = alt.Chart(gap[gap.step > 0]).mark_line(point=True).encode(
+    side_by_side(("f_mem at fixed τ/n (the collapse test; bars: ± 1 sd over seeds)", (bars + ticks).properties(
+        height=300), "diffusion_fixed_tau_over_n", ct), ("Quality arrives at the same time for every n",
+                                                         se.properties(height=300), "diffusion_score_error", mean))
+    gapc = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=alt.Y("gap:Q", title="test − train loss, t = 0.01"),
         color=col, opacity=op, tooltip=["n", "step", alt.Tooltip("gap:Q", format=".4f")]).add_params(nsel)
-    side_by_side(("Memorisation starts later for larger n", (band + fm).properties(height=340)),
-                 ("Quality arrives at the same time for every n", se.properties(height=340)))
-    side_by_side(("f_mem curves collapse against τ/n", collapse.properties(height=340)),
-                 ("The train/test gap opens at τ ∝ n too", gapc.properties(height=340)))
-    st.caption("Click a legend entry to highlight one n. A training set whose f_mem never stays above 2% within "
-               "the run has no τ_mem (at n = 16 an untrained network piles samples onto a few of the 16 points "
-               "early on, a transient, then stops).")
-    ui.download_csv(summary, "diffusion_window_summary.csv", label="Download τ_gen, τ_mem per n (CSV)")
-    ui.download_csv(curves.drop(columns=["n_label"]), "diffusion_window_curves.csv",
-                    label="Download every checkpoint (CSV)")
+    st.markdown("**The train/test gap opens at τ ∝ n too**")
+    ui.chart(gapc.properties(height=260), "diffusion_gap", data=mean,
+             alt_text="test minus train denoising loss at t = 0.01 against τ/n, per n")
+    st.markdown("**τ_mem per seed and size** (the claims read these):")
+    table = D.per_seed_table(sper)
+    st.dataframe(table, hide_index=True, width="stretch", key="win-table",
+                 column_config={c: st.column_config.NumberColumn(format="%.0f" if c.startswith("τ_") and "/" not in c
+                                                                 else "%.3f")
+                                for c in table.columns if c not in ("n", "seed")})
+    ui.download_csv(table, "diffusion_window_per_seed.csv", label="Download τ per seed (CSV)")
+    ui.download_csv(study["curves"], "diffusion_window_curves.csv", label="Download every checkpoint (CSV)",
+                    key="win-curves-csv")
 
-with tab_rep:
-    m = v_win.metrics
-    ui.reproduce_panel([
-        {"quantity": "τ_mem slope against n (log-log)", "ours": m["tau_mem_slope"], "paper": m["paper_tau_mem_slope"],
-         "note": "paper: CelebA U-Net and the GMM; ours: GMM d = 8"},
-        {"quantity": "τ_gen slope against n", "ours": m["tau_gen_slope"], "paper": m["paper_tau_gen_slope"],
-         "note": "paper: FID plateau ≈ 100K SGD steps for every n"},
-        {"quantity": "τ_mem / n (steps per training point)",
-         "ours": f"{m['tau_mem_over_n_min']:.0f}–{m['tau_mem_over_n_max']:.0f}", "paper": "≈ 300",
-         "note": "different optimiser (Adam vs SGD), network and data: compare the constancy"},
-        {"quantity": f"f_mem at the end (S = {cfg.steps_per_n:.0f} n)",
-         "ours": f"{m['f_mem_final_min']:.2f}–{m['f_mem_final_max']:.2f}", "paper": "47.2% (n = 1024 at 1.62M steps)",
-         "note": f"{m['n_sizes_memorised']} of {m['n_sizes']} sizes memorised; paper: 0% at 190K steps, n = 1024"},
-        {"quantity": "f_mem of the closed-form sampler", "ours": m["closed_form_fmem_min"], "paper": "≈ 1",
-         "note": "minimum over our training sets"},
-    ], verdict=v_win)
-    st.markdown("Command line: `python -m toymodels reproduce diffusion --quick` (one seed, n = 32…128) or "
-                "without `--quick` (3 seeds, n = 32…256, S = 200 n and the notes' RF setting, d = 40).")
+    if ui.shown("sweep", active):
+        st.subheader("Run your own sweep over n")
+        st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM "
+                    "sets, every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
+        with st.form("window_form"):
+            f1, f2, f3, f4 = st.columns(4)
+            ns = f1.multiselect("Training-set sizes n", WIN_NS, default=[16, 32, 64, 128], key="win_ns",
+                                bind="query-params")
+            seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
+            width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
+            spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
+            win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                            icon=":material/play_arrow:", key="win_run")
+        wcfg = D.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
+                              steps_per_n=float(spn))
+        win = None
+        try:
+            if wcfg == D.VIEWS["window"].arguments()["cfg"]:
+                win = ui.view(D, "window")
+            else:
+                win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
+                                 seconds=D.expected_seconds(wcfg))
+        except D.InputError as exc:
+            st.error(ui.plain(exc), icon=":material/error:")
+        if win is not None:
+            wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
+            wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
+                      "τ_mem": f"τ_mem ∝ n^{win['tau_mem_slope']:.2f}"}
+            wfits = {"τ_gen": D.power_fit(win["summary"], "tau_gen").rename(columns={"tau_gen": "steps"}),
+                     "τ_mem": D.power_fit(win["summary"], "tau_mem").rename(columns={"tau_mem": "steps"})}
+            ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
+                     alt_text="your run: τ_gen and τ_mem against n")
+            st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
+
+# --------------------------------------------------------------------------- CFM against EFM
+with tab_fm:
+    fmr = ui.view(D, "cfm_efm")
+    fcfg = fmr["config"]
+    st.markdown("Bertrand et al. ask whether diffusion-style models generalise *because* their regression target is "
+                "noisy. With $x_t=(1-t)x_0+t\\,x_1$ the conditional target $x_1-x_0$ (**CFM**) is a noisy estimate of "
+                "the closed-form velocity")
+    st.latex(r"\hat u^\star(x,t)=\sum_i\lambda_i\,\frac{x^{(i)}-x}{1-t},\qquad "
+             r"\lambda=\operatorname{softmax}_i\Big(-\frac{\|x-t\,x^{(i)}\|^2}{2(1-t)^2}\Big),")
+    st.markdown("and training on $\\hat u^\\star$ itself (**EFM**, their Alg. 2 with the whole training set) removes "
+                "the noise. If the noise were what prevents memorisation, EFM would memorise more. Here the same "
+                f"network (SM B, width {fcfg['width']}) learns 8×8 digits from training sets of "
+                f"{' and '.join(str(n) for n in fcfg['ns'])} digits, {fcfg['seeds']} paired seeds each: a CFM and an "
+                "EFM model share their training set, initialisation and every draw of x₀, t and batch.")
+    st.markdown(f"**What to notice:** {D.fm_reading(fmr)}")
+    fc = D.fm_curves(fmr["curves"])
+    refs = D.fm_references(fmr["references"])
+    tcol = alt.Color("target:N", title=None, legend=alt.Legend(orient="bottom", columns=1, symbolOpacity=1))
+    base = alt.Chart(fc)
+    fm_line = base.mark_line(point=True).encode(
+        x=alt.X("step:Q", scale=LOGX, title="training steps"), y=alt.Y("f_mem:Q", title="f_mem",
+                                                                      scale=alt.Scale(domain=[0, 1])),
+        color=tcol, tooltip=["n", "target", "step", alt.Tooltip("f_mem:Q", format=".3f"),
+                             alt.Tooltip("f_sd:Q", format=".3f")])
+    fm_band = base.mark_area(opacity=0.18).encode(x="step:Q", y="lo:Q", y2="hi:Q", color=tcol)
+    nn_line = base.mark_line(point=True).encode(
+        x=alt.X("step:Q", scale=LOGX, title="training steps"),
+        y=alt.Y("nn_test:Q", title="median distance to the nearest held-out digit", scale=alt.Scale(zero=False)),
+        color=tcol, tooltip=["n", "target", "step", alt.Tooltip("nn_test:Q", format=".3f")])
+    for n in fcfg["ns"]:
+        rn = refs[refs.n == n]
+        cf_rule = alt.Chart(rn[rn.source == "closed-form sampler"]).mark_rule(strokeDash=[2, 2],
+                                                                             color=ui.NEUTRAL).encode(
+            y="f_mem:Q", tooltip=["source", alt.Tooltip("f_mem:Q", format=".3f")])
+        nn_rules = alt.Chart(rn).mark_rule(strokeDash=[2, 2], color=ui.NEUTRAL).encode(
+            y="nn_test:Q", strokeDash=alt.StrokeDash("source:N", title=None,
+                                                     legend=alt.Legend(orient="bottom", columns=1)),
+            tooltip=["source", alt.Tooltip("nn_test:Q", format=".3f")])
+        side_by_side((f"n = {n}: memorisation, mean ± sd over seeds (grey: the closed-form sampler)",
+                      alt.layer(fm_band.transform_filter(alt.datum.n == n), fm_line.transform_filter(
+                          alt.datum.n == n), cf_rule).properties(height=280), f"diffusion_cfm_efm_fmem_n{n}",
+                      fc[fc.n == n]),
+                     (f"n = {n}: distance of samples to held-out digits (dashed: references)",
+                      alt.layer(nn_line.transform_filter(alt.datum.n == n), nn_rules).properties(height=280),
+                      f"diffusion_cfm_efm_dtest_n{n}", fc[fc.n == n]))
+    st.markdown("**At the last checkpoint, pair by pair** (d_test: median distance of samples to the nearest "
+                "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
+    st.dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3), hide_index=True, width="stretch",
+                 key="fm-table")
+    moved = fmr["fm_vm_change_second_half"]
+    st.caption(f"Both arms train {fcfg['steps']:,} steps (batch {fcfg['batch']}, Adam {fcfg['lr']:g}); "
+               f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
+               f"checkpoint. Convergence: the fit to û* (VM loss, seeds' mean) moved by {100 * moved['cfm']:.1f}% "
+               f"(CFM) and {100 * moved['efm']:.1f}% (EFM) over the second half of training. Pooled over the "
+               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}.")
+    ui.download_csv(fmr["fm_pairs"], "diffusion_cfm_efm_pairs.csv", label="Download the pairs (CSV)")
+    ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
+                    key="fm-curves-csv")
+
+# --------------------------------------------------------------------------- theory: random features
+with tab_rf:
+    st.markdown("§3 of the paper: a score $s_A(x)=\\frac{A}{\\sqrt p}\\tanh(Wx/\\sqrt d)$ with frozen Gaussian $W$ "
+                "and trained $A$ (from 0), at one diffusion time $t$, on $n=\\psi_n d$ standard Gaussian points "
+                "with $p=\\psi_p d$ features. Gradient flow is linear, so it is solved in the eigenbasis of "
+                "$U=\\frac1n\\sum_\\nu\\mathbb E_\\xi[\\sigma\\sigma^\\top]$ ($U=Q\\Lambda Q^\\top$, $C=V^\\top Q$):")
+    st.latex(r"\mathcal L_{\rm train}(\tau)=1+\frac1d\sum_k\|C_k\|^2\big(\lambda_k f_k^2-2f_k\big),\qquad "
+             r"f_k=\frac{1-e^{-2\Delta_t\lambda_k\tau/\psi_p}}{\lambda_k}")
+    st.markdown("A mode with eigenvalue λ is learned at $\\tau\\approx\\psi_p/(\\Delta_t\\lambda)$. The population "
+                "bulk ρ₂ (eigenvalues ∝ ψ_p) is learned at $\\tau_{\\rm gen}\\sim1/\\Delta_t$; the finite-sample "
+                "bulk ρ₁ has its lower edge $s_t^2+v_t^2(1-\\sqrt{\\psi_p/\\psi_n})^2$ falling like $1/\\psi_n$, so "
+                "$\\tau_{\\rm mem}=\\psi_p/(\\Delta_t\\lambda_{\\min})\\propto\\psi_n$ (Thm 3.2).")
+    rst = ui.view(D, "rf_study")
+    rts = D.rf_timescales(rst["summary"])
+    tch = alt.Chart(rts).mark_line(point=True, opacity=0.8).encode(
+        x=alt.X("psi_n:Q", scale=LOGX, title="ψ_n = n/d"), y=alt.Y("tau:Q", scale=LOGX, title="τ"),
+        color=alt.Color("which:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+        detail="seed:N", tooltip=["psi_n", "seed", "which", alt.Tooltip("tau:Q", format=",.1f")])
+    ui.chart(tch.properties(height=340, title=f"Timescales against ψ_n, {rst['seeds']} seeds at d = "
+                                              f"{rst['config']['d']} (p = {rst['p']:,}), log-log"),
+             "diffusion_rf_timescales", data=rts, alt_text="random-features timescales against ψ_n, per seed")
+    slopes = rst["per_seed"].rename(columns={"tau_mem_slope": "τ_mem (spectrum)", "tau_mem_gap_slope": "τ_mem (gap)",
+                                             "tau_mem_theory_slope": "τ_mem (Thm 3.2 edge)",
+                                             "tau_gen_slope": "τ_gen"})
+    st.markdown(f"**Slopes against ψ_n per seed.** Mean τ_mem slope {rst['tau_mem_slope']:.2f} (95% CI "
+                f"{_ci(rst['tau_mem_slope_ci'])}), τ_gen slope {rst['tau_gen_slope']:.2f} (95% CI "
+                f"{_ci(rst['tau_gen_slope_ci'])}).")
+    st.dataframe(slopes, hide_index=True, width="stretch", key="rf-slopes")
+    edges = D.rf_edges(rst["summary"])
+    st.markdown("**Where the measured slope comes from: the lower edge of ρ₁**, measured (the first eigenvalue of U "
+                "above the δ peak, mean over seeds) against Thm 3.2's d → ∞ formula:")
+    st.dataframe(edges.rename(columns={"psi_n": "ψ_n", "lambda_min": "λ_min measured", "lambda_min_lo": "min",
+                                       "lambda_min_hi": "max", "lambda_edge_theory": "edge, Thm 3.2",
+                                       "ratio": "measured / formula", "mass_delta": "mass δ", "mass_rho1": "mass ρ₁",
+                                       "mass_rho2": "mass ρ₂"}), hide_index=True, width="stretch", key="rf-edges")
+
+    if ui.shown("sweep", active):
+        st.subheader("Run the exact dynamics yourself")
+        with st.form("rf_form"):
+            r1, r2, r3 = st.columns(3)
+            psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
+            t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
+            d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
+            psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
+            rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
+                                          icon=":material/play_arrow:", key="rf_run")
+        rcfg = D.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
+        rres = None
+        try:
+            if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
+                rres = ui.view(D, "rf")
+            else:
+                rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go,
+                                  seconds=D.expected_seconds(rcfg))
+        except D.InputError as exc:
+            st.error(ui.plain(exc), icon=":material/error:")
+        if rres is not None:
+            rs = rres["summary"]
+            rc, spec = D.rf_curves(rres["curves"]), D.rf_spectra(rres["spectra"])
+            psi_sort = [f"ψ_n = {v:g}" for v in rs.psi_n]
+            losses = alt.Chart(rc).mark_line().encode(
+                x=alt.X("tau:Q", scale=LOGX, title="training time τ"),
+                y=alt.Y("value:Q", title="loss / d", scale=alt.Scale(zero=False)),
+                color=alt.Color("psi:N", title=None, sort=psi_sort,
+                                legend=alt.Legend(orient="bottom", columns=2)),
+                strokeDash=alt.StrokeDash("loss:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
+                tooltip=["psi", "loss", "tau", "value"])
+            rules = alt.Chart(rs.assign(psi="ψ_n = " + rs.psi_n.map("{:g}".format))).mark_rule(
+                strokeDash=[2, 2]).encode(x="tau_mem:Q", color=alt.Color("psi:N", legend=None, sort=psi_sort))
+            hist = alt.Chart(spec).mark_bar(opacity=0.55).encode(
+                x=alt.X("log10:Q", bin=alt.Bin(maxbins=60), title="log₁₀ eigenvalue of U"),
+                y=alt.Y("count():Q", stack=None, scale=alt.Scale(type="symlog"), title="count"),
+                color=alt.Color("psi:N", title=None, sort=psi_sort,
+                                legend=alt.Legend(orient="bottom", columns=2)))
+            side_by_side(("Train and test loss; dotted rules: measured τ_mem",
+                          (losses + rules).properties(height=340), "diffusion_rf_losses", rc),
+                         ("Spectrum of U: δ peak, ρ₁ (moves left as ψ_n grows), ρ₂", hist.properties(height=340),
+                          "diffusion_rf_spectrum", spec))
+            c = rres["constants"]
+            st.caption(f"One seed, d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c['delta']:.3f}, "
+                       f"a_t = {c['a']:.3f}, b_t = {c['b']:.3f}, v_t² = {c['v2']:.4f}, s_t² = {c['s2']:.4f} "
+                       f"(Gauss–Hermite). Slopes against ψ_n: τ_mem {rres['tau_mem_slope']:.2f} (spectrum), "
+                       f"{rres['tau_mem_gap_slope']:.2f} (loss gap), {rres['tau_mem_theory_slope']:.2f} (d → ∞ edge); "
+                       f"τ_gen {rres['tau_gen_slope']:.2f}. At τ = 10 the train/test losses are "
+                       f"{rs.loss_train_10.min():.3f}–{rs.loss_train_10.max():.3f} / "
+                       f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f}.")
+            ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)", key="rf-csv")
 
 # --------------------------------------------------------------------------- visualiser
 
@@ -221,8 +406,7 @@ def visualiser() -> None:
     """A fragment: moving its knobs reruns only this section (every data set is shipped)."""
     st.markdown("Noise a training point, then undo it. With $n$ training points $x_\\mu$ the *optimal* denoiser "
                 "is known in closed form, and it only ever returns training points:")
-    st.latex(r"x_t = a_t x_0 + \sigma_t \varepsilon,")
-    st.latex(r"D^\star(x,t)=\sum_{\mu=1}^n \operatorname{softmax}_\mu"
+    st.latex(r"x_t = a_t x_0 + \sigma_t \varepsilon,\qquad D^\star(x,t)=\sum_{\mu=1}^n \operatorname{softmax}_\mu"
              r"\!\Big(-\frac{\|x-a_t x_\mu\|^2}{2\sigma_t^2}\Big)\,x_\mu")
     st.markdown("A network trained by denoising score matching would converge to $D^\\star$ if trained forever; "
                 "trained for a while, it fills in the shape between the points.")
@@ -237,7 +421,7 @@ def visualiser() -> None:
     res = ui.view(D, D.VIZ_VIEW[viz])
     if viz == "digits":
         k = int(round(u * 10))
-        a_u, s_u = (float(v) for v in D.core.Schedule().coeffs(res["u"][k]))
+        a_u, s_u = D.ddpm_coeffs(res["u"][k])
         st.image(mosaic(res["forward"], per_row=11), width="stretch",
                  caption=f"Forward process (DDPM) on one training digit, u = 0 … 1; the slider's frame u = "
                          f"{res['u'][k]:.1f} has signal a = {a_u:.2f}, noise σ = {s_u:.2f}.")
@@ -248,151 +432,31 @@ def visualiser() -> None:
                    f"{np.median(res['nearest_dist']):.1e} (digit norms ≈ 5).")
     else:
         dom = alt.Scale(domain=[-3.5, 3.5])
-        base = alt.Chart(res["train"]).mark_point(shape="cross", color="black", size=50, clip=True).encode(
+        base = alt.Chart(res["train"]).mark_point(shape="cross", color=ui.NEUTRAL, size=50, clip=True).encode(
             x=alt.X("x:Q", scale=dom), y=alt.Y("y:Q", scale=dom))
         fwd = res["forward"][np.isclose(res["forward"].u, round(u, 1))]
         rev = res["reverse"]
         steps = np.array(sorted(rev.step.unique()))
         step = int(steps[np.argmin(np.abs((1 - steps / steps.max()) - u))])
         show = rev[rev.step == step]
-        panels = [("forward", fwd, ui.PALETTE[0]),
-                  ("reverse: closed form", show[show.denoiser == "closed form"], ui.PALETTE[1]),
-                  ("reverse: learned MLP", show[show.denoiser == "learned MLP"], ui.PALETTE[2])]
+        panels = [("forward", fwd, ui.PALETTE[0], "forward"),
+                  ("reverse: closed form", show[show.denoiser == "closed form"], ui.PALETTE[1], "closed_form"),
+                  ("reverse: learned MLP", show[show.denoiser == "learned MLP"], ui.PALETTE[2], "learned")]
         side_by_side(*[(f"{title}, u ≈ {u:.1f}", (alt.Chart(df).mark_circle(
             size=18, opacity=0.65, color=colour, clip=True).encode(
             x=alt.X("x:Q", scale=dom, title=None), y=alt.Y("y:Q", scale=dom, title=None),
-            tooltip=["id", "x", "y"]) + base).properties(height=280)) for title, df, colour in panels])
-        st.caption(f"Black crosses: the {len(res['train'])} training points. From the same noise (DDIM, 100 steps), "
+            tooltip=["id", "x", "y"]) + base).properties(height=280), f"diffusion_{viz}_{name}", df)
+            for title, df, colour, name in panels])
+        st.caption(f"Grey crosses: the {len(res['train'])} training points. From the same noise (DDIM, 100 steps), "
                    f"the closed-form denoiser lands on training points (f_mem = {res['fmem_closed_form']:.2f}); "
                    f"the MLP trained for 3,000 full-batch steps fills in the shape between them (f_mem = "
                    f"{res['fmem_learned']:.2f}). Slide u from 1 to 0 to run the reverse process.")
 
 
-
 with tab_viz:
     visualiser()
 
-# --------------------------------------------------------------------------- theory: random features
-with tab_rf:
-    st.markdown("§3 of the paper: a score $s_A(x)=\\frac{A}{\\sqrt p}\\tanh(Wx/\\sqrt d)$ with frozen Gaussian $W$ "
-                "and trained $A$ (from 0), at one diffusion time $t$, on $n=\\psi_n d$ standard Gaussian points "
-                "with $p=\\psi_p d$ features. Gradient flow is linear, so it is solved in the eigenbasis of "
-                "$U=\\frac1n\\sum_\\nu\\mathbb E_\\xi[\\sigma\\sigma^\\top]$ ($U=Q\\Lambda Q^\\top$, $C=V^\\top Q$):")
-    st.latex(r"\mathcal L_{\rm train}(\tau)=1+\frac1d\sum_k\|C_k\|^2\big(\lambda_k f_k^2-2f_k\big),")
-    st.latex(r"f_k=\frac{1-e^{-2\Delta_t\lambda_k\tau/\psi_p}}{\lambda_k}")
-    st.markdown("A mode with eigenvalue λ is learned at $\\tau\\approx\\psi_p/(\\Delta_t\\lambda)$. The population "
-                "bulk ρ₂ (eigenvalues ∝ ψ_p) is learned at $\\tau_{\\rm gen}\\sim1/\\Delta_t$; the finite-sample "
-                "bulk ρ₁ has its lower edge $s_t^2+v_t^2(1-\\sqrt{\\psi_p/\\psi_n})^2$ falling like $1/\\psi_n$, so "
-                "$\\tau_{\\rm mem}=\\psi_p/(\\Delta_t\\lambda_{\\min})\\propto\\psi_n$ (Thm 3.2).")
-    with st.form("rf_form"):
-        r1, r2, r3 = st.columns(3)
-        psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
-        t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
-        d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
-        psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
-        rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                      icon=":material/play_arrow:", key="rf_run")
-    default_rf = D.VIEWS["rf"].arguments()["cfg"]
-    rcfg = rf.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
-    rres = None
-    if rcfg.normalised() != default_rf.normalised():
-        try:
-            rres = ui.compute(rf.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go)
-            if rres is None:
-                st.info("These settings are not computed yet: press **Run** above. Showing the precomputed default "
-                        "meanwhile.", icon=":material/info:")
-        except InputError as exc:
-            st.error(f"{ui.plain(exc)}. Showing the precomputed default.", icon=":material/error:")
-    if rres is None:
-        rres = ui.view(D, "rf")
-    v_rf = D.rf_verdict(rres)
-    rs, rc = rres["summary"], rres["curves"]
-    rc = rc.melt(id_vars=["psi_n", "tau"], value_vars=["train", "test"], var_name="loss", value_name="value")
-    rc = rc.assign(psi="ψ_n = " + rc.psi_n.map("{:g}".format))
-    psi_sort = [f"ψ_n = {v:g}" for v in rs.psi_n]
-    losses = alt.Chart(rc).mark_line().encode(
-        x=alt.X("tau:Q", scale=LOGX, title="training time τ"),
-        y=alt.Y("value:Q", title="loss / d", scale=alt.Scale(zero=False)),
-        color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)),
-        strokeDash=alt.StrokeDash("loss:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
-        tooltip=["psi", "loss", "tau", "value"])
-    rules = alt.Chart(rs.assign(psi="ψ_n = " + rs.psi_n.map("{:g}".format))).mark_rule(strokeDash=[2, 2]).encode(
-        x="tau_mem:Q", color=alt.Color("psi:N", legend=None, sort=psi_sort))
-    spec = rres["spectra"]
-    spec = spec.assign(log10=np.log10(np.clip(spec.eigenvalue.to_numpy(), 1e-6, None)),
-                       psi="ψ_n = " + spec.psi_n.map("{:g}".format))
-    hist = alt.Chart(spec).mark_bar(opacity=0.55).encode(
-        x=alt.X("log10:Q", bin=alt.Bin(maxbins=60), title="log₁₀ eigenvalue of U"),
-        y=alt.Y("count():Q", stack=None, scale=alt.Scale(type="symlog"), title="count"),
-        color=alt.Color("psi:N", title=None, sort=psi_sort, legend=alt.Legend(orient="bottom", columns=2)))
-    side_by_side(("Train and test loss; dotted rules: measured τ_mem", (losses + rules).properties(height=360)),
-                 ("Spectrum of U: δ peak, ρ₁ (moves left as ψ_n grows), ρ₂", hist.properties(height=360)))
-    tm = rs.melt(id_vars="psi_n", value_vars=["tau_mem", "tau_mem_theory", "tau_mem_gap", "tau_gen"],
-                 var_name="which", value_name="tau")
-    names = {"tau_mem": f"τ_mem, measured spectrum (slope {rres['tau_mem_slope']:.2f})",
-             "tau_mem_theory": f"τ_mem, Thm 3.2 edge (slope {rres['tau_mem_theory_slope']:.2f})",
-             "tau_mem_gap": f"gap at ½ its final value (slope {rres['tau_mem_gap_slope']:.2f})",
-             "tau_gen": f"τ_gen: test loss 90% of its drop (slope {rres['tau_gen_slope']:.2f})"}
-    tm = tm.assign(which=tm.which.map(names))
-    tch = alt.Chart(tm).mark_line(point=True).encode(
-        x=alt.X("psi_n:Q", scale=LOGX, title="ψ_n = n/d"), y=alt.Y("tau:Q", scale=LOGX, title="τ"),
-        color=alt.Color("which:N", title=None, sort=list(names.values()),
-                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
-        tooltip=["psi_n", "which", alt.Tooltip("tau:Q", format=",.1f")])
-    st.altair_chart(tch.properties(title="Random-features timescales against ψ_n (log-log)", height=360),
-                    width="stretch")
-    c = rres["constants"]
-    st.caption(f"d = {rres['config']['d']}, p = {rres['p']}, t = {c['t']}: Δ_t = {c['delta']:.3f}, a_t = "
-               f"{c['a']:.3f}, b_t = {c['b']:.3f}, v_t² = {c['v2']:.4f}, s_t² = {c['s2']:.4f} (Gauss–Hermite). At "
-               f"τ = 10 the train/test losses are {rs.loss_train_10.min():.3f}–{rs.loss_train_10.max():.3f} / "
-               f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f} (notes: 0.82–0.84). At this small d the "
-               "δ peak and ρ₁ overlap, so the measured lower edge of ρ₁ sits below the d → ∞ formula and its slope "
-               "is flatter than 1.")
-    notes_tau = D.PAPER["rf_tau_mem_notes"]
-    ref = ", ".join(f"{notes_tau[int(v)] / 1e3:.1f}k" if int(v) in notes_tau and float(v).is_integer() else "—"
-                    for v in rs.psi_n)
-    ui.reproduce_panel([
-        {"quantity": "L_train, L_test at τ = 10",
-         "ours": f"{rs.loss_train_10.mean():.3f}, {rs.loss_test_10.mean():.3f}",
-         "paper": "0.82–0.84 (notes, d = 40)", "note": "1 − O(Δ_t) plateau before memorisation"},
-        {"quantity": "τ_mem = ψ_p/(Δ_t λ_min), Thm 3.2 edge",
-         "ours": ", ".join(f"{v / 1e3:.1f}k" for v in rs.tau_mem_theory),
-         "paper": ref + " (notes, ψ_p = 64, t = 0.1)", "note": "our Gauss–Hermite constants in the paper's formula"},
-        {"quantity": "τ_mem slope vs ψ_n: measured spectrum / loss gap",
-         "ours": f"{rres['tau_mem_slope']:.2f} / {rres['tau_mem_gap_slope']:.2f}", "paper": 1.0,
-         "note": "finite d blurs the ρ₁ edge; ψ_n = 32 violates ψ_p ≥ 8ψ_n"},
-        {"quantity": "τ_gen slope vs ψ_n", "ours": rres["tau_gen_slope"], "paper": 0.0, "note": "τ_gen ~ 1/Δ_t"},
-    ], verdict=v_rf)
-    ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)")
-
-# --------------------------------------------------------------------------- flow matching
-with tab_flow:
-    st.markdown("With $x_t=(1-t)x_0+t\\,x_1$, $x_0\\sim\\mathcal N(0,I)$, the optimal velocity is "
-                "$\\hat u^\\star(x,t)=\\sum_i\\lambda_i\\,(x^{(i)}-x)/(1-t)$, "
-                "$\\lambda=\\operatorname{softmax}_i(-\\|x-t x^{(i)}\\|^2/2(1-t)^2)$. In high dimension it points at "
-                "the one training point that generated $x_t$ almost from the start, so the regression target is "
-                "effectively deterministic: stochasticity of the target is *not* what makes models generalise.")
-    fa = ui.view(D, "flow_alignment")
-    flow_sets = ["2-moons (d = 2)", "digits (d = 64)", "Gaussian (d = 1024)"]
-    flow_col = alt.Color("data:N", title=None, scale=alt.Scale(domain=flow_sets, range=ui.PALETTE[:3]),
-                         legend=alt.Legend(orient="bottom", columns=1))
-    band = alt.Chart(fa).mark_area(opacity=0.2).encode(x="t:Q", y="cos_q10:Q", y2="cos_q90:Q", color=flow_col)
-    line = alt.Chart(fa).mark_line(point=True).encode(
-        x=alt.X("t:Q", title="flow time t"), y=alt.Y("cos_median:Q", title="cos(û*, x₁ − x₀)"),
-        color=flow_col, tooltip=["data", "t", "cos_median", "cos_q10", "cos_q90"])
-    hy = ui.view(D, "hybrid")
-    hyc = alt.Chart(hy["table"]).mark_line(point=True).encode(
-        x=alt.X("tau:Q", title="switch time τ"),
-        y=alt.Y("f_mem:Q", title="f_mem", scale=alt.Scale(domain=[0, 1])), tooltip=["tau", "f_mem", "nn_dist", "mmd2"])
-    side_by_side(("Alignment with the conditional target", (band + line).properties(height=340)),
-                 (f"Hybrid sampling on the GMM (n = {hy['n']})", hyc.properties(height=340)))
-    st.caption("Left: medians over 400 draws, bands 10–90%. Right: the learned velocity is the SM B network trained "
-               f"as a DDPM denoiser for {hy['train_steps']:,} full-batch steps (before its τ_mem), converted to flow "
-               "time by matching the signal-to-noise ratio. Following the closed form up to τ and the network "
-               "afterwards: early switches stay creative, late switches copy (Bertrand et al.: creative for "
-               "τ ≤ 0.2, copies for τ ≥ 0.4 on CIFAR-10; the crossover here is the toy's own).")
-
-# --------------------------------------------------------------------------- ELS
+# --------------------------------------------------------------------------- Bertrand et al.'s other findings, ELS
 
 
 @ui.fragment
@@ -410,11 +474,54 @@ def els_machine() -> None:
     st.caption(f"n = {els['n']} training digits, DDIM. Ideal machine: f_mem = {els['fmem_ideal']:.2f}. ELS machine "
                f"with P = {els['P']}: f_mem = {els['fmem_els']:.2f}, median distance to the nearest training digit "
                f"{np.median(els['els_nn_dist']):.2f}. Kamb & Ganguli calibrate a time-dependent P on real U-Nets "
-               "(median r² 0.94–0.96); here P is fixed. Every P is precomputed.")
+               "(median r² 0.94–0.96); here P is fixed.")
 
 
-with tab_els:
+with tab_more:
+    st.markdown("**Bertrand et al., Finding 1:** in high dimension the closed-form velocity points at the one "
+                "training point that generated $x_t$ almost from the start, so the regression target is nearly "
+                "deterministic. **Finding 3:** follow û* up to a switch time τ, a trained network after: early "
+                "switches stay creative, late ones copy.")
+    fa = ui.view(D, "flow_alignment")
+    flow_sets = ["2-moons (d = 2)", "digits (d = 64)", "Gaussian (d = 1024)"]
+    flow_col = alt.Color("data:N", title=None, scale=alt.Scale(domain=flow_sets, range=ui.PALETTE[:3]),
+                         legend=alt.Legend(orient="bottom", columns=1))
+    fband = alt.Chart(fa).mark_area(opacity=0.2).encode(x="t:Q", y="cos_q10:Q", y2="cos_q90:Q", color=flow_col)
+    fline = alt.Chart(fa).mark_line(point=True).encode(
+        x=alt.X("t:Q", title="flow time t"), y=alt.Y("cos_median:Q", title="cos(û*, x₁ − x₀)"),
+        color=flow_col, tooltip=["data", "t", "cos_median", "cos_q10", "cos_q90"])
+    hy = ui.view(D, "hybrid")
+    hyc = alt.Chart(D.hybrid_long(hy["table"])).mark_line(point=True).encode(
+        x=alt.X("tau:Q", title="switch time τ"), y=alt.Y("f_mem:Q", title="f_mem", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["tau", "f_mem", "nn_dist", "mmd2"])
+    side_by_side(("Alignment with the conditional target (Finding 1)", (fband + fline).properties(height=320),
+                  "diffusion_flow_alignment", fa),
+                 (f"Hybrid sampling on the GMM, n = {hy['n']} (Finding 3)", hyc.properties(height=320),
+                  "diffusion_hybrid", hy["table"]))
+    st.caption("Left: medians over 400 draws, bands 10–90%. Right: the learned velocity is the SM B network trained "
+               f"as a DDPM denoiser for {hy['train_steps']:,} full-batch steps (before its τ_mem), converted to flow "
+               "time by matching the signal-to-noise ratio (Bertrand et al.: creative for τ ≤ 0.2, copies for "
+               "τ ≥ 0.4 on CIFAR-10; the crossover here is the toy's own).")
+    st.divider()
     els_machine()
 
+# --------------------------------------------------------------------------- lab notebook
+with tab_lab:
+    st.markdown("Every configuration tried for this page, including the ones that failed or were replaced, with "
+                "what it showed and what it cost (CPU seconds on one thread of the 2-core machine).")
+    lab = D.lab_notebook()
+    lab["cpu_s"] = [f"{v:,.0f}" if pd.notna(v) else "" for v in lab.cpu_s]
+    st.table(lab.set_index("id"))                   # a wrapping table: every word of each entry shows
+    st.markdown("**Caveats.** " + " ".join(D.CAVEATS))
+    st.markdown("**Per-size summary of the window study:**")
+    st.dataframe(ssum, hide_index=True, width="stretch", key="lab-summary")
+    st.markdown("Command line: `python -m toymodels reproduce diffusion --quick` (2 seeds, n = 32…128, S = 200 n) or "
+                "without `--quick` (the shipped studies' settings, about 50 minutes of CPU); "
+                "`python -m toymodels verdict diffusion` prints the ledger.")
+
 st.divider()
+ui.cite(paper)
+live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
+ui.code_for_view(ui.call_snippet("diffusion", "window_study", D.STUDY_WINDOW) + "# the live sweep's knobs:\n" + live,
+                 cli="python -m toymodels reproduce diffusion --quick")
 ui.device_caption()

@@ -1,0 +1,99 @@
+"""The diffusion page (AppTest): defaults, knobs, links."""
+import pytest
+
+import toymodels.diffusion as D
+from tests.apptest_helpers import open_page
+from toymodels.registry import REPO_ROOT as ROOT
+
+needs_page = pytest.mark.skipif(not (ROOT / "pages" / "diffusion.py").exists(), reason="page not built yet")
+
+
+def _page():
+    return open_page("diffusion")
+
+
+@needs_page
+def test_page_opens_on_the_ledger_and_the_shipped_studies():
+    at = _page()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Diffusion memorization"
+    shown = " ".join(m.value for m in at.markdown)
+    assert "claims reproduced" in shown                         # the claims table comes first
+    assert "What to notice" in shown
+    assert len(at.table) >= 1                                   # the claims ledger (ui.claims_table: st.table)
+    assert len(at.dataframe) >= 4                               # per-seed τ, CFM/EFM pairs, RF slopes, RF edges, ...
+    assert not at.error
+
+
+@needs_page
+def test_page_runs_after_changing_the_dataset():
+    at = _page()
+    at.selectbox(key="viz_data").set_value("digits").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="viz_data").set_value("ring").run()
+    assert not at.exception, at.exception
+
+
+@pytest.mark.slow
+def test_quick_reproduction_keeps_todays_keys_and_judges_the_claims():
+    r = D.reproduce(quick=True)
+    for key in ("ns", "tau_gen", "tau_mem", "tau_mem_slope", "tau_gen_slope", "tau_mem_half_slope", "tau_gap_slope",
+                "f_mem_final", "closed_form_fmem", "rf_psi_n", "rf_tau_mem", "rf_tau_mem_slope", "rf_tau_gen_slope",
+                "rf_loss_train_tau10", "claims", "reproduced", "topic"):
+        assert key in r, key
+    assert r["quick"] is True and r["ns"] == [32, 64, 128] and r["closed_form_fmem"] >= 0.95
+    assert {c["id"] for c in r["claims"]} == {c.id for c in D.CLAIMS}
+
+
+@needs_page
+def test_page_knobs_live_rf_run_and_oversized_window_is_refused():
+    at = _page()
+    at.select_slider(key="rf_psi_p").set_value(16)
+    at.select_slider(key="rf_d").set_value(10)
+    at.multiselect(key="rf_psi_n").set_value([1, 2])
+    at.button(key="rf_run").click().run()              # the RF form's Run (computes a small live case)
+    assert not at.exception, at.exception
+    assert any("p = 160" in c.value for c in at.caption)     # d = 10, ψ_p = 16 was really computed
+    at.multiselect(key="win_ns").set_value([256, 512])
+    at.select_slider(key="win_spn").set_value(300)
+    at.button(key="win_run").click().run()             # far over the live budget: refused with a message
+    assert not at.exception, at.exception
+    assert any("live budget" in e.value for e in at.error)
+
+
+@needs_page
+def test_a_small_live_window_run_shows_its_own_slopes():
+    at = _page()
+    at.multiselect(key="win_ns").set_value([16, 32])
+    at.select_slider(key="win_spn").set_value(50)
+    at.select_slider(key="win_width").set_value(32)
+    at.button(key="win_run").click().run()
+    assert not at.exception, at.exception
+    assert any(c.value.startswith("Your run: τ_mem ∝") for c in at.caption)
+
+
+# --------------------------------------------------------------------------- the page: links and fuzz
+
+
+def test_link_with_a_display_label_opens_the_default_with_a_notice():
+    """Issue 14 #10: `?viz_data=2-D%3A+ring+of+8+Gaussians` stored a label; ids now, and an unknown one is named."""
+    from streamlit.testing.v1 import AppTest
+
+    from toymodels.registry import get_paper
+
+    at = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=300).run()
+    at.switch_page(get_paper("diffusion").page)
+    at.query_params["viz_data"] = "2-D: ring of 8 Gaussians"
+    at.query_params["els_P"] = "4"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="viz_data").value == "moons" and at.select_slider(key="els_P").value == 3
+    notice = " ".join(w.value for w in [*at.warning, *at.code])    # the values are shown as text (a code block)
+    assert "viz_data=2-D: ring of 8 Gaussians" in notice and "els_P=4" in notice
+    at.selectbox(key="viz_data").set_value("ring").run()
+    assert not at.exception and at.query_params.get("viz_data") in ("ring", ["ring"])
+    again = AppTest.from_file(str(ROOT / "Home.py"), default_timeout=300).run()
+    again.switch_page(get_paper("diffusion").page)
+    again.query_params["viz_data"] = "ring"             # an id link reopens that data set, no notice
+    again.run()
+    assert again.selectbox(key="viz_data").value == "ring" and not again.warning
