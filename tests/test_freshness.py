@@ -205,7 +205,7 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
     from toymodels import shipped
 
     module = shipped.module_for("transductive")
-    judge = getattr(module, "verdict", None) or module.metrics  # a package judges by CLAIMS and metrics(views)
+    judge = module.metrics  # a package judges by its CLAIMS on metrics(views): the verdict reaches no view
     src = Path(sys.modules[judge.__module__].__file__)
     copy = tmp_path / "toymodels" / src.relative_to(root)
     _insert_statement(copy, judge.__name__, "_unused = 0")

@@ -31,24 +31,18 @@ from typing import Callable
 PACKAGE = "toymodels"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
-# Modules named unlike their topic (before each topic became one package): their definitions belong to that
-# topic, so a definition moved from ``attention_core.py`` into ``gated_attention/`` keeps its name and hash.
-TOPIC_ALIASES = {"attention": "gated_attention", "attention_core": "gated_attention", "crl": "deep_crl",
-                 "crl_critic": "deep_crl", "diversity": "hivemind", "online": "transductive",
-                 "superposition_core": "superposition"}
-
 _DYNAMIC_CALLS = {"import_module", "__import__", "globals", "vars", "reload"}
 
 
 def topic_key(module_name: str) -> str:
-    """The topic a module belongs to: ``toymodels.superposition.core`` -> ``superposition`` (old module names
-    through ``TOPIC_ALIASES``); a module outside ``toymodels`` is its own topic."""
+    """The topic a module belongs to: ``toymodels.superposition.core`` -> ``superposition`` (one topic, one
+    package); a module outside ``toymodels`` is its own topic."""
     parts = module_name.split(".")
     if parts[0] != PACKAGE:
         return module_name
     if len(parts) == 1:
         return PACKAGE
-    return TOPIC_ALIASES.get(parts[1], parts[1])
+    return parts[1]
 
 
 # --------------------------------------------------------------------------- reading modules
