@@ -82,9 +82,10 @@ browser:
 run: install
 	$(PY) -m streamlit run Home.py --server.port $(PORT)
 
-# pytest, then the shipped-results check (every page's precomputed default view matches the code that made it).
-# pytest's exit code 5 means it collected no test: that is a failure here, not a silent success.
+# ruff (lint), pytest, then the shipped-results check (every page's precomputed default view matches the code that
+# made it). pytest's exit code 5 means it collected no test: that is a failure here, not a silent success.
 test: setup browser
+	$(PY) -m ruff check .
 	@$(PY) -m pytest; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "make: pytest collected no tests (exit 5): failing"; exit 1; fi; \
 	  exit $$rc

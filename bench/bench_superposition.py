@@ -2,14 +2,14 @@
 
     python bench/bench_superposition.py [--steps 1200] [--full] [--seeds 1] [--engine-alone] [--quick]
 
-Batched: ``superposition_core.sweep`` — the models of one width are one batched model (no padding), all widths
+Batched: ``superposition.sweeps.sweep`` — the models of one width are one batched model (no padding), all widths
 train in one step loop and share each step's data, gradients exploit the sparsity of x, Adam is fused, and the
 fixed evaluation sample is kept as active entries. Honest loop: ``sweep(one_by_one=True)``, every (width, regime,
 seed) model trained alone by ``train_alone``, plain PyTorch as a user would write it (dense x, autograd, torch's
 fused Adam, float32, one thread), the same recipe, data streams, checkpoints and stopping rule. ``--engine-alone``
 also times the batched engine fed one model at a time (what batching and data sharing add on top of sparsity).
 
-The default configuration is the shipped ``scaling`` view's (n = 1000, m = 10/20/40/80, the 5 strong/weak
+The default configuration is the shipped ``scaling`` view's (n = 1000, m = 10…160, the 5 strong/weak
 regimes, batch 128, the paper-large lr recipe, warmup 5 %) for ``--steps`` of its schedule; ``--full`` runs its
 whole schedule (12000 steps, convergence continuation to the 24000 cap; about an hour of CPU for both). Prints
 process-CPU seconds beside wall seconds (wall time is inflated on a shared machine), the speed-up in CPU time, the
@@ -21,8 +21,8 @@ import time
 import numpy as np
 import torch
 
-from toymodels import superposition as M
-from toymodels import superposition_core as C
+import toymodels.superposition as M
+from toymodels.superposition import sweeps as C
 
 
 def timed(fn):
@@ -63,7 +63,7 @@ def main() -> None:
         a.steps, a.max_steps = cfg["steps"], cfg["max_steps"]
     if a.quick:
         a.n, a.ms, a.steps = 300, [5, 10, 20], 100
-    regimes = C.HEADLINE_REGIMES + C.profile_regimes(a.n, max(a.ms), weak=cfg["weak_profiles"])
+    regimes = M.HEADLINE_REGIMES + C.profile_regimes(a.n, max(a.ms), weak=cfg.get("weak_profiles", False))
     kw = dict(n=a.n, ms=a.ms, regimes=regimes, steps=a.steps, batch=a.batch, seeds=tuple(range(a.seeds)),
               max_steps=a.max_steps, lr_recipe="paper-large", warmup=0.05)
     fast, fw, fc = timed(lambda: C.sweep(**kw))

@@ -107,7 +107,8 @@ def _child(name: str, threads: int, seconds: float) -> None:
 def measure(name: str, threads: int, seconds: float) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     out = subprocess.run([sys.executable, __file__, "--child", name, str(threads), str(seconds)],
-                         capture_output=True, text=True, env=env, timeout=max(900.0, 20 * seconds))  # importing torch on a busy machine is slow
+                         capture_output=True, text=True, env=env,
+                         timeout=max(900.0, 20 * seconds))  # importing torch on a busy machine is slow
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -114,6 +114,36 @@ def test_a_change_to_a_reached_definition_stales_and_is_named(pkg, name, rel, ol
     assert F.definition_hash(REF) != F.definition_hash(REF, before)
 
 
+def test_a_comprehension_variable_or_a_main_block_is_not_reached(pkg):
+    """A local ``i`` in a view is not the module's comprehension variable ``i``, and a script's
+    ``if __name__ == "__main__":`` block never runs when the view is imported: editing either stales nothing
+    (reading rules 2). Under rules 1 (``legacy_rules``, how bundles were stamped before) both were reached."""
+    train = BASE["demo/train.py"] + textwrap.dedent('''
+        POW = [2 ** i for i in range(4)]
+        ADD = (lambda k: k + 1)
+
+        def local(n):
+            i = n + 1
+            k = i
+            return i * k
+
+        if __name__ == "__main__":
+            print(view(3))
+    ''')
+    _setup(pkg, **{"demo/train.py": train.replace("helper(n) * SCALE", "helper(local(n)) * SCALE")})
+    before = F.definitions(REF)
+    assert not {"demo:i", "demo:k"} & set(before) and not any(n.startswith("prelude:") for n in before)
+    with F.legacy_rules():
+        legacy = F.definitions(REF)
+    assert "demo:i" in legacy and any(n.startswith("prelude:") for n in legacy)
+    pkg("demo/train.py", train.replace("helper(n) * SCALE", "helper(local(n)) * SCALE")
+        .replace("range(4)", "range(5)").replace("k + 1", "k + 2").replace("print(view(3))", "print(view(4))"))
+    assert F.definitions(REF) == before
+    with F.legacy_rules():
+        assert F.changed(legacy, F.definitions(REF))  # rules 1 called the same edit a change
+    assert F.definitions(REF) == before  # and leaving them restores today's rules
+
+
 def test_a_move_inside_the_topic_keeps_the_hash(pkg):
     _setup(pkg)
     before = F.definition_hash(REF)
@@ -205,7 +235,7 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
     from toymodels import shipped
 
     module = shipped.module_for("transductive")
-    judge = getattr(module, "verdict", None) or module.metrics  # a package judges by CLAIMS and metrics(views)
+    judge = module.metrics  # a package judges by its CLAIMS on metrics(views): the verdict reaches no view
     src = Path(sys.modules[judge.__module__].__file__)
     copy = tmp_path / "toymodels" / src.relative_to(root)
     _insert_statement(copy, judge.__name__, "_unused = 0")

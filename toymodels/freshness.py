@@ -20,6 +20,7 @@ read statically from the source (``ast``), never by importing it:
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.util
 import sys
@@ -31,24 +32,45 @@ from typing import Callable
 PACKAGE = "toymodels"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
-# Modules named unlike their topic (before each topic became one package): their definitions belong to that
-# topic, so a definition moved from ``attention_core.py`` into ``gated_attention/`` keeps its name and hash.
-TOPIC_ALIASES = {"attention": "gated_attention", "attention_core": "gated_attention", "crl": "deep_crl",
-                 "crl_critic": "deep_crl", "diversity": "hivemind", "online": "transductive",
-                 "superposition_core": "superposition"}
-
 _DYNAMIC_CALLS = {"import_module", "__import__", "globals", "vars", "reload"}
 
 
+class _Rules(threading.local):
+    legacy = False  # reading rules 1: see ``legacy_rules``
+
+
+_RULES = _Rules()
+
+
+@contextlib.contextmanager
+def legacy_rules():
+    """Read the source under reading rules 1, as bundles shipped before 26 Nov 2026 were stamped: a
+    comprehension's and a lambda's variables and a nested function's names counted as module-level names (so a
+    function with a local ``i`` reached a module's ``[... for i in ...]``), and an ``if __name__ == "__main__":``
+    block counted as import-time code reached by every definition of its module. Both only ever made more views
+    stale, never fewer. ``restamp`` uses this to check a bundle under the rules it was stamped with before
+    stamping it under today's."""
+    with _COMPUTE:
+        _RULES.legacy = True
+        _CACHE.clear()
+        _MEMO.clear()
+        try:
+            yield
+        finally:
+            _RULES.legacy = False
+            _CACHE.clear()
+            _MEMO.clear()
+
+
 def topic_key(module_name: str) -> str:
-    """The topic a module belongs to: ``toymodels.superposition.core`` -> ``superposition`` (old module names
-    through ``TOPIC_ALIASES``); a module outside ``toymodels`` is its own topic."""
+    """The topic a module belongs to: ``toymodels.superposition.core`` -> ``superposition`` (one topic, one
+    package); a module outside ``toymodels`` is its own topic."""
     parts = module_name.split(".")
     if parts[0] != PACKAGE:
         return module_name
     if len(parts) == 1:
         return PACKAGE
-    return TOPIC_ALIASES.get(parts[1], parts[1])
+    return parts[1]
 
 
 # --------------------------------------------------------------------------- reading modules
@@ -138,7 +160,17 @@ def _parse(name: str, path: Path, source: bytes) -> _Module:
     return module
 
 
+def _is_main_block(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``: runs only as a script, never when a view's module is imported."""
+    t = node.test if isinstance(node, ast.If) else None
+    return (isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__"
+            and len(t.comparators) == 1 and isinstance(t.comparators[0], ast.Constant)
+            and t.comparators[0].value == "__main__")
+
+
 def _bind_statement(module: _Module, node: ast.stmt) -> None:
+    if _is_main_block(node) and not _RULES.legacy:
+        return
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         _bind_import(module, node)
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -176,14 +208,34 @@ def _bind_import(module: _Module, node: ast.Import | ast.ImportFrom) -> None:
         module.imports[local] = (sub, None) if _module_path(sub) is not None else (target, alias.name)
 
 
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _bound_names(node: ast.stmt) -> list[str]:
-    """Names a top-level statement binds (assignment targets, names defined inside `if`/`try` blocks)."""
+    """Names a top-level statement binds (assignment targets, names defined inside `if`/`try` blocks). A
+    comprehension's or a lambda's variables and a nested function's locals are not module names (only a walrus
+    target escapes a comprehension)."""
     out: list[str] = []
-    for inner in ast.walk(node):
+    if _RULES.legacy:  # reading rules 1 (see ``legacy_rules``)
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                out.append(inner.id)
+            elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.append(inner.name)
+        return sorted(set(out))
+    todo: list[ast.AST] = [node]
+    while todo:
+        inner = todo.pop()
         if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
             out.append(inner.id)
         elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.append(inner.name)
+            continue
+        elif isinstance(inner, _SCOPES):
+            out += [n.target.id for n in ast.walk(inner) if isinstance(n, ast.NamedExpr)
+                    and isinstance(n.target, ast.Name)]
+            continue
+        todo.extend(ast.iter_child_nodes(inner))
     return sorted(set(out))
 
 

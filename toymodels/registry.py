@@ -223,6 +223,27 @@ PAPERS: tuple[Paper, ...] = (
         "(x + y mod 61, half the pairs for training)",
         venue="International Conference on Machine Learning (ICML 2025)",
     ),
+    Paper(
+        topic="supercollapse",
+        module="supercollapse",
+        short_title="Supercollapse",
+        icon=":material/ssid_chart:",
+        title="Scaling Collapse Reveals Universal Dynamics in Compute-Optimally Trained Neural Networks",
+        authors="Shikai Qiu, Lechao Xiao, Andrew Gordon Wilson, Jeffrey Pennington, Atish Agarwala",
+        award=MORE,
+        track="Main track",
+        arxiv="2507.02119",
+        code="shikaiqiu/supercollapse",
+        tldr="Train models of several sizes, each for its compute-optimal number of steps, and rescale every loss "
+        "curve so that it ends at (1, 1): the curves fall on one line. With learning-rate decay they agree more "
+        "closely than two random seeds of the same model do.",
+        claim="Normalised loss curves of compute-optimally trained models of different sizes collapse onto one "
+        "universal curve; with learning-rate decay the spread across sizes falls below the seed-to-seed noise "
+        "(supercollapse), and the collapse breaks when the training horizon is scaled sub-optimally.",
+        headline="Spread across sizes Δ < seed noise σ with linear decay (supercollapse, Fig. 1c); schedule "
+        "constant α = 0.21 (CIFAR-5M), 0.26 (MLP)",
+        venue="International Conference on Machine Learning (ICML 2025)",
+    ),
 )
 
 TOPICS: tuple[str, ...] = tuple(p.topic for p in PAPERS)

@@ -132,6 +132,8 @@ def restamp_view(topic: str, name: str, fn: Callable, kwargs: dict) -> str:
         return "missing or damaged: not restamped"
     meta = doc["meta"]
     key = store.call_key(fn, (), kwargs)
+    if meta.get("key") == key and meta.get("source") != store.source_hash(fn) and meta.get("definitions"):
+        return _upgrade_rules(folder, doc, fn, kwargs)
     if meta.get("key") == key and meta.get("source") == store.source_hash(fn):
         if meta.get("declared") == store.declared_key(kwargs):
             return "already new"
@@ -148,6 +150,23 @@ def restamp_view(topic: str, name: str, fn: Callable, kwargs: dict) -> str:
     doc["files"] = {p.name: store._file_sha(p) for p in sorted(folder.iterdir()) if p.name != "meta.json"}
     _write_meta(folder, doc)
     return "restamped"
+
+
+def _upgrade_rules(folder: Path, doc: dict, fn: Callable, kwargs: dict) -> str:
+    """A bundle stamped under reading rules 1 (``freshness.legacy_rules``): restamped under today's rules only if
+    rules 1 still find every definition it recorded unchanged (and its declared arguments the same)."""
+    from toymodels import freshness as F
+
+    meta = doc["meta"]
+    with F.legacy_rules():
+        then = F.definitions(fn)
+    if meta.get("declared") != store.declared_key(kwargs) or meta.get("definitions") != then \
+            or meta.get("source") != F.definition_hash(fn, then):
+        return "stale (a definition it reached changed): not restamped"
+    now = F.definitions(fn)
+    doc["meta"] = {**meta, "source": F.definition_hash(fn, now), "definitions": now}
+    _write_meta(folder, doc)
+    return f"restamped (reading rules 1 -> 2: {len(then)} -> {len(now)} definitions)"
 
 
 def _write_meta(folder: Path, doc: dict) -> None:

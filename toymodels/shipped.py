@@ -18,10 +18,6 @@ from toymodels.claims import Verdict, count_text, judge, topic_reproduced
 from toymodels.errors import NotStored
 from toymodels.topic import View
 
-# Names that lived in ``toymodels.topic`` before this module existed (topic's ``__getattr__`` forwards them).
-MOVED_FROM_TOPIC = ("module_for", "view_call", "load_view", "stale_views", "shipped_verdict", "verdicts_path",
-                    "verdict_record", "write_verdicts", "read_verdicts", "verdict_index_problem", "_STORED_ONLY")
-
 
 def module_for(topic: str):
     """The topic package behind a registry topic (``"deep-crl"`` -> ``toymodels.deep_crl``)."""
@@ -179,22 +175,11 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
     """The topic's verdict on its shipped views, without recomputing, and whether every shipped view of the
     topic is fresh (``stale``: ``stale_views(module)`` when the caller has it already)."""
     stale = stale_views(module) if stale is None else stale
-    if hasattr(module, "CLAIMS"):
-        try:
-            return verdict_of(module), not stale
-        except Exception as exc:  # noqa: BLE001 - an old-format bundle must not break the page, Home or the CLI
-            return Verdict(None, f"the shipped views could not be judged ({type(exc).__name__}: {exc}); re-ship "
-                                 f"them with `python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
-    # Transitional: a topic not yet converted to claims judges its headline view with verdict(result).
-    result = store.load_shipped(module.TOPIC, module.HEADLINE)
-    if result is None:
-        return Verdict(None, f"the headline view {module.HEADLINE!r} is not shipped: run "
-                             f"`python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
     try:
-        return module.verdict(result), not stale
-    except Exception as exc:  # noqa: BLE001
-        return Verdict(None, f"the shipped headline view could not be judged ({type(exc).__name__}: {exc}); "
-                             f"re-ship it with `python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
+        return verdict_of(module), not stale
+    except Exception as exc:  # noqa: BLE001 - an old-format bundle must not break the page, Home or the CLI
+        return Verdict(None, f"the shipped views could not be judged ({type(exc).__name__}: {exc}); re-ship "
+                             f"them with `python -m toymodels precompute {module.TOPIC}`", "n/a", "n/a"), False
 
 
 # --------------------------------------------------------------------------- the verdict index (for Home)

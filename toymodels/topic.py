@@ -415,16 +415,3 @@ def freeze(obj: Any) -> Any:
                 pass
         return frame
     return obj
-
-
-# --------------------------------------------------------------------------- transitional
-
-
-def __getattr__(name: str):
-    """Transitional: the functions that read a topic's stored views moved to ``toymodels.shipped``."""
-    import importlib
-
-    shipped = importlib.import_module("toymodels.shipped")
-    if name in getattr(shipped, "MOVED_FROM_TOPIC", ()):
-        return getattr(shipped, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,10 +1,6 @@
-"""The training engine and the converged width sweeps of the superposition toy (Liu, Liu & Gore 2025).
+"""The training engine of the superposition toy (Liu, Liu & Gore 2025): the model, Eq. 2, and the loops.
 
-Kept apart from ``toymodels.superposition`` (page helpers, bounds, views, verdict) so that the expensive
-shipped sweeps, which are computed here, stay fresh when only the page-facing code changes.
-
-Data      x_i = u_i v_i,  u_i ~ Bernoulli(p_i),  v_i ~ U(0, 2)
-Model     y = ReLU(W Wᵀ x + b),  W ∈ R^{n×m},  b ∈ R^n
+Model     y = ReLU(W Wᵀ x + b),  W ∈ R^{n×m},  b ∈ R^n  (paper Eq. 1; data in ``data``)
 Loss      L = ⟨‖y − x‖²⟩ (a sum over features: n × the mean squared error the official code trains on)
 Optimiser Adam(0.9, 0.999), linear warmup, cosine decay to 0.05·lr, and before each Adam update the decoupled
           Eq. 2 step on W only: γ ≥ 0: W_i ← W_i − η_t γ W_i; γ < 0: W_i ← W_i − η_t γ W_i (1/(‖W_i‖+ε) − 1).
@@ -29,85 +25,20 @@ import math
 import time
 
 import numpy as np
-import pandas as pd
 import torch
-from scipy import stats
 
 from toymodels.device import get_device
 from toymodels.topic import InputError, as_progress
 
-V_MEAN, V_SQ = 1.0, 4.0 / 3.0      # ⟨v⟩ and ⟨v²⟩ for v ~ U(0, 2)
+from .config import CONV_TOL, CONV_WINDOW
+from .measure import measure
+
 EPS = 1e-8                         # Eq. 2's ε, added to the row norm
 LR_FLOOR = 0.05                    # cosine decay ends at 5 % of the peak learning rate
-HIST_BINS = np.linspace(0.0, 2.0, 41)
-PROFILES = ("power", "exponential", "linear")
-CONV_TOL = 0.02                    # the convergence criterion: |ΔL|/L < 2 % over the last 20 % of training
-CONV_WINDOW = 0.2
 CHECK_EVERY = 0.05                 # checkpoints (and, past the scheduled steps, decisions) every 5 % of them
 
 
 # --------------------------------------------------------------------------- data (Eq. 1)
-
-
-def profile_weights(n: int, profile: str = "power", alpha: float = 1.0, tau: float | None = None) -> np.ndarray:
-    """Unnormalised frequency profile over features i = 1…n.
-
-    power: i^(-α); exponential: exp(−i/τ) (τ defaults to the paper's 400 rescaled to n: 400·n/10240);
-    linear: n + 1 − i.
-    """
-    i = np.arange(1, n + 1, dtype=np.float64)
-    if profile == "power":
-        return i ** (-float(alpha))
-    if profile == "exponential":
-        t = 400.0 * n / 10240.0 if tau is None else float(tau)
-        if not t > 0:
-            raise InputError(f"the exponential profile needs τ > 0, got {t:g}")
-        return np.exp(-(i - 1.0) / t)
-    if profile == "linear":
-        return n + 1.0 - i
-    raise InputError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-
-
-def feature_probs(n: int, alpha: float = 1.0, E: float = 1.0, profile: str = "power",
-                  tau: float | None = None) -> np.ndarray:
-    """Feature frequencies p_i (i = 1…n), scaled so that Σ p_i = E. Raises InputError if some p_i > 1.
-
-    >>> p = feature_probs(4, alpha=1.0, E=1.0); bool(abs(p.sum() - 1) < 1e-12 and p[0] > p[1])
-    True
-    """
-    w = profile_weights(n, profile, alpha, tau)
-    p = E * w / w.sum()
-    if p.max() > 1.0 + 1e-12:
-        raise InputError(f"activation density E = {E:g} makes p_1 = {p.max():.3g} > 1 for this profile: "
-                         "lower E or flatten the profile")
-    return np.minimum(p, 1.0)
-
-
-def n_eff(p) -> float:
-    """Effective number of features (Σ p_i)² / Σ p_i², i.e. 1 / Σ q_i² for q = p / Σ p (the issue's N_eff)."""
-    p = np.asarray(p, dtype=np.float64)
-    return float(p.sum() ** 2 / np.sum(p * p))
-
-
-def param_for_neff(profile: str, n: int, target: float) -> float:
-    """The profile parameter (power: exponent α; exponential: τ) whose N_eff equals ``target`` (bisection)."""
-    if profile == "power":
-        lo, hi = 0.0, 4.0                     # N_eff falls as α grows
-        if n_eff(profile_weights(n, "power", lo)) < target:
-            raise InputError(f"no power law over n = {n} features reaches N_eff = {target:g} (at most {n})")
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if n_eff(profile_weights(n, "power", mid)) >= target else (lo, mid)
-        return round(lo, 4)
-    if profile == "exponential":
-        lo, hi = 1e-3, 1e6                    # N_eff grows with τ
-        if n_eff(profile_weights(n, "exponential", tau=hi)) < target:
-            raise InputError(f"no exponential profile over n = {n} features reaches N_eff = {target:g}")
-        for _ in range(80):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (lo, mid) if n_eff(profile_weights(n, "exponential", tau=mid)) >= target else (mid, hi)
-        return round(hi, 3)
-    raise InputError(f"profile {profile!r} has no parameter to set N_eff")
 
 
 def sample_x(r: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
@@ -549,206 +480,3 @@ def train_alone(n: int, m: int, gamma: float, seed: int, p: np.ndarray, steps: i
     dr = float(drift(check_steps, np.array(check_loss)[:, None], step)[0])
     return {"W": W.detach().cpu().numpy(), "b": b.detach().cpu().numpy(), "loss": check_loss[-1], "drift": dr,
             "converged": dr < tol, "steps_run": step, "cpu_seconds": time.process_time() - c0}
-
-
-# --------------------------------------------------------------------------- measurements
-
-
-def mean_sq_overlap(W: np.ndarray) -> float:
-    """⟨(Ŵ_i·Ŵ_j)²⟩ over pairs i < j of L2-normalised rows, via the m×m Gram: (‖ŴᵀŴ‖_F² − N)/(N(N−1)).
-    Rows of zero norm have no direction: they are left out (nan when fewer than two rows remain)."""
-    W = np.asarray(W, dtype=np.float64)
-    norms = np.linalg.norm(W, axis=1)
-    W = W[norms > 0]
-    N = W.shape[0]
-    if N < 2:
-        return float("nan")
-    Wh = W / np.linalg.norm(W, axis=1, keepdims=True)
-    G = Wh.T @ Wh
-    sq = np.sum(Wh**2, axis=1)
-    return float((np.sum(G * G) - np.sum(sq**2)) / (N * (N - 1)))
-
-
-def welch_bound(N: int, m: int) -> float:
-    """Lower bound on the mean (and max) squared overlap of N unit vectors in R^m: (N − m)/(m(N − 1))."""
-    return max(0.0, (N - m) / (m * (N - 1))) if N > 1 else float("nan")
-
-
-def weak_prediction(norms: np.ndarray, p: np.ndarray) -> float:
-    """Eq. 4: the loss of the features left out (‖W_i‖ ≤ 1/2), Σ (⟨v²⟩p_i − ⟨v⟩²p_i²)."""
-    out = norms <= 0.5
-    return float(np.sum(V_SQ * p[out] - V_MEAN**2 * p[out] ** 2))
-
-
-def measure(W: np.ndarray, p: np.ndarray) -> dict:
-    """Row norms and the paper's measurements for one model's W (n × m)."""
-    n, m = W.shape
-    norms = np.linalg.norm(W, axis=1)
-    rep = norms > 0.5
-    hist, _ = np.histogram(np.clip(norms, 0, HIST_BINS[-1] - 1e-9), bins=HIST_BINS)
-    return {"norms": norms, "phi_half": float(rep.mean()), "phi_one": float((norms > 1).mean()),
-            "overlap": mean_sq_overlap(W), "overlap_rep": mean_sq_overlap(W[rep]) if rep.sum() > 1 else float("nan"),
-            "welch": welch_bound(n, m), "inv_m": 1.0 / m, "etf_bound": min(1.0, m * m / (2.0 * n)),
-            "weak_pred": weak_prediction(norms, p), "hist": hist}
-
-
-def fit_exponent(ms, losses) -> dict:
-    """Least-squares fit of log L = c − α_m log m. Returns α_m, its standard error, R² and the prefactor."""
-    x, y = np.log(np.asarray(ms, float)), np.log(np.asarray(losses, float))
-    ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 2:
-        return {"alpha_m": float("nan"), "stderr": float("nan"), "r2": float("nan"), "C": float("nan")}
-    if ok.sum() == 2:
-        slope = (y[ok][1] - y[ok][0]) / (x[ok][1] - x[ok][0])
-        return {"alpha_m": float(-slope), "stderr": float("nan"), "r2": 1.0,
-                "C": float(np.exp(y[ok][0] - slope * x[ok][0]))}
-    fit = stats.linregress(x[ok], y[ok])
-    return {"alpha_m": float(-fit.slope), "stderr": float(fit.stderr), "r2": float(fit.rvalue**2),
-            "C": float(np.exp(fit.intercept))}
-
-
-# --------------------------------------------------------------------------- width sweeps
-
-
-def regime_probs(n: int, regimes: list[dict], E: float = 1.0) -> tuple[np.ndarray, list[int]]:
-    """Distinct frequency rows for the regimes (regimes with the same profile share a row and their data)."""
-    rows, index = [], []
-    for rg in regimes:
-        p = feature_probs(n, rg.get("alpha", 1.0), E, rg.get("profile", "power"), rg.get("tau"))
-        for j, q in enumerate(rows):
-            if q.shape == p.shape and np.array_equal(q, p):
-                index.append(j)
-                break
-        else:
-            rows.append(p)
-            index.append(len(rows) - 1)
-    return np.stack(rows), index
-
-
-
-
-def sweep(n: int, ms, regimes: list[dict], steps: int, batch: int, lr: float = 1e-2, E: float = 1.0, seeds=(0,),
-          lr_recipe: str = "paper-large", warmup: float = 0.05, max_steps: int | None = None, tol: float = CONV_TOL,
-          device=None, progress=None, one_by_one: bool = False) -> pd.DataFrame:
-    """Loss and geometry against width m for several regimes (dicts: name, gamma, profile, alpha, tau).
-
-    All (regime, seed) models of one width form one batched model, all widths train in one loop and share data.
-    ``one_by_one=True`` trains every model alone with ``train_alone`` instead (the honest loop the benchmark
-    compares against; the same numbers up to float rounding). One row per (regime, seed, m) with N_eff, drift,
-    convergence and the steps each model ran.
-    """
-    probs, index = regime_probs(n, regimes, E)
-    ms, seeds = [int(m) for m in ms], [int(s) for s in seeds]
-    combos = [(j, s) for j in range(len(regimes)) for s in seeds]
-    groups = [(m, [dict(gamma=float(regimes[j]["gamma"]), seed=s, data=index[j]) for j, s in combos]) for m in ms]
-    kw = dict(lr=lr, lr_recipe=lr_recipe, warmup=warmup, max_steps=max_steps, tol=tol, device=device)
-    p = as_progress(progress)
-    if one_by_one:
-        res, total = [], len(groups) * len(combos)
-        for i, (m, models) in enumerate(groups):
-            per = []
-            for k, md in enumerate(models):
-                p((i * len(models) + k) / total, f"m = {m}: model {k + 1} of {len(models)}")
-                one = train_alone(n, m, md["gamma"], md["seed"], probs[md["data"]], steps, batch, **kw)
-                per.append({**one, **measure(one["W"], probs[md["data"]])})
-            res.append({key: np.asarray([q[key] for q in per]) for key in
-                        ("loss", "drift", "converged", "steps_run", "phi_half", "phi_one", "overlap", "overlap_rep",
-                         "welch", "weak_pred")})
-            res[-1]["ms_per_step"] = 1e3 * sum(q["cpu_seconds"] for q in per) / max(q["steps_run"] for q in per)
-        p(1.0, "done")
-    else:
-        res = train_groups(n, groups, probs, steps, batch, progress=p, **kw)
-    rows = []
-    for (m, _), out in zip(groups, res):
-        for k, (j, s) in enumerate(combos):
-            rg = regimes[j]
-            rows.append({"regime": rg["name"], "profile": rg.get("profile", "power"), "gamma": rg["gamma"],
-                         "alpha": rg.get("alpha", float("nan")), "tau": rg.get("tau") or float("nan"),
-                         "n_eff": n_eff(probs[index[j]]), "seed": s, "m": m, "loss": float(out["loss"][k]),
-                         "drift": float(out["drift"][k]), "converged": bool(out["converged"][k]),
-                         "steps_run": int(out["steps_run"][k]),
-                         "phi_half": float(out["phi_half"][k]), "phi_one": float(out["phi_one"][k]),
-                         "overlap": float(out["overlap"][k]), "overlap_rep": float(out["overlap_rep"][k]),
-                         "inv_m": 1.0 / m, "welch": float(out["welch"][k]), "weak_pred": float(out["weak_pred"][k]),
-                         "ms_per_step": float(out["ms_per_step"])})
-    return pd.DataFrame(rows)
-
-
-def fits(df: pd.DataFrame, min_m: float = 0) -> pd.DataFrame:
-    """α_m (and R²) per regime from a width sweep, averaging seeds first, using widths ≥ ``min_m``.
-    ``converged``: every run of the regime met the criterion; else the fit is a lower bound (not converged)."""
-    rows = []
-    for name, g in df.groupby("regime", sort=False):
-        g = g[g["m"] >= min_m]
-        conv = bool(g["converged"].all()) if "converged" in g else False
-        a = g.groupby("m", as_index=False)[["loss", "overlap"]].mean()
-        f = fit_exponent(a["m"], a["loss"])
-        o = fit_exponent(a["m"], a["overlap"])
-        rows.append({"regime": name, "profile": g["profile"].iloc[0], "gamma": float(g["gamma"].iloc[0]),
-                     "n_eff": float(g["n_eff"].iloc[0]) if "n_eff" in g else float("nan"),
-                     "max_width": int(a["m"].max()), "alpha_m": f["alpha_m"], "stderr": f["stderr"], "r2": f["r2"],
-                     "C": f["C"], "overlap_slope": -o["alpha_m"], "overlap_r2": o["r2"], "converged": conv,
-                     "max_drift": float(g["drift"].max()) if "drift" in g else float("nan"),
-                     "label": "converged" if conv else "lower bound (not converged)"})
-    return pd.DataFrame(rows)
-
-
-# --------------------------------------------------------------------------- the shipped experiments
-
-
-NEFF_FACTOR = 5.0     # default profiles: N_eff = 5 × the largest width (the issue asks for at least 4×)
-
-
-def profile_regimes(n: int, max_width: int, factor: float = NEFF_FACTOR, weak: bool = True) -> list[dict]:
-    """Strong (γ = −1) and weak (γ = 0.1) runs for the three profiles, each parameterised so that
-    N_eff ≥ ``factor`` × the largest width (power: its exponent; exponential: τ; linear: N_eff ≈ 3n/4)."""
-    target = factor * max_width
-    shapes = [dict(profile="power", alpha=param_for_neff("power", n, target)),
-              dict(profile="exponential", tau=param_for_neff("exponential", n, target)),
-              dict(profile="linear")]
-    out = []
-    for sh in shapes:
-        out.append(dict(name=f"strong · {sh['profile']}", gamma=-1.0, **sh))
-        if weak:
-            out.append(dict(name=f"weak · {sh['profile']}", gamma=0.1, **sh))
-    return out
-
-
-HEADLINE_REGIMES = [dict(name="strong", gamma=-1.0, alpha=1.0, profile="power"),
-                    dict(name="weak", gamma=0.1, alpha=1.5, profile="power")]
-
-
-def scaling(n: int = 1000, ms=(10, 20, 40, 80), steps: int = 12000, batch: int = 128, max_steps: int = 24000,
-            seed: int = 0, weak_profiles: bool = True, lr_recipe: str = "paper-large", warmup: float = 0.05,
-            device=None, progress=None) -> dict:
-    """The headline experiment, trained to convergence: strong (γ = −1, α = 1) vs weak (γ = 0.1, α = 1.5)
-    superposition, and the strong (and weak) regime for three frequency profiles with N_eff ≥ 5 × max(m).
-    All models of one width are one batched model; every width group trains until the criterion holds."""
-    regimes = HEADLINE_REGIMES + profile_regimes(n, max(ms), weak=weak_profiles)
-    df = sweep(n, ms, regimes, steps, batch, seeds=(seed,), lr_recipe=lr_recipe, warmup=warmup,
-               max_steps=max_steps, device=device, progress=progress)
-    return {"table": df, "fits": fits(df), "fits_m20": fits(df, min_m=20),
-            "settings": {"n": n, "ms": list(ms), "steps": steps, "batch": batch, "max_steps": max_steps,
-                         "lr_recipe": lr_recipe, "warmup": warmup, "seed": seed, "tol": CONV_TOL,
-                         "window": CONV_WINDOW}}
-
-
-NEFF_RATIOS = (0.5, 1.0, 2.0, 4.0)
-
-
-def neff_sweep(n: int = 1000, ms=(10, 20, 40, 80), ratios=NEFF_RATIOS, steps: int = 12000, batch: int = 128,
-               max_steps: int = 24000, seed: int = 0, lr_recipe: str = "paper-large", warmup: float = 0.05,
-               device=None, progress=None) -> dict:
-    """Strong superposition (γ = −1) with the exponential profile at N_eff = ratio × max(m): where the exponent
-    breaks. At N_eff ≈ m (the paper's τ = 400 rescaled to n = 1000 gives τ = 39, N_eff ≈ 78 at m ≤ 80), the few
-    features that carry the mass get almost orthogonal directions and the loss falls faster than 1/m."""
-    regimes = [dict(name=f"N_eff = {r:g}×{max(ms)}", gamma=-1.0, profile="exponential",
-                    tau=param_for_neff("exponential", n, r * max(ms)), ratio=r) for r in ratios]
-    df = sweep(n, ms, regimes, steps, batch, seeds=(seed,), lr_recipe=lr_recipe, warmup=warmup,
-               max_steps=max_steps, device=device, progress=progress)
-    f = fits(df)
-    f.insert(1, "ratio", [r["ratio"] for r in regimes])
-    f.insert(2, "tau", [r["tau"] for r in regimes])
-    return {"table": df, "fits": f,
-            "settings": {"n": n, "ms": list(ms), "steps": steps, "batch": batch, "max_steps": max_steps,
-                         "lr_recipe": lr_recipe, "warmup": warmup, "seed": seed}}

@@ -1,18 +1,17 @@
-"""Superposition toy: the math against independent computations, bad inputs, the shipped store, the page."""
-import io
+"""Superposition toy: the data (Eq. 1), Eq. 2, the hand-written gradients, the batched engine and its
+convergence rule, each against an independent computation (hand-worked cases, autograd, plain PyTorch, Monte
+Carlo)."""
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 from scipy import stats
 
-from toymodels import store, topic
-from toymodels import superposition as M
-from toymodels import superposition_core as C
+import toymodels.superposition as M
+from toymodels.superposition import sweeps as S
+from toymodels.superposition import training as C
 from toymodels.topic import InputError
-from tests.apptest_helpers import open_page
 
 torch.set_num_threads(1)
 
@@ -77,7 +76,7 @@ def test_profiles_are_the_papers_large_model_profiles():
 def test_width_sweep_passes_its_warmup_to_training():
     n, kw = 40, dict(steps=40, batch=16)
     rg = [dict(name="s", gamma=-1.0, alpha=1.0, profile="linear")]
-    df = C.sweep(n, [3, 5], rg, lr_recipe="paper-large", warmup=0.05, **kw)
+    df = S.sweep(n, [3, 5], rg, lr_recipe="paper-large", warmup=0.05, **kw)
     p = M.feature_probs(n, 1.0, 1.0, "linear")[None]
     for m in (3, 5):
         alone = C.train_groups(n, [(m, [dict(gamma=-1.0, seed=0, data=0)])], p, lr_recipe="paper-large",
@@ -94,7 +93,7 @@ def test_sweep_batched_equals_the_one_by_one_loop():
     regs = [dict(name="s", gamma=-1.0, alpha=1.0), dict(name="w", gamma=0.3, alpha=1.5),
             dict(name="e", gamma=-1.0, profile="exponential", tau=20.0)]
     kw = dict(n=80, ms=[4, 8], regimes=regs, steps=60, batch=32, seeds=(0, 3), max_steps=200, tol=0.006)
-    fast, slow = C.sweep(**kw), C.sweep(**kw, one_by_one=True)
+    fast, slow = S.sweep(**kw), S.sweep(**kw, one_by_one=True)
     assert len(fast) == 2 * 3 * 2
     # models stop on their own: some at the scheduled 60 steps, some later, some at the cap, the same in both
     assert fast["steps_run"].nunique() >= 3 and {60, 200} <= set(fast["steps_run"])
@@ -102,6 +101,39 @@ def test_sweep_batched_equals_the_one_by_one_loop():
     assert np.allclose(fast["loss"], slow["loss"], rtol=1e-4)
     assert np.allclose(fast["overlap"], slow["overlap"], rtol=1e-3)
     assert (fast["converged"] == slow["converged"]).all()
+
+
+def test_sweep_reports_the_share_of_top_features_from_the_trained_norms():
+    """``top_share`` is ``selection_share`` of the trained model's row norms (recomputed from train_groups)."""
+    n, p = 120, M.feature_probs(120, 1.5)
+    df = S.sweep(n, [6], [dict(name="w", gamma=0.3, alpha=1.5)], steps=300, batch=64, seeds=(2,))
+    alone = C.train_groups(n, [(6, [dict(gamma=0.3, seed=2, data=0)])], p[None], 300, 64, lr_recipe="paper-large",
+                           warmup=0.05)[0]
+    norms = alone["norms"][0]
+    assert df["top_share"].item() == pytest.approx(M.selection_share(norms, p))
+    assert df["phi_half"].item() == pytest.approx((norms > 0.5).mean())
+
+
+def test_small_width_recipes_train_each_recipe_on_its_own_schedule():
+    recipes = (dict(name="a", lr_recipe="paper-large", steps=40, batch=16, warmup=0.05, max_steps=None),
+               dict(name="b", lr_recipe="constant", steps=60, batch=32, warmup=0.1, max_steps=None))
+    res = S.small_width_recipes(n=60, m=4, seeds=(1, 2), recipes=recipes)
+    t = res["table"]
+    assert list(t["recipe"]) == ["a", "a", "b", "b"] and list(t["steps_run"]) == [40, 40, 60, 60]
+    one = S.sweep(60, [4], M.HEADLINE_REGIMES[:1], 60, 32, seeds=(2,), lr_recipe="constant", warmup=0.1)
+    assert t["loss"].iloc[3] == pytest.approx(one["loss"].item(), rel=1e-6)
+
+
+def test_cost_model_is_within_a_factor_of_three_of_the_cpu_time():
+    """``expected_seconds`` (what the page's buttons promise) against the process CPU time of a live call."""
+    import time
+
+    for cfg in (M.Config(n=400, m=8, steps=600, batch=64), M.Config(n=600, m=64, steps=300, batch=256)):
+        t = time.process_time()
+        M.run(cfg)
+        spent = time.process_time() - t
+        want = M.expected_seconds(cfg.n, [cfg.m], cfg.steps, cfg.batch)
+        assert want / 3 <= spent <= want * 3, (cfg, spent, want)
 
 
 def test_train_alone_is_plain_pytorch_on_the_same_streams():
@@ -139,7 +171,7 @@ def test_n_eff_hand_worked_and_profiles_parameterised_for_it():
     big = M.feature_probs(20000, E=1.0, profile="exponential", tau=50.0)
     assert M.n_eff(big) == pytest.approx(2 * 50, rel=0.02)              # exponential: N_eff ≈ 2τ
     for prof in ("power", "exponential"):
-        rg = [r for r in C.profile_regimes(1000, 80) if r["profile"] == prof][0]
+        rg = [r for r in S.profile_regimes(1000, 80) if r["profile"] == prof][0]
         p = M.feature_probs(1000, rg.get("alpha", 1.0), 1.0, prof, rg.get("tau"))
         assert 4 * 80 <= M.n_eff(p) <= 4.2 * 100                        # ≥ 4× the largest width (5× by default)
     lin = M.feature_probs(1000, profile="linear")
@@ -181,38 +213,6 @@ def test_schedule_checkpoints_and_stopping_by_hand():
     assert list(C.Schedule(1000).stop(1000, steps, L)) == [True, True]        # no max_steps: stop at steps
 
 
-def _synthetic(strong=1.0, weak=0.5, profiles=(1.0, 1.0, 0.9), converged=True):
-    """A scaling result with exact power laws, to test the verdict by hand."""
-    rows = []
-    specs = [("strong", "power", strong, 34.0), ("weak", "power", weak, 5.4)] + [
-        (f"strong · {p}", p, a, 400.0) for p, a in zip(M.PROFILES, profiles)]
-    for name, prof, a, ne in specs:
-        for m in (10, 20, 40, 80):
-            rows.append(dict(regime=name, profile=prof, gamma=-1.0 if name.startswith("strong") else 0.1, alpha=1.0,
-                             tau=float("nan"), n_eff=ne, seed=0, m=m, loss=2.0 * m ** -a, drift=0.01,
-                             converged=converged, steps_run=12000, phi_half=1.0, phi_one=0.5,
-                             overlap=1.0 / m, overlap_rep=1.0 / m, inv_m=1.0 / m, welch=0.9 / m, weak_pred=0.1,
-                             ms_per_step=1.0))
-    df = pd.DataFrame(rows)
-    return {"table": df, "fits": C.fits(df), "fits_m20": C.fits(df, min_m=20)}
-
-
-def test_verdict_bands_by_hand():
-    v = M.verdict(_synthetic())
-    assert v.reproduced is True and v.metrics["alpha_strong"] == pytest.approx(1.0)
-    assert v.metrics["alpha_weak"] == pytest.approx(0.5) and v.metrics["converged"] is True
-    assert M.verdict(_synthetic(strong=0.85)).reproduced is False           # outside [0.9, 1.1]
-    assert M.verdict(_synthetic(weak=0.8)).reproduced is False              # weak off α − 1 by 0.3
-    assert M.verdict(_synthetic(profiles=(1.0, 1.5, 0.9))).reproduced is False  # one profile breaks
-    steep = _synthetic()
-    steep["fits"] = steep["fits"].copy()
-    steep["fits"].loc[steep["fits"]["regime"] == "strong", "overlap_slope"] = -1.5  # the mechanism's slope is off
-    partly = M.verdict(steep)
-    assert partly.reproduced is None and "mechanism is not" in partly.summary
-    un = M.verdict(_synthetic(converged=False))
-    assert un.reproduced is None and "lower bound" in un.summary and un.ours.startswith("α_m ≥")
-    h = M.headline(_synthetic())
-    assert {p["profile"] for p in h["profiles"]} == set(M.PROFILES) and h["alpha_weak_pred"] == 0.5
 
 
 def test_no_float64_tensor_in_training_or_evaluation():
@@ -329,279 +329,3 @@ def test_training_separates_strong_and_weak_regimes():
     assert out["curve"][0, -1] < out["curve"][0, 0] / 10
 
 
-# --------------------------------------------------------------------------- measurements
-
-
-def test_mean_sq_overlap_brute_force_and_random_vectors_give_one_over_m():
-    rng = np.random.default_rng(0)
-    W = rng.normal(size=(40, 5)) * rng.uniform(0.1, 3, size=(40, 1))
-    Wh = W / np.linalg.norm(W, axis=1, keepdims=True)
-    brute = np.mean([(Wh[i] @ Wh[j]) ** 2 for i in range(40) for j in range(i + 1, 40)])
-    assert M.mean_sq_overlap(W) == pytest.approx(brute, rel=1e-10)
-    for m in (4, 16, 64):    # Monte Carlo: (Ŵ_i·Ŵ_j)² ~ Beta(1/2, (m−1)/2), mean 1/m
-        est = M.mean_sq_overlap(rng.normal(size=(3000, m)))
-        assert est == pytest.approx(1 / m, rel=0.05)
-
-
-def test_welch_bound_is_attained_by_the_mercedes_frame():
-    ang = np.array([0, 2 * np.pi / 3, 4 * np.pi / 3])
-    W = np.stack([np.cos(ang), np.sin(ang)], 1)
-    assert M.mean_sq_overlap(W) == pytest.approx(M.welch_bound(3, 2)) == pytest.approx(0.25)
-    assert M.welch_bound(1000, 10) == pytest.approx(990 / 9990)
-
-
-def test_measure_counts_phi_and_eq4_by_hand():
-    W = np.array([[1.2, 0.0], [0.0, 0.9], [0.3, 0.0], [0.0, 0.1]])   # norms 1.2, 0.9, 0.3, 0.1
-    p = np.array([0.4, 0.3, 0.2, 0.1])
-    met = M.measure(W, p)
-    assert met["phi_half"] == 0.5 and met["phi_one"] == 0.25 and met["hist"].sum() == 4
-    assert met["weak_pred"] == pytest.approx(4 / 3 * 0.3 - 0.04 - 0.01)
-
-
-def test_fit_exponent_recovers_a_known_power_law():
-    ms = np.array([10, 15, 25, 39, 63, 100])
-    rng = np.random.default_rng(3)
-    losses = 3.0 * ms ** -0.73 * np.exp(rng.normal(0, 0.01, len(ms)))
-    f = M.fit_exponent(ms, losses)
-    assert f["alpha_m"] == pytest.approx(0.73, abs=0.03) and f["r2"] > 0.99 and f["C"] == pytest.approx(3.0, rel=0.1)
-    exact = M.fit_exponent(ms, 2.0 / ms)
-    assert exact["alpha_m"] == pytest.approx(1.0) and exact["r2"] == pytest.approx(1.0)
-
-
-# --------------------------------------------------------------------------- bad inputs
-
-
-@pytest.mark.parametrize("bad,match", [
-    (dict(m=30, n=20), "must not exceed"), (dict(steps=10**6), "steps"), (dict(profile="zipf"), "profile"),
-    (dict(gamma=float("nan")), "gamma"), (dict(E=15.0, alpha=2.0), "p_1"), (dict(n=1), "n must be between"),
-])
-def test_config_rejects_bad_settings(bad, match):
-    with pytest.raises(InputError, match=match):
-        M.run(M.Config(**bad))
-
-
-def test_no_silent_clamping_in_live_calls():
-    with pytest.raises(InputError, match="n must be between 3 and 20"):
-        M.geometry(n=25)
-    with pytest.raises(InputError, match="m must be one of"):
-        M.geometry(m=4)
-    with pytest.raises(InputError, match="too large"):
-        M.width_sweep(2000, [64, 128], steps=6000, batch=1024)
-    with pytest.raises(InputError, match="two distinct widths"):
-        M.width_sweep(100, [8, 8], steps=10)
-    with pytest.raises(InputError, match="regimes"):
-        M.width_sweep(100, [4, 8], regimes=["medium"], steps=10)
-    assert M.run.bounds["cfg"].specs["steps"].hi == 8000                  # the page reads its limits from here
-
-
-def test_all_zero_matrix_is_rejected_not_nan():
-    """Issue 14 #9: an all-zero upload gave overlap nan with no message."""
-    with pytest.raises(InputError, match="non-zero"):
-        M.embedding_overlap(np.zeros((10, 4), np.float32))
-    with pytest.raises(InputError, match="non-zero"):
-        M.embedding_overlap(np.vstack([np.ones((1, 4)), np.zeros((9, 4))]))
-    assert math.isfinite(M.embedding_overlap(np.vstack([np.eye(4), np.zeros((3, 4))]))["overlap"])
-
-
-def _npy(arr, allow_pickle=False) -> bytes:
-    buf = io.BytesIO()
-    np.save(buf, arr, allow_pickle=allow_pickle)
-    return buf.getvalue()
-
-
-@pytest.mark.parametrize("data,match", [
-    (_npy(np.zeros((3, 4, 5))), "2-D"),
-    (_npy(np.array([["a", "b"], ["c", "d"]])), "numeric"),
-    (_npy(np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN"),
-    (_npy(np.array([{"a": 1}, None], dtype=object), allow_pickle=True), "pickle"),
-    (b"not a numpy file", "could not read"),
-])
-def test_load_matrix_rejects_bad_uploads(data, match):
-    with pytest.raises(InputError, match=match):
-        M.load_matrix(data, "emb.npy")
-
-
-def test_matrix_size_cap_and_file_types():
-    huge = np.broadcast_to(np.float32(1.0), (M.MAX_ROWS + 1, 8))     # no memory allocated
-    with pytest.raises(InputError, match="cap"):
-        M.validate_matrix(huge)
-    with pytest.raises(InputError, match=".npy or .safetensors"):
-        M.load_matrix(b"", "weights.pt")
-
-
-def test_safetensors_upload_and_embedding_overlap():
-    from safetensors.numpy import save
-    rng = np.random.default_rng(0)
-    emb = rng.normal(size=(2000, 32)).astype(np.float32)
-    data = save({"model.embed_tokens.weight": emb, "layer.bias": np.zeros((2, 3), np.float32)})
-    A, name = M.load_matrix(data, "m.safetensors")
-    assert name == "model.embed_tokens.weight" and A.shape == (2000, 32)
-    res = M.embedding_overlap(A)
-    assert res["overlap"] == pytest.approx(1 / 32, rel=0.05) and res["welch"] < res["overlap"]
-
-
-# --------------------------------------------------------------------------- shipped store, CLI contract
-
-
-def test_shipped_geometry_view_is_current():
-    fn, kwargs = topic.view_call(M, "geometry")
-    store.verify_shipped(M.TOPIC, "geometry", fn, rtol=1e-3, **kwargs)
-
-
-def test_every_view_is_shipped_and_fresh():
-    assert topic.stale_views(M) == {}
-
-
-def test_shipped_headline_meets_the_issue_acceptance():
-    """Issue 15: strong α_m in [0.9, 1.1] from converged runs, weak near α − 1, strong ≈ 1 for every profile."""
-    res = store.load_shipped(M.TOPIC, M.HEADLINE)
-    h = M.headline(res)
-    assert h["converged"] and h["final_loss_drift"] < M.CONV_TOL
-    assert all(p["n_eff"] >= 4 * p["max_width"] for p in h["profiles"])
-    assert M.STRONG_BAND[0] <= h["alpha_strong"] <= M.STRONG_BAND[1], h["alpha_strong"]
-    assert all(M.PROFILE_BAND[0] <= p["alpha_strong"] <= M.PROFILE_BAND[1] for p in h["profiles"])
-    v = M.verdict(res)
-    assert v.reproduced is not False, v.summary  # the claim's exponents; the overlap slope may make it "partly"
-
-
-def test_shipped_neff_sweep_breaks_when_n_eff_nears_m():
-    f = store.load_shipped(M.TOPIC, "neff_sweep")["fits"].sort_values("ratio")
-    assert f["alpha_m"].iloc[0] > f["alpha_m"].iloc[-1] + 0.2             # N_eff ≈ m/2 … m: far steeper than 1/m
-
-
-@pytest.mark.slow
-def test_quick_reproduction_converges_and_prints_the_keys():
-    h = M.reproduce(quick=True)
-    assert h["converged"] and h["final_loss_drift"] < M.CONV_TOL
-    for key in ("alpha_strong", "alpha_weak", "alpha_weak_pred", "converged", "final_loss_drift", "profiles"):
-        assert key in h
-    assert {p["profile"] for p in h["profiles"]} == set(M.PROFILES)
-
-
-# --------------------------------------------------------------------------- the page
-
-
-def _page():
-    return open_page("superposition")
-
-
-def test_page_defaults_render_from_shipped_results():
-    at = _page()
-    assert not at.exception, at.exception
-    assert at.title[0].value == "Superposition & scaling"
-    assert not at.error
-    assert any("converged" in str(t.value).lower() for t in at.markdown)
-
-
-def test_page_other_preset_and_training_a_small_model():
-    at = _page()
-    at.selectbox(key="preset").set_value("paper: weak").run()
-    assert not at.exception, at.exception
-    assert at.slider(key="gamma").value == pytest.approx(0.1) and at.slider(key="alpha").value == pytest.approx(1.5)
-    at.number_input(key="n").set_value(200).run()
-    at.number_input(key="steps").set_value(200).run()
-    at.button(key="train_btn").click().run()
-    assert not at.exception, at.exception
-    assert not at.error
-    assert any("γ = 0.1" in c.value and "n = 200" in c.value for c in at.caption)
-
-
-@pytest.mark.parametrize("name,data,match", [
-    ("evil.npy", _npy(np.array([{"x": 1}], dtype=object), allow_pickle=True), "pickle"),
-    ("zero.npy", _npy(np.zeros((20, 8), np.float32)), "non-zero"),
-])
-def test_page_bad_upload_shows_a_message_not_a_traceback(name, data, match):
-    at = _page()
-    at.file_uploader(key="sp_upload").set_value((name, data, "application/octet-stream"))
-    at.run()
-    assert not at.exception, at.exception
-    assert any("Cannot use this file" in e.value and match in e.value for e in at.error)
-
-
-def test_page_geometry_gamma_slider_and_neff_slider_are_cheap():
-    at = _page()
-    at.select_slider(key="geo_gamma").set_value(0.5).run()
-    assert not at.exception, at.exception
-    assert any("γ = +0.50" in c.value for c in at.caption)
-    at.select_slider(key="neff_ratio").set_value(1.0).run()
-    assert not at.exception, at.exception
-
-
-def test_page_sweep_runs_small_and_offers_csv():
-    at = _page()
-    at.number_input(key="sw_steps").set_value(100)
-    at.number_input(key="sw_n").set_value(100)
-    at.multiselect(key="sw_ms").set_value([5, 10])
-    at.run()
-    at.button(key="sweep_btn").click().run()
-    assert not at.exception, at.exception
-    assert not at.error
-    assert len(at.get("download_button")) >= 1
-
-
-def _fuzz(at, rng, press: bool):
-    """Random and extreme values for every widget outside the geometry form."""
-    pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
-    for key, options in (("geo_gamma", M.GEOMETRY_GAMMAS), ("neff_ratio", M.NEFF_RATIOS)):
-        try:   # neff_ratio exists only once the converged sweep is shipped
-            at.select_slider(key=key).set_value(pick(list(options)))
-        except KeyError:
-            pass
-    at.selectbox(key="preset").set_value(pick(list(M.PRESETS) + ["custom"]))
-    at.number_input(key="n").set_value(int(pick([10, 11, 37, 500, 2000])))
-    at.number_input(key="m").set_value(int(pick([2, 3, 9, 64, 128])))
-    at.slider(key="alpha").set_value(float(pick([0.0, 0.125, 1.0, 2.5])))
-    at.slider(key="gamma").set_value(float(pick([-1.5, -0.05, 0.0, 1.0])))
-    at.slider(key="E").set_value(float(pick([0.1, 1.0, 5.0])))
-    at.number_input(key="steps").set_value(int(pick([100, 8000])))
-    at.select_slider(key="batch").set_value(int(pick([32, 512])))
-    at.select_slider(key="lr").set_value(float(pick([1e-3, 3e-2])))
-    at.number_input(key="seed").set_value(int(pick([0, 10_000])))
-    at.selectbox(key="profile").set_value(pick(list(M.PROFILES)))
-    at.radio(key="sw_kind").set_value(pick(["width", "gamma"]))
-    at.run()
-    if press:   # the smallest settings, so that a press costs seconds
-        at.number_input(key="n").set_value(10)
-        at.number_input(key="m").set_value(int(pick([2, 3, 128])))
-        at.number_input(key="steps").set_value(100)
-        at.select_slider(key="batch").set_value(32)
-        at.run()
-        at.button(key="train_btn").click().run()
-        at.number_input(key="sw_steps").set_value(100)
-        at.number_input(key="sw_n").set_value(50)
-        if at.radio(key="sw_kind").value == "width":
-            at.multiselect(key="sw_ms").set_value(pick([[5, 8], [], [5], [128, 5]]))
-            at.multiselect(key="sw_reg").set_value(pick([["strong"], [], ["strong", "weak"]]))
-        else:
-            at.slider(key="sw_gcount").set_value(int(pick([2, 3])))
-            at.number_input(key="sw_gm").set_value(int(pick([2, 128])))
-        at.run()
-        at.button(key="sweep_btn").click().run()
-    return at
-
-
-def _fuzz_run(combos: int, seed: int):
-    rng = np.random.default_rng(seed)
-    at = _page()
-    for i in range(combos):
-        _fuzz(at, rng, press=(i % 5 == 0))
-        assert not at.exception, (i, at.exception)
-
-
-def test_page_fuzz_20_combinations():
-    _fuzz_run(20, seed=0)
-
-
-@pytest.mark.slow
-def test_page_fuzz_many():
-    _fuzz_run(100, seed=1)
-
-
-def test_page_geometry_form_rejects_nothing_silently():
-    at = _page()
-    at.slider(key="geo_n").set_value(3)
-    at.slider(key="geo_alpha").set_value(2.0)
-    at.select_slider(key="geo_E").set_value(1.0)
-    at.button(key="geo_train").click().run()
-    assert not at.exception, at.exception
-    assert any("of 3 features" in c.value for c in at.caption) or any("E =" in e.value for e in at.error)

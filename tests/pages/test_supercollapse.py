@@ -1,0 +1,66 @@
+"""AppTest: the supercollapse page opens on its shipped views (nothing long computed on a load), its knobs and
+tour steps change what it shows, and a visitor's own seeded run goes through its button."""
+import pytest
+
+import toymodels.supercollapse as M
+import ui
+from tests.apptest_helpers import open_home, open_page
+
+TOPIC = "supercollapse"
+
+
+def _text(at) -> str:
+    return " ".join(e.value for e in [*at.markdown, *at.caption, *at.subheader, *at.info, *at.warning])
+
+
+@pytest.fixture(scope="module")
+def page():
+    return open_page(TOPIC, timeout=120)
+
+
+def test_the_page_opens_on_its_shipped_views(page):
+    assert not page.exception, page.exception
+    assert page.title[0].value == "Supercollapse"
+    text = _text(page)
+    assert "claims reproduced" in text and "What to notice" in text
+    assert "not shipped" not in text and "Recompute it" not in " ".join(b.label for b in page.button)
+    assert not page.error
+
+
+def test_the_knobs_break_the_collapse():
+    at = open_page(TOPIC, timeout=120)
+    base = [m.value for m in at.markdown if m.value.startswith("Spread across sizes")][0]
+    at.select_slider(key="sc_gamma").set_value(1.2).run()
+    assert not at.exception, at.exception
+    off = [m.value for m in at.markdown if m.value.startswith("Spread across sizes")][0]
+    assert off != base
+    at.radio(key="sc_l0").set_value("misfit").run()
+    assert not at.exception, at.exception
+    assert not at.slider(key="sc_l0_frac").disabled
+    at.radio(key="sc_schedule").set_value("constant").run()
+    assert not at.exception, at.exception
+    assert "constant" in _text(at)
+
+
+def test_a_tour_step_sets_its_knobs_from_the_link():
+    at = open_home(60)
+    at.query_params["tour"] = "4"
+    at.switch_page("pages/supercollapse.py").run(timeout=120)
+    assert not at.exception, at.exception
+    assert at.radio(key="sc_l0").value == "misfit"
+    assert "Step 4 of 5" in " ".join(c.value for c in at.caption)
+    assert not any("default value but also had its value set" in w.value for w in at.warning)
+
+
+def test_your_own_seeds_run_only_after_the_button():
+    cfg = M.SimConfig(mults=(1.0,), schedules=("linear",), seed=2000, seeds=4)
+    assert M.expected_seconds(cfg) > ui.AUTO_SECONDS                   # so the page must not start it by itself
+    at = open_page(TOPIC, timeout=120)
+    at.slider(key="sc_seeds").set_value(4).run()
+    assert not at.exception, at.exception
+    run = [b for b in at.button if b.label.startswith("Running seeded SGD")]
+    assert run, [b.label for b in at.button]                           # over 3 s: a button states the cost
+    run[0].click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert any("Your seeds" in str(c) for c in at.get("arrow_vega_lite_chart")) or \
+        any("σ =" in m.value for m in at.markdown)

@@ -1,0 +1,44 @@
+"""Superposition toy: the shipped views (fresh, one recomputed bit for bit) and the judgement of the sweeps."""
+import pytest
+
+import toymodels.superposition as M
+from toymodels import shipped, store
+
+# --------------------------------------------------------------------------- shipped store, CLI contract
+
+
+def test_shipped_geometry_view_is_current():
+    """Recomputed on the CPU, the shipped geometry view is the same bit for bit (the move kept its definitions)."""
+    fn, kwargs = shipped.view_call(M, "geometry")
+    store.verify_shipped(M.TOPIC, "geometry", fn, rtol=0, **kwargs)
+
+
+def test_every_view_is_shipped_and_fresh():
+    assert shipped.stale_views(M) == {}
+
+
+def test_shipped_headline_is_converged_and_judged():
+    """The shipped scaling view: every run met the convergence rule, the profiles keep N_eff ≥ 4 × the largest
+    width, and the verdict index holds the ledger judged on it."""
+    res = store.load_shipped(M.TOPIC, M.HEADLINE)
+    s = M.analysis.summary(res)
+    assert s["converged"] and s["max_drift"] < M.CONV_TOL
+    assert s["widths"] == M.SCALING["ms"] and s["seeds"] == M.SCALING["seeds"]
+    assert (s["profiles"]["n_eff_over_max_m"] >= M.NEFF_MIN_FACTOR).all()
+    assert shipped.verdict_index_problem(M) is None
+
+
+def test_shipped_neff_sweep_breaks_when_n_eff_nears_m():
+    f = store.load_shipped(M.TOPIC, "neff_sweep")["fits"].sort_values("ratio")
+    assert f["alpha_m"].iloc[0] > f["alpha_m"].iloc[-1] + 0.2             # N_eff ≈ m/2 … m: far steeper than 1/m
+
+
+@pytest.mark.slow
+def test_quick_reproduction_converges_and_prints_the_keys():
+    h = M.reproduce(quick=True)
+    assert h["converged"] and h["max_drift"] < M.CONV_TOL
+    for key in ("topic", "reproduced", "claims", "alpha_strong", "alpha_weak", "alpha_weak_ideal", "widths",
+                "overlap_over_welch", "weak_eq4_ratio", "alpha_strong_linear"):
+        assert key in h
+
+
