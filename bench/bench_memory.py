@@ -212,7 +212,9 @@ def model_superposition(n: int, models_per_width: list[int], batch: int, m: int 
     entries (about half of them early in training) and, on the dense path, ``res.pow(2)``: ~10 bytes per
     (I_g, B, n) entry (fitted on superposition#I8 and #I16); its evaluation adds ``ez`` (I_g, 1024, n) float32;
     the E·B active entries of each model are gathered as (active, m) float32 rows ~2.5 times (fitted on
-    #I8E20); ~90 MB of evaluation sets, data blocks and first-use allocations (fitted)."""
+    #I8E20); ~90 MB of evaluation sets, data blocks and first-use allocations (fitted). The package's
+    ``superposition.config.memory_mb`` is this model (the cases below call it); tests/topics/superposition checks
+    the two agree."""
     I_max, I_all = max(models_per_width), sum(models_per_width)
     zbuf = F32 * batch * n * I_all + 16 * n * m * I_all
     step = max(10 * I_max * batch * n, F32 * I_max * 1024 * n)
@@ -221,16 +223,27 @@ def model_superposition(n: int, models_per_width: list[int], batch: int, m: int 
 
 
 def model_sp_run(cfg, *_, **__) -> float:
-    return model_superposition(cfg.n, [1], cfg.batch, cfg.m, cfg.E)
+    """superposition.run: the package's memory model (``toymodels.superposition.config.memory_mb``, fitted here
+    on superposition#I8, #I16 and #I8E20 before the budget: the work buffers, W with Adam's state, the step's mask
+    and indices, the evaluation block and the active entries' gathers)."""
+    from toymodels.superposition.config import memory_mb
+
+    return memory_mb(cfg.n, [cfg.m], cfg.batch, cfg.E)
 
 
 def model_sp_gamma(n=1000, m=20, alpha=1.0, E=1.0, gammas=None, steps=2000, batch=128, *_, **__) -> float:
-    return model_superposition(n, [len(gammas) if gammas is not None else 10], batch, m, E)
+    """superposition.gamma_sweep: one batched model of len(gammas) instances (the package's memory_mb)."""
+    from toymodels.superposition.config import memory_mb
+
+    return memory_mb(n, [m] * len(list(gammas if gammas is not None else range(10))), batch, E)
 
 
 def model_sp_width(n=1000, ms=(10, 20, 40, 80), regimes=("strong", "weak"), steps=4000, batch=128, seeds=(0,), *_,
                    **__) -> float:
-    return model_superposition(n, [len(regimes) * len(seeds)] * len(ms), batch, max(ms), 1.0)
+    """superposition.width_sweep: one model per (width, regime, seed), grouped by width (the package's memory_mb)."""
+    from toymodels.superposition.config import memory_mb
+
+    return memory_mb(n, [int(m) for m in ms for _ in regimes for _ in seeds], batch)
 
 
 def model_embed(texts, batch_size=32, *_, **__) -> float:
@@ -520,10 +533,10 @@ def sp_width(page: bool):
     return build
 
 
-def sp_point(k: int, E: float):
+def sp_point(k: int, E: float, batch: int = 1024):
     def build():
         gam = [round(-1.5 + 2.5 * i / (k - 1), 4) for i in range(k)]
-        return (), dict(n=2000, m=128, E=E, alpha=0.0, gammas=gam, steps=10, batch=1024)
+        return (), dict(n=2000, m=128, E=E, alpha=0.0, gammas=gam, steps=10, batch=batch)
     return build
 
 
@@ -644,9 +657,9 @@ CASES = [
          model_sp_gamma),
     Case("superposition#I8", "superposition", "toymodels.superposition:gamma_sweep", sp_point(8, 1.0),
          model_sp_gamma, "point"),
-    Case("superposition#I16", "superposition", "toymodels.superposition:gamma_sweep", sp_point(16, 1.0),
+    Case("superposition#I16", "superposition", "toymodels.superposition:gamma_sweep", sp_point(16, 1.0, 256),
          model_sp_gamma, "point"),
-    Case("superposition#I8E20", "superposition", "toymodels.superposition:gamma_sweep", sp_point(8, 20.0),
+    Case("superposition#I4E20", "superposition", "toymodels.superposition:gamma_sweep", sp_point(4, 20.0),
          model_sp_gamma, "point"),
     Case("superposition.gamma_sweep@page", "superposition", "toymodels.superposition:gamma_sweep", sp_gamma(True),
          model_sp_gamma, "page", quick=True),

@@ -78,7 +78,10 @@ def test_accepts_agrees_with_the_declaration():
     with pytest.raises(InputError):
         S.run(S.Config(steps=5))
     assert not B.accepts(S.run, S.Config(steps=5))
-    assert B.accepts(S.run, bad) == (S.work_units(2000, [128], 10, 1024) <= S.MAX_WORK)
+    assert B.accepts(S.run, bad) == (S.work_units(2000, [128], 10, 1024) <= S.MAX_WORK
+                                      and S.memory_mb(2000, [128], 1024) <= S.MAX_MB)
+    assert not B.accepts(S.gamma_sweep, n=2000, m=128, E=1.0, gammas=[0.0] * 16, steps=10, batch=1024)   # memory
+    assert B.model_sp_run(bad) == S.memory_mb(2000, [128], 1024, bad.E)
 
 
 # --------------------------------------------------------------------------- one worst case per topic
@@ -94,10 +97,8 @@ def loose(reason: str):
     return pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
 
 
-@loose("superposition: check_work counts time, not the (models, batch, n) work "
-       "buffers: 32 γ x batch 1024 x n 2000 adds 2.2 GB; proposed: superposition.memory_mb (bench "
-       "model_superposition) <= 350 MB in check_work (issue-25 memory report)")
-def test_superposition_gamma_sweep_worst_case():
+@pytest.mark.slow
+def test_superposition_gamma_sweep_worst_case():   # about 30 s; 753 MB (the package's memory_mb <= MAX_MB = 350)
     assert_within_limit(run_capped("superposition.gamma_sweep"))
 
 
@@ -124,9 +125,8 @@ def test_diffusion_train_window_worst_case():   # budget: diffusion.config.windo
     assert_within_limit(run_capped("window.train"))
 
 
-@pytest.mark.slow
-def test_diffusion_run_rf_worst_case():   # about a minute: one eigh of a 2048 x 2048 matrix on one thread
-    assert_within_limit(run_capped("rf.run", SLOW))
+def test_diffusion_run_rf_worst_case():   # about 20 s: one eigh of a 2048 x 2048 matrix on one thread (256 MB)
+    assert_within_limit(run_capped("rf.run"))
 
 
 def test_crl_memory_budget_refuses_what_the_page_reached():
@@ -152,9 +152,8 @@ def test_crl_train_worst_case():   # budget: deep_crl.config.memory_mb <= 350 MB
     assert_within_limit(run_capped("crl.train"))
 
 
-@pytest.mark.slow
-def test_crl_train_page_worst_case():   # about 2.5 minutes (rollouts through 66-layer networks)
-    assert_within_limit(run_capped("crl.train@page", SLOW))
+def test_crl_train_page_worst_case():   # about 15 s (387 MB: depth 8, 6 seeds, batch 128)
+    assert_within_limit(run_capped("crl.train@page"))
 
 
 def test_attention_memory_budget_refuses_what_the_page_reached():
