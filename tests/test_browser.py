@@ -73,12 +73,12 @@ def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 140
     return page, errors
 
 
-def test_home_shows_seven_cards(app_url, browser):
+def test_home_shows_one_card_per_paper(app_url, browser):
     page, errors = _open(browser, app_url, "home.png")
     assert "NeurIPS 2025 Best Papers Explorer" in page.title()
     assert not _problems(page), _problems(page)
     cards = page.locator("[class*='st-key-card-']")
-    assert cards.count() == 7
+    assert cards.count() == len(PAPERS) >= 7  # the seven award papers and the more toy models of 2025
     assert not errors, errors
     page.close()
 

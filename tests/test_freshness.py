@@ -203,7 +203,8 @@ def test_keys_name_the_topic_and_function_not_the_file():
 
     assert store.fn_name(toy_result) == "tests.test_store:toy_result"
     assert F.topic_key("toymodels.superposition.core") == "superposition"
-    assert F.topic_key("toymodels.attention_core") == "gated_attention"
+    assert F.topic_key("toymodels.gated_attention.model") == "gated_attention"  # one topic, one package
+    assert F.topic_key("numpy.linalg") == "numpy.linalg"  # outside the package: its own topic
 
 
 # --------------------------------------------------------------------------- the real package, copied

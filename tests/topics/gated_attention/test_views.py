@@ -55,7 +55,7 @@ def test_shipped_massive_view_is_its_search_row():
 
 
 def test_views_are_declared_and_shipped_fresh():
-    from toymodels.topic import stale_views
+    from toymodels.shipped import stale_views
     assert M.HEADLINE in M.VIEWS
     assert set(M.VIEWS) >= {"compare_all", "layer_demo", "gate_midway"}
     assert stale_views(M) == {}, "run: python -m toymodels precompute gated-attention"
@@ -103,8 +103,7 @@ def verdict_of_views():
 def test_pending_views_are_registered_runs_the_claims_name():
     """A pending view is a declared run (in ALL_VIEWS, not in VIEWS); the claims that read it are "not testable
     here" with the reason, and the CLI check (stale_views) does not count it."""
-    from toymodels.shipped import verdict_of
-    from toymodels.topic import stale_views
+    from toymodels.shipped import stale_views, verdict_of
 
     assert set(M.PENDING) <= set(M.ALL_VIEWS) and not set(M.PENDING) & set(M.VIEWS)
     assert set(M.VIEWS) | set(M.PENDING) == set(M.ALL_VIEWS)
