@@ -58,8 +58,8 @@ def _wait_idle(page, timeout_s: float, settle_ms: int = 500) -> None:
     wait_settled(page, timeout_s, settle_ms, polling=100)
 
 
-def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 1400):
-    page = browser.new_page(viewport={"width": width, "height": 900})
+def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 1400, theme: str = "light"):
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=theme, accept_downloads=True)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="domcontentloaded")
@@ -114,25 +114,44 @@ def test_every_page_opens_with_its_result_above_the_fold_and_no_chart_overflows(
     assert paper.short_title in page.title()
     assert not _problems(page), _problems(page)
     assert not errors, errors
-    ledger = page.locator(".st-key-claims-ledger")  # the contract's page opens on its claims table
+    ledger = page.locator(".st-key-claims-ledger")  # every page opens on its claims table
     page.evaluate("window.scrollTo(0, 0)")
-    if ledger.count():
-        assert ledger.count() == 1, "two claims tables on one page"
-        box = ledger.bounding_box()
-        assert box is not None and box["y"] + 120 <= 900, f"claims table starts below the fold at 1400x900: {box}"
-        assert "Status" in ledger.inner_text() and "Paper" in ledger.inner_text() and "Ours" in ledger.inner_text()
-    else:  # a page not yet on the contract: the older one-line result strip
-        strip = page.locator(".st-key-result-strip")
-        assert strip.count() == 1, "neither a claims table (ui.claims_table) nor a result strip on the page"
-        box = strip.bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 900, f"result strip below the fold: {box}"
-        assert "Our toy" in strip.inner_text() and "Paper" in strip.inner_text()
+    assert ledger.count() == 1, "no claims table (ui.claims_table), or two"
+    box = ledger.bounding_box()
+    assert box is not None and box["y"] + 120 <= 900, f"claims table starts below the fold at 1400x900: {box}"
+    assert "Status" in ledger.inner_text() and "Paper" in ledger.inner_text() and "Ours" in ledger.inner_text()
     assert page.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 1400 px"
     page.close()
     narrow, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}-800.png", width=800)
     assert not _problems(narrow) and not errors
     assert narrow.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 800 px"
     narrow.close()
+
+
+_BACKGROUND = """() => {
+  const c = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor.match(/\\d+/g);
+  return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255;
+}"""
+
+
+@pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
+def test_every_page_takes_the_tour_in_the_dark_theme_and_gives_a_chart_for_slides(warm_url, browser, paper):
+    """Issue 35: ``?tour=1`` opens step 1 (in the dark theme the browser asks for), no chart overflows, and the
+    first chart's SVG download is an SVG rendered offline."""
+    page, errors = _open(browser, f"{warm_url}/{paper.topic}?tour=1", f"{paper.topic}-tour-dark.png", theme="dark")
+    assert not _problems(page), _problems(page)
+    assert not errors, errors
+    assert page.evaluate(_BACKGROUND) < 0.3, "the dark theme is not applied"
+    box = page.locator(".st-key-tour-box")
+    assert box.count() == 1 and "Step 1 of" in box.inner_text(), "?tour=1 does not open step 1"
+    assert page.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 1400 px"
+    svg = page.get_by_role("button", name="SVG").first
+    svg.scroll_into_view_if_needed()
+    with page.expect_download(timeout=60_000) as download:
+        svg.click()
+    content = Path(download.value.path()).read_bytes()
+    assert content.lstrip().startswith((b"<svg", b"<?xml")) and b"</svg>" in content[-200:], content[:80]
+    page.close()
 
 
 def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tmp_path):

@@ -1,0 +1,38 @@
+"""The lecturer's kit on every page (issue 35): a tour link opens step 1 of 3-6 steps, the page opens on its claims
+table, a Cite block carries the paper's BibTeX (from the registry) and the app's, "Code for this view" rebuilds the
+view from ``toymodels``, and every chart has its SVG / PNG / CSV downloads."""
+import re
+
+import pytest
+
+from tests.apptest_helpers import open_home
+from toymodels.registry import PAPERS
+
+ROUTED = [p for p in PAPERS if p.has_page]
+
+
+@pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
+def test_the_kit_is_on_every_page(paper):
+    home = open_home(120)
+    home.query_params["tour"] = "1"
+    at = home.switch_page(paper.page).run(timeout=240)
+    assert not at.exception, at.exception
+
+    steps = [m for c in at.caption if (m := re.search(r"Step 1 of (\d+)", c.value))]
+    assert steps, "?tour=1 does not open step 1"
+    assert 3 <= int(steps[0].group(1)) <= 6, "a tour has 3 to 6 steps"
+    assert at.button(key="tour-next") is not None and at.button(key="tour-back").disabled
+
+    assert at.table, "no claims table"
+    assert {"Status", "Claim", "Paper", "Ours"} <= set(at.table[0].value.columns)
+
+    codes = {c.language: c.value for c in at.code}
+    bib = codes.get("bibtex", "")
+    assert "@inproceedings" in bib and paper.arxiv in bib and str(paper.year) in bib, "no paper BibTeX"
+    assert "@software{toymodels_explorer" in bib, "no BibTeX for the app"
+    python = [c.value for c in at.code if c.language == "python"]
+    assert any(f"toymodels.{paper.module}" in v for v in python), "no 'Code for this view' for this topic"
+    compile(next(v for v in python if f"toymodels.{paper.module}" in v), "<code for this view>", "exec")
+
+    labels = [b.label for b in at.get("download_button")]
+    assert labels.count("SVG") >= 1 and labels.count("SVG") == labels.count("PNG (2x)"), labels
