@@ -242,14 +242,15 @@ with explainer:
     sm = M.schedule_curves(sched_model, pick)
     c1, c2 = st.columns([3, 2])
     with c1:
-        chart = alt.Chart(sm).mark_line().encode(
+        st.markdown(f"**What a schedule does beyond slowing the flow, p = {pick}**")  # as text: a chart title
+        chart = alt.Chart(sm).mark_line().encode(                                # sat under the slider
             x=alt.X("x:Q", title="t / T"),
             y=alt.Y("value:Q", title="L_sched(t) − L_const(τ(t))"),
             color=alt.Color("schedule:N", scale=alt.Scale(domain=["linear", "cosine"], range=ui.PALETTE[1:3]),
                             legend=alt.Legend(orient="bottom")),
             strokeDash=alt.StrokeDash("curve:N", legend=alt.Legend(orient="bottom", columns=1, title=None)),
             tooltip=["schedule:N", "curve:N", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".2e")])
-        ui.chart(chart.properties(title=f"What a schedule does beyond slowing the flow, p = {pick}", height=300),
+        ui.chart(chart.properties(height=300),
                  "schedules", data=sm, alt_text="The deformation of the loss curve by linear and cosine decay, "
                  "actual and predicted by the schedule model.")
     errs = sched_model["errors"]
