@@ -106,8 +106,6 @@ _MOVED = ("stale since the package move (issue 26): the hashes of train, relabel
 PENDING = {
     "online_d16": "not yet run (20 seeds, about 36 CPU-minutes)",
     "train_d8": _MOVED, "ablation_no_residual": _MOVED, "ablation_no_layernorm": _MOVED, "ablation_relu": _MOVED,
-    "critic": "not yet run on the registered fresh seeds 100-107; the bundle on disk is the 4-seed pilot (seeds "
-              "0-3, lab notebook)",
     "critic_search": _MOVED,
 }
 VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))

@@ -70,4 +70,12 @@ NOTEBOOK: tuple[dict, ...] = (
                 "not: the old module's importlib link to crl_critic and its module-level names were in the hash)",
          lesson="their recomputation (about 12 + 8 CPU minutes) did not fit in the session; the ablations claim "
                 "reads 'not testable here' until they are re-shipped"),
+    dict(when="issue 29", experiment="offline critics on the registered fresh seeds (shipped view critic)",
+         config="stitching regime (CRITIC_TEST), depths 4, 16, 64 and a wide depth-4 critic with depth 64's "
+                "parameters", seeds="8 (100-107)",
+         result="depth 64 - depth 4: rho +0.058 [+0.034, +0.082]; depth 64 - wide: +0.009 [-0.008, +0.026] "
+                "(90% paired t); 775 s CPU, 1053 s wall",
+         lesson="the registered rule reads the §4.6 claim reproduced: no gain of depth as such offline (the wide "
+                "critic matches within the 0.03 margin); the stitching claim passes its test but stays illustrated "
+                "(its regime was picked on depth-gain numbers)"),
 )
