@@ -171,8 +171,6 @@ PENDING = {
     "hsd_seeds": "not yet run: the head-specific-dormancy claims wait for the second pilot (notebook.HSD_RULE2: P6, "
                  "P7 baselines on seeds 101-103, about 7 CPU-minutes) and then the seven variants on seeds 5-9 "
                  "(about 27 CPU-minutes at P6, 55 at P7); neither fitted the session's time on the shared machine",
-    "mact_seeds": "not yet run: the registered run (config T, baseline and G1, seeds 3-7, about 24 CPU-minutes) did "
-                  "not fit the session's time on the shared machine",
 }
 VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
 #: every declared view, the pending ones included (``reproduce`` runs them all)

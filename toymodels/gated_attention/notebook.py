@@ -273,6 +273,13 @@ LAB_NOTEBOOK += [
                "'not testable here' (1 of 5 seeds with a sink, 4 needed)", "cpu_seconds": 859,
      "outcome": "a pick made on one pilot seed was luck: a second pilot (HSD_RULE2, three seeds) on P6 and P7, "
                 "claims on fresh seeds 5-9"},
+    {"when": "2026-11-26", "what": "massive activations, the registered run (config T, baseline and G1, claim "
+     "seeds 3-7; view mact_seeds)",
+     "result": "0 of 5 seeds meet the band (baseline max/median >= 100 and a cut >= 5x): first token's max/median "
+               "baseline -> G1 29 -> 18, 21 -> 174, 40 -> 32, 42 -> 158, 98 -> 148 (median cut 0.7x); the search's "
+               "seed 0 (220 -> 15.6) did not recur", "cpu_seconds": 1308,
+     "outcome": "massive-removed: not reproduced (Clopper-Pearson [0.00, 0.52]); the toy's baseline rarely builds "
+                "a massive activation at all"},
 ]
 
 
