@@ -343,7 +343,8 @@ def _seconds_text(seconds: float | None) -> str:
 
 
 def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None = None,
-            seconds: float | None = None, cost_text: str | None = None, **kwargs) -> Any:
+            seconds: float | None = None, cost_text: str | None = None, button: str | None = None,
+            **kwargs) -> Any:
     """``fn(*args, **kwargs)`` once per distinct arguments, with a progress bar; returns a read-only result,
     or None when it is not computed (see ``run``).
 
@@ -353,8 +354,9 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
     are ahead. ``run``: True computes (a button was pressed); False never computes (returns None unless
     stored); None computes by itself only when ``seconds`` (the expected time) is at most ``AUTO_SECONDS``,
     and otherwise shows a button that states the cost (``cost_text``, else "about N s") and computes when it
-    is pressed: a link alone never starts a long computation. The result is frozen (``topic.freeze``): shared,
-    so read-only. An out-of-bounds argument raises ``InputError`` before anything runs (see ``guard``).
+    is pressed (its text: ``button``, else ``label``; the progress bar says ``label``): a link alone never
+    starts a long computation. The result is frozen (``topic.freeze``): shared, so read-only. An out-of-bounds
+    argument raises ``InputError`` before anything runs (see ``guard``).
     """
     key = store.call_key(fn, args, kwargs)
     hit, value = _MEMO.peek(key)
@@ -369,8 +371,8 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
         else:
             if getattr(fn, "bounds", None) is not None:  # out of bounds: say so now, not after a button press
                 _check_only(fn, args, kwargs)
-            run = st.button(f"{label.rstrip('…. ')} ({cost_text or _seconds_text(seconds)})", key=f"run-{key}",
-                            icon=":material/play_arrow:", type="primary")
+            text = f"{(button or label).rstrip('…. ')} ({cost_text or _seconds_text(seconds)})"
+            run = st.button(text, key=f"run-{key}", icon=":material/play_arrow:", type="primary")
     if not run:
         return None
     slot = st.empty()

@@ -456,7 +456,7 @@ with tab_paper:
 with tab_lab:
     st.markdown("Every configuration tried on this topic, failures included, in the order it was tried (the "
                 "runs that decide the claims now are the shipped views above).")
-    st.table(pd.DataFrame(M.NOTEBOOK).set_index("when"))
+    st.table(pd.DataFrame(M.NOTEBOOK).astype(str).set_index("when"))  # mixed columns (3, "3 / 2") as text
     search = M.stored("critic_search")
     if search is not None:
         tab = pd.DataFrame(search["table"])

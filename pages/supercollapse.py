@@ -274,7 +274,8 @@ with explainer:
     mine_cfg = M.SimConfig(mults=(gamma,), schedules=(schedule,), seed=int(first), seeds=int(n_seeds))
     with ui.guard():
         M.check_budget(mine_cfg, limit=M.PAGE_SECONDS)
-        mine = ui.compute(M.seeded_grid, mine_cfg, label="Running seeded SGD…", seconds=M.expected_seconds(mine_cfg))
+        mine = ui.compute(M.seeded_grid, mine_cfg, label="Running seeded SGD…", button="Run seeded SGD",
+                          seconds=M.expected_seconds(mine_cfg))
     if mine is not None:
         mn = M.noise_curves(mine, gamma, schedule, frac)
         c1, c2 = st.columns([3, 2])

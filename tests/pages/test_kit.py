@@ -36,3 +36,18 @@ def test_the_kit_is_on_every_page(paper):
 
     labels = [b.label for b in at.get("download_button")]
     assert labels.count("SVG") >= 1 and labels.count("SVG") == labels.count("PNG (2x)"), labels
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=lambda p: p.topic)
+def test_every_lab_notebook_table_converts_to_arrow(paper):
+    """A lab-notebook table mixing numbers and text in one column (seeds 3 and "3 / 2") makes Streamlit's Arrow
+    conversion fail: the page falls back, but the server logs a traceback for every visitor (found by the
+    hosted-demo rehearsal)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    module = paper.load()
+    tables = [n for n in ("NOTEBOOK", "LAB_NOTEBOOK", "TRIED", "HSD_PILOT", "MACT_SEARCH") if hasattr(module, n)]
+    assert tables, "no lab notebook"
+    for name in tables:
+        pa.Table.from_pandas(pd.DataFrame(list(getattr(module, name))))

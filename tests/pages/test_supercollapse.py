@@ -58,7 +58,7 @@ def test_your_own_seeds_run_only_after_the_button():
     at = open_page(TOPIC, timeout=120)
     at.slider(key="sc_seeds").set_value(4).run()
     assert not at.exception, at.exception
-    run = [b for b in at.button if b.label.startswith("Running seeded SGD")]
+    run = [b for b in at.button if b.label.startswith("Run seeded SGD")]
     assert run, [b.label for b in at.button]                           # over 3 s: a button states the cost
     run[0].click().run(timeout=120)
     assert not at.exception, at.exception

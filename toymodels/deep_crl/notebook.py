@@ -11,11 +11,11 @@ from __future__ import annotations
 NOTEBOOK: tuple[dict, ...] = (
     # ---- the paper notes' CPU runs (cell 1, step 0.3, success radius 0.2; 20 iterations x 200 SGD steps)
     dict(when="paper notes", experiment="online, paper-faithful actor",
-         config="U-maze, depth 4, no actor goal swap, alpha 1.0, whole-move wall rejection", seeds=3,
+         config="U-maze, depth 4, no actor goal swap, alpha 1.0, whole-move wall rejection", seeds="3",
          result="success 0.00 / 0.00 / 0.42", lesson="the paper's exact settings do not reach the far goal at this "
          "budget; three departures were needed"),
     dict(when="paper notes", experiment="online, one departure removed at a time",
-         config="whole-move rejection (no sliding) | the paper's alpha settings", seeds=2,
+         config="whole-move rejection (no sliding) | the paper's alpha settings", seeds="2",
          result="0.01 / 0.04 | 0.00 / 0.25", lesson="each departure matters: per-axis sliding, alpha 0.1 with "
          "log-alpha lr 3e-3, half of the actor's goals from another row"),
     dict(when="paper notes", experiment="online depth sweep, raw 2-D",
@@ -23,10 +23,10 @@ NOTEBOOK: tuple[dict, ...] = (
          result="success 0.60 [1.00 0.02 0.78] / 0.43 [0.00 0.86] / 0.38 [0.15 0.98 0.00] / 0.50 [1.00 0.00]",
          lesson="no depth gain; success is all-or-nothing per seed; about 10+ seeds per depth needed"),
     dict(when="paper notes", experiment="online, lifted 128-d observation",
-         config="depth 4 / 16, x -> 2 tanh(tanh(xW1 + b1) W2)", seeds=3,
+         config="depth 4 / 16, x -> 2 tanh(tanh(xW1 + b1) W2)", seeds="3",
          result="success 0.35 [0.83 0.23 0.00] / 0.13 [0.01 0.38 0.00]",
          lesson="a higher observation dimension did not make depth pay off"),
-    dict(when="paper notes", experiment="online, twice the SGD steps", config="8,000 SGD steps", seeds=3,
+    dict(when="paper notes", experiment="online, twice the SGD steps", config="8,000 SGD steps", seeds="3",
          result="failing seeds still fail", lesson="runs peak (0.96-1.00) and then degrade; more steps do not "
          "rescue a seed that never explored the far cell (0-6% of episodes vs 15-20% in solving seeds)"),
     # ---- the page's first shipped views (cell 2.5, step 0.75, radius 0.5: the paper's radius)
@@ -41,10 +41,10 @@ NOTEBOOK: tuple[dict, ...] = (
          lesson="3 all-or-nothing seeds cannot separate them; kept as shipped views (recomputed after the move)"),
     # ---- the offline critic (issue 20)
     dict(when="issue 20", experiment="offline critic, U4-maze and rings 15x15", config="2 seeds, 2000 steps",
-         seeds=2, result="U4: rho 0.90 at depth 4 and 16; rings 15: 0.955 (d4), 0.971 (d32), 0.963 (d4 wide)",
+         seeds="2", result="U4: rho 0.90 at depth 4 and 16; rings 15: 0.955 (d4), 0.971 (d32), 0.963 (d4 wide)",
          lesson="where the data cover every pair, a depth-4 critic already learns the walls"),
     dict(when="issue 20", experiment="offline critic search (shipped view critic_search)",
-         config="10 regimes x depths 4 and 16, 2 seeds, 600 steps", seeds=2,
+         config="10 regimes x depths 4 and 16, 2 seeds, 600 steps", seeds="2",
          result="see the search table", lesson="stitching (far pairs, short episodes) showed the largest depth "
          "gap, so it became the main regime: a choice made on depth-gain numbers (the stitching claim is "
          "illustrated, not reproduced)"),
