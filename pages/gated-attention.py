@@ -666,7 +666,11 @@ with tab_lab:
                 f"{M.HSD_PILOT_SEED}); the rule, written before it ran: {M.HSD_RULE}. It picked "
                 f"**{M.hsd_pick(M.HSD_PILOT)}**, whose baseline then learned the task in 1 of the 5 claim seeds (see "
                 f"*Every configuration of this session*). Second pilot, registered before it runs: {M.HSD_RULE2}. "
-                + (f"Picked: **{M.HSD_NAME}**." if M.HSD_NAME else "**Not yet run.**"))
+                + (f"Picked: **{M.HSD_NAME}**." if M.HSD_NAME else "Picked: **none** (no candidate built a sink in "
+                   "every pilot seed), so the head-specific-dormancy claims are not testable here."
+                   if M.HSD_PILOT2_RESULTS else "**Not yet run.**"))
+    if M.HSD_PILOT2_RESULTS:
+        st.dataframe(pd.DataFrame(M.HSD_PILOT2_RESULTS), hide_index=True, width="stretch")
     if M.HSD_PILOT:
         st.dataframe(pd.DataFrame(M.HSD_PILOT), hide_index=True, width="stretch")
     st.markdown("**The massive-activation search** (every configuration tried, the ones not run included; "

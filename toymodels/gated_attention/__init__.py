@@ -168,9 +168,9 @@ _ALL_VIEWS = (
 #: so). To run one: delete its entry here (it joins VIEWS), then
 #: ``/work/bin/heavy python -m toymodels precompute gated-attention --view NAME``.
 PENDING = {
-    "hsd_seeds": "not yet run: the head-specific-dormancy claims wait for the second pilot (notebook.HSD_RULE2: P6, "
-                 "P7 baselines on seeds 101-103, about 7 CPU-minutes) and then the seven variants on seeds 5-9 "
-                 "(about 27 CPU-minutes at P6, 55 at P7); neither fitted the session's time on the shared machine",
+    "hsd_seeds": "not run, by the registered rule: the second pilot (notebook.HSD_RULE2, baselines of P6 and P7 on "
+                 "seeds 101-103) found no candidate with a sink in every pilot seed (seed 101: F-Attn 0.013 and "
+                 "0.015 against twice the floor, 0.070), so no task configuration was picked for the claim seeds",
 }
 VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
 #: every declared view, the pending ones included (``reproduce`` runs them all)

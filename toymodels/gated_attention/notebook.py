@@ -193,22 +193,28 @@ HSD_RULE = (f"the first candidate, in the order P1-P6, whose baseline (pilot see
 #: 117 CPU-s on the shared 2-core machine, 2026-11-25). ``fattn_layers``: F-Attn per layer.
 HSD_PILOT: list[dict] = [
     {"config": 'P1', "what": '1 layer, 2 heads of d_h 8: one head for each half',
-     "val_loss": 2.3437, "bayes_ce": 1.7378, "excess_loss": 0.6059, "fattn": 0.0109, "floor": 0.0349,
+     "val_loss": 2.3437,
+     "bayes_ce": 1.7378, "excess_loss": 0.6059, "fattn": 0.0109, "floor": 0.0349,
      "fattn_layers": [0.0109], "wall_seconds": 7.9},
     {"config": 'P2', "what": '1 layer, 4 heads of d_h 8 (width 32)',
-     "val_loss": 1.8236, "bayes_ce": 1.7378, "excess_loss": 0.0858, "fattn": 0.0678, "floor": 0.0349,
+     "val_loss": 1.8236,
+     "bayes_ce": 1.7378, "excess_loss": 0.0858, "fattn": 0.0678, "floor": 0.0349,
      "fattn_layers": [0.0678], "wall_seconds": 13.7},
     {"config": 'P3', "what": "2 layers, 2 heads of d_h 8 (the sink default's depth)",
-     "val_loss": 2.3548, "bayes_ce": 1.7378, "excess_loss": 0.617, "fattn": 0.0251, "floor": 0.0349,
+     "val_loss": 2.3548,
+     "bayes_ce": 1.7378, "excess_loss": 0.617, "fattn": 0.0251, "floor": 0.0349,
      "fattn_layers": [0.0476, 0.0025], "wall_seconds": 13.5},
     {"config": 'P4', "what": '2 layers, 4 heads of d_h 8 (width 32)',
-     "val_loss": 1.7735, "bayes_ce": 1.7378, "excess_loss": 0.0357, "fattn": 0.1502, "floor": 0.0349,
+     "val_loss": 1.7735,
+     "bayes_ce": 1.7378, "excess_loss": 0.0357, "fattn": 0.1502, "floor": 0.0349,
      "fattn_layers": [0.2621, 0.0383], "wall_seconds": 24.6},
     {"config": 'P5', "what": 'P1 at 800 steps',
-     "val_loss": 2.1719, "bayes_ce": 1.7378, "excess_loss": 0.4341, "fattn": 0.0117, "floor": 0.0349,
+     "val_loss": 2.1719,
+     "bayes_ce": 1.7378, "excess_loss": 0.4341, "fattn": 0.0117, "floor": 0.0349,
      "fattn_layers": [0.0117], "wall_seconds": 14.3},
     {"config": 'P6', "what": 'P4 at 800 steps',
-     "val_loss": 1.7515, "bayes_ce": 1.7378, "excess_loss": 0.0137, "fattn": 0.196, "floor": 0.0349,
+     "val_loss": 1.7515,
+     "bayes_ce": 1.7378, "excess_loss": 0.0137, "fattn": 0.196, "floor": 0.0349,
      "fattn_layers": [0.3565, 0.0355], "wall_seconds": 47.3},
 ]
 
@@ -221,8 +227,28 @@ HSD_PILOT: list[dict] = [
 HSD_RULE2 = (f"the first of P6, P7 whose baseline, on each of the pilot seeds 101-103, ends within {HSD_MAX_EXCESS} "
              f"nats of the realised Bayes cross-entropy and puts at least {HSD_SINK_MIN:g}x the uniform floor on the "
              "first token; none: the head-specific-dormancy claims are not testable here")
-#: The second pilot's results (filled in after its run).
-HSD_PILOT2_RESULTS: list[dict] = []
+#: The second pilot's results (`python -m toymodels gated-attention pilot2`, 26 Nov 2026: 410 s CPU): in seed 101
+#: neither P6 nor P7 puts twice the floor on the first token, so HSD_RULE2 picks none.
+HSD_PILOT2_RESULTS: list[dict] = [
+    {"config": "P6", "seed": 101, "what": "P4 at 800 steps", "val_loss": 1.7902,
+     "bayes_ce": 1.7378, "excess_loss": 0.0524, "fattn": 0.0127,
+     "floor": 0.0349, "fattn_layers": [0.0154, 0.0101], "wall_seconds": 48.8},
+    {"config": "P6", "seed": 102, "what": "P4 at 800 steps", "val_loss": 1.7517,
+     "bayes_ce": 1.7378, "excess_loss": 0.0139, "fattn": 0.1393,
+     "floor": 0.0349, "fattn_layers": [0.2487, 0.03], "wall_seconds": 46.3},
+    {"config": "P6", "seed": 103, "what": "P4 at 800 steps", "val_loss": 1.7516,
+     "bayes_ce": 1.7378, "excess_loss": 0.0139, "fattn": 0.2001,
+     "floor": 0.0349, "fattn_layers": [0.3597, 0.0405], "wall_seconds": 46.1},
+    {"config": "P7", "seed": 101, "what": "P4 at 1600 steps", "val_loss": 1.7532,
+     "bayes_ce": 1.7378, "excess_loss": 0.0154, "fattn": 0.0146,
+     "floor": 0.0349, "fattn_layers": [0.0159, 0.0134], "wall_seconds": 93.7},
+    {"config": "P7", "seed": 102, "what": "P4 at 1600 steps", "val_loss": 1.7496,
+     "bayes_ce": 1.7378, "excess_loss": 0.0118, "fattn": 0.1476,
+     "floor": 0.0349, "fattn_layers": [0.2596, 0.0356], "wall_seconds": 91.2},
+    {"config": "P7", "seed": 103, "what": "P4 at 1600 steps", "val_loss": 1.7491,
+     "bayes_ce": 1.7378, "excess_loss": 0.0113, "fattn": 0.1982,
+     "floor": 0.0349, "fattn_layers": [0.3614, 0.035], "wall_seconds": 90.1},
+]
 
 
 def hsd_pick2(rows: list[dict]) -> str | None:
@@ -273,6 +299,11 @@ LAB_NOTEBOOK += [
                "'not testable here' (1 of 5 seeds with a sink, 4 needed)", "cpu_seconds": 859,
      "outcome": "a pick made on one pilot seed was luck: a second pilot (HSD_RULE2, three seeds) on P6 and P7, "
                 "claims on fresh seeds 5-9"},
+    {"when": "2026-11-26", "what": "head-specific dormancy, second pilot (HSD_RULE2: baselines of P6 and P7 on "
+     "pilot seeds 101-103)",
+     "result": "both learn the task in every seed (excess 0.011-0.052 nats) but in seed 101 neither has a sink "
+               "(F-Attn 0.013 and 0.015 < 2 x floor 0.035; 0.139-0.200 in seeds 102-103)", "cpu_seconds": 410,
+     "outcome": "the registered rule picks none: the six head-specific-dormancy claims are not testable here"},
     {"when": "2026-11-26", "what": "massive activations, the registered run (config T, baseline and G1, claim "
      "seeds 3-7; view mact_seeds)",
      "result": "0 of 5 seeds meet the band (baseline max/median >= 100 and a cut >= 5x): first token's max/median "
