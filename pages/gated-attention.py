@@ -41,7 +41,7 @@ def _preset_settings(pid: str, variant: str) -> dict:
 TOUR = [
     ui.Step("The sink and the gate",
             "Ungated heads with nothing to do park their attention on the first token. The G1 gate after SDPA lets a "
-            "head close instead: on both tasks its bars reach 1, the whole sink gone.",
+            "head close instead: on Bigram-Backcopy its bars reach 1, the whole sink gone.",
             settings=_preset_settings("default", "g1_elementwise"),
             look_at="the headline figure's G1 elementwise bars, and the paper's tick at 0.90"),
     ui.Step("A gate shared by the heads, on Bigram-Backcopy",
@@ -50,8 +50,10 @@ TOUR = [
             settings=_preset_settings("default", "g1_headshared"),
             look_at="the Explore tab: F-Attn of the head-shared model, at the uniform floor"),
     ui.Step("Heads idle on different queries",
-            "In the head-specific-dormancy task each query needs one head and not the other. A shared gate cannot "
-            "close one and open the other; the claims' table says whether the sink stays.",
+            "In the head-specific-dormancy task each query needs one head and not the other, so a shared gate cannot "
+            "close one and open the other. " + ("The claims' table says whether the sink stays." if M.HSD_CFG else
+            "The claims on this task are not testable here: the registered pilot found no configuration whose "
+            "baseline builds a sink in every pilot seed. This preset is a live run of the pilot's first candidate."),
             settings=_preset_settings("hsd", "g1_headshared"),
             look_at="section 2 of the story and the claim headshared-keeps-hsd"),
     ui.Step("A gate on the values",
@@ -168,7 +170,7 @@ st.markdown(
     f"most of it. Of the control claims, **{len(reproduced_controls)}** of "
     f"{sum(j.kind == 'control' for j in verdict.claims)} are reproduced here "
     f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story." +
-    ("" if hsd_seeds else " The head-specific-dormancy task's runs are registered but not yet run."))
+    ("" if hsd_seeds else " The head-specific-dormancy task's claims are not testable here (section 2 says why)."))
 
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(["The story", "Explore", "Reproduce the paper", "Lab notebook"])
 
@@ -213,10 +215,12 @@ with tab_story:
         f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
         f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
     if hsd_seeds is None:
-        st.info(f"**Not yet run.** {M.PENDING['hsd_seeds'].removeprefix('not yet run: ')}. Its six "
-                "control claims read *not testable here* until then; the pilots tried so far are in the Lab "
-                "notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
-                icon=":material/schedule:")
+        ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
+        why = M.PENDING["hsd_seeds"].removeprefix("not yet run: ").removeprefix("not run, by the registered rule: ")
+        st.info(("**Not run, by the registered rule.** " if ruled_out else "**Not yet run.** ") + why[0].upper()
+                + why[1:] + ". Its six control claims read *not testable here*; the pilots are in the Lab notebook. "
+                "The Explore tab trains this task live (preset *Head-specific dormancy*).",
+                icon=":material/block:" if ruled_out else ":material/schedule:")
     else:
         first = hsd_seeds["first"]
         hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
