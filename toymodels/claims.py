@@ -143,8 +143,8 @@ def superiority(estimate: float, interval, *, effect: float, null: float = 0.0, 
     if hi_d < eff_d:
         return Decision(NOT_REPRODUCED, "superiority", f"{span} excludes the paper's effect ({_g(effect)})")
     distance = max(est_d - null_d, eff_d - est_d)
-    return _undecided("superiority", f"{span} contains both no effect ({_g(null)}) and the paper's effect ({_g(effect)})",
-                      _seeds_needed(n, lo, hi, distance))
+    return _undecided("superiority", f"{span} contains both no effect ({_g(null)}) and the paper's effect "
+                                     f"({_g(effect)})", _seeds_needed(n, lo, hi, distance))
 
 
 def equivalence(estimate: float, interval, *, margin: float, target: float = 0.0, sides: str = "both",
