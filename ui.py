@@ -522,7 +522,8 @@ def claims_table(verdict: Verdict, key: str = "claims") -> None:
     """The topic's ledger, compact: one row per claim (claim, paper, ours, status), the paper's source beside
     its number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the
     commit that registered it). The first thing under a page's title."""
-    rows = [{"Status": _STATUS.get(j.status, j.status), "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
+    rows = [{"Status": _STATUS.get(j.status, j.status) + (": precondition" if j.rule == "precondition" else ""),
+             "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
              "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""), "Kind": j.kind}
             for j in verdict.claims]
     if not rows:
@@ -536,8 +537,10 @@ def claims_table(verdict: Verdict, key: str = "claims") -> None:
             seeds = f"{j.seeds} seed(s)" + (f", {j.uncertainty}" if j.uncertainty else "") if j.seeds else "no run"
             fitted = f" Chosen on these numbers: {', '.join(j.fitted)}." if j.fitted else ""
             registered = f" Test registered in {j.registered}." if j.registered else ""
+            decided = f"  \nDecided by the {j.rule} rule: {j.reason}." if j.rule and j.reason else ""
             st.markdown(f"**{j.id}** · {j.kind} · {j.source} · **{_STATUS.get(j.status, j.status)}**  \n"
-                        f"Test: {j.test} ({seeds}).{fitted}{registered}" + (f"  \n{j.note}" if j.note else ""))
+                        f"Test: {j.test} ({seeds}).{fitted}{registered}{decided}" + (f"  \n{j.note}" if j.note
+                                                                                       else ""))
 
 
 def device_caption() -> None:
