@@ -37,7 +37,6 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _train_budget(cfg: Config, **_) -> None:
-    validate(cfg)
     if expected_seconds(cfg) > BUDGET:
         raise InputError(f"this run would take about {expected_seconds(cfg):.0f} s on an idle 2-core CPU (limit "
                          f"{BUDGET:.0f} s): lower the depth, width, batch, iterations or seeds")
@@ -53,6 +52,7 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
     of the final deterministic policy, ``qmap`` (seed, H·res, W·res) of f(s, π(s, g), g) for the far goal,
     and Spearman correlations of −f with Euclidean and corridor distance.
     """
+    cfg = validate(cfg)
     prog = as_progress(progress)
     dev = get_device(device)
     maze = make_maze(cfg.maze, cfg.cell)

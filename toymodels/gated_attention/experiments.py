@@ -91,6 +91,8 @@ def _compare(cfg: Config, variants: list[str], device=None, progress: Progress |
     variants = list(dict.fromkeys(variants))
     if not variants:
         raise InputError("pick at least one variant")
+    for v in variants:
+        validate(replace(cfg, variant=v))
     p = as_progress(progress)
     summ, layers, curves, hist, maps = [], [], [], [], {}
     res = None
@@ -166,12 +168,13 @@ def n_params(model: GatedLM) -> int:
     return int(sum(p[0].numel() for p in model.params.values()))
 
 
-@bounded(cfg=CFG_BOUNDS, _budget=lambda cfg, **_: validate(cfg))
+@bounded(cfg=CFG_BOUNDS)
 def layer_demo(cfg: Config, device=None) -> pd.DataFrame:
     """Each variant at initialisation: where the gate sits, its shape, parameters added and gate mean (≈ 0.5).
 
     Untrained and cheap (one forward pass on 4 sequences); the page's table of variants.
     """
+    validate(cfg)
     dev = get_device(device)
     data = make_data(cfg)
     x = torch.as_tensor(data.sample(4, cfg.seq_len + 1, np.random.default_rng([cfg.data_seed, 7])), device=dev)
