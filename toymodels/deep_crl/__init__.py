@@ -83,46 +83,34 @@ PAPER = paper_numbers(
         "Fig. 1 data", "means over the last 5 epochs (fig1_main.json of the paper's data)"),
 )
 
-_ALL_VIEWS = (
+#: Registered deciding runs not in this build, with why (``pending=``): their claims read "not testable here" and say
+#: so. To run one: ``python -m toymodels precompute deep-crl --view NAME``, then delete its ``pending=``.
+_MOVED = ("stale since the package move (issue 26): the hashes of train, relabel_indices and sample_future_offsets "
+          "changed though their text did not; recomputing did not fit the session's time on the shared machine")
+VIEWS = views(
     View("maze_u", ".geometry:maze_view", dict(maze="u_maze"), label="Maze…", seconds=1),
     *(View(f"online_d{d}", ".experiments:online_seeds", dict(cfg=replace(ONLINE, depth=d), n_seeds=ONLINE_SEEDS),
            label=f"Training {ONLINE_SEEDS} agents at depth {d}…",
-           seconds=4 * expected_seconds(replace(ONLINE, depth=d))) for d in ONLINE_DEPTHS),
-    View("train_d8", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH)),
-         label="Training depth 8…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH))),
+           seconds=4 * expected_seconds(replace(ONLINE, depth=d)),
+           pending="not yet run (20 seeds, about 36 CPU-minutes)" if d == 16 else None) for d in ONLINE_DEPTHS),
+    View("train_d8", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH)), label="Training depth 8…",
+         seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)), pending=_MOVED),
     *(View(f"ablation_{ab}", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH, ablation=ab)),
-           label=f"Ablation {ab}…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)))
+           label=f"Ablation {ab}…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)), pending=_MOVED)
       for ab in ABLATIONS[1:]),
     View("critic", ".critic:critic_experiment", dict(cfg=CRITIC_TEST, depths=CRITIC_DEPTHS, wide=True),
          label="Offline critics, depths 4, 16, 64 and a wide one…", seconds=1700),
     View("critic_search", ".critic:critic_search", dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
-         label="Searching for a regime where depth matters…", seconds=500),
+         label="Searching for a regime where depth matters…", seconds=500, pending=_MOVED),
 )
-#: Registered deciding runs not shipped fresh in this build, with why (their claims read "not testable here" and
-#: say so). To run one: delete its entry here (it joins VIEWS), then
-#: ``/work/bin/heavy python -m toymodels precompute deep-crl --view NAME``.
-_MOVED = ("stale since the package move (issue 26): the hashes of train, relabel_indices and sample_future_offsets "
-          "changed though their text did not; recomputing did not fit the session's time on the shared machine")
-PENDING = {
-    "online_d16": "not yet run (20 seeds, about 36 CPU-minutes)",
-    "train_d8": _MOVED, "ablation_no_residual": _MOVED, "ablation_no_layernorm": _MOVED, "ablation_relu": _MOVED,
-    "critic_search": _MOVED,
-}
-VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
-#: every declared view, the pending ones included (``reproduce`` and the cost notes read them)
-ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "online_d8"
 
 
-
-
 def stored(name: str):
-    """A declared view's stored result (shipped and fresh, or in the disk cache), or None; never computes and never
-    imports the view's function (a page of shipped results runs without torch)."""
+    """A declared view's stored result (shipped, or in the disk cache), or None (always for a pending view); never
+    computes and never imports the view's function (a page of shipped results runs without torch)."""
     from toymodels.shipped import stored_view
 
-    if name in PENDING:
-        return None
     hit, value = stored_view(sys.modules[__name__], name, resolve=False)
     return value if hit else None
 
@@ -166,11 +154,11 @@ def _partial(views, depths, describe=_solved) -> Evidence | None:
 
 
 def _how(names) -> str:
-    """Why the views ``names`` are not shipped and how to ship them (PENDING ones first leave PENDING)."""
-    why = "; ".join(dict.fromkeys(PENDING[n] for n in names if n in PENDING))
-    pend = [n for n in names if n in PENDING]
-    return ((f": {why}" if why else "") + ". To ship it: " + (f"delete {', '.join(pend)} from deep_crl.PENDING, then "
-            if pend else "") + f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in names)}`.")
+    """Why the views ``names`` are not shipped and how to ship them (pending ones then drop ``pending=``)."""
+    why = "; ".join(dict.fromkeys(VIEWS[n].pending for n in names if VIEWS[n].pending))
+    return (f": {why}" if why else "") + ". To ship it: " + \
+        f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in names)}`" + \
+        (", then delete its pending=." if why else ".")
 
 
 def _depth_online(views) -> Evidence:
@@ -227,7 +215,7 @@ def _not_run(views, names, what: str) -> Evidence | None:
             missing.append(name)
     if not missing:
         return None
-    minutes = sum(ALL_VIEWS[n].seconds for n in missing) / 60
+    minutes = sum(VIEWS[n].seconds for n in missing) / 60
     return Evidence("not yet run", NOT_TESTABLE, seeds=0,
                     note=f"The deciding run ({what}, about {minutes:.0f} CPU minutes) is not in this build"
                          + _how(missing))
