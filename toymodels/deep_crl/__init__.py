@@ -340,7 +340,7 @@ def _ablations(views) -> Evidence:
 REGISTERED = "commit 1737712 (2026-11-25)"
 # Issue 41: the tests above under the shared rules and the fresh seeds of config.ONLINE60, QMAP16, ABLATION20 and
 # CRITIC_FRESH, committed before their runs.
-REGISTERED_41 = "issue 41 (2026-11-27), before the runs"
+REGISTERED_41 = "commit 2901316 (2026-11-27, issue 41)"
 
 CLAIMS = claims(
     Claim("depth-online", "headline",
