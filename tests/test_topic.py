@@ -223,9 +223,11 @@ def test_a_freshness_check_never_computes_a_missing_view(monkeypatch, tmp_path):
     assert shipped.load_view(module, "base") == {"n": 3} and calls == [3]  # outside a check it computes
 
 
-def test_a_pending_view_is_never_read_and_its_bundle_must_not_ship(monkeypatch, tmp_path):
-    """``View(pending=why)``: a registered run not in this build. Nothing reads it (its claims see ``NotStored``),
-    ``precompute --check`` passes it by, and a bundle of it, or of a view nobody declares, fails the check."""
+def test_a_pending_view_is_never_read_and_a_bundle_no_view_declares_fails_the_check(monkeypatch, tmp_path):
+    """``View(pending=why)``: a registered run not in this build. Nothing reads it, by name or by key (its claims
+    see ``NotStored``; an old bundle of it stays unread), and ``precompute --check`` passes it by; a bundle that no
+    view declares fails the check."""
+    import sys
     import types as _types
 
     def base(n: int = 3):
@@ -233,19 +235,20 @@ def test_a_pending_view_is_never_read_and_its_bundle_must_not_ship(monkeypatch, 
 
     module = _types.SimpleNamespace(TOPIC="demo", HEADLINE="base", CLAIMS=())
     module.VIEWS = views(View("base", base, dict(n=3)), View("later", base, dict(n=4), pending="not yet run"))
+    monkeypatch.setitem(sys.modules, "toymodels.demo", module)
     monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
     monkeypatch.setattr(store, "_INDEX", None)
+    monkeypatch.setenv("TOYMODELS_CACHE", "off")
     store.ship("demo", "base", base, n=3)
     assert shipped.stale_views(module) == {} and shipped.unshipped_views(module) == []
     assert shipped.shipped_verdict(module)[1]
-    store.ship("demo", "later", base, n=4)  # a pending view's bundle: never read, and the check names it
-    store.ship("demo", "gone", base, n=5)   # a bundle no view declares
-    assert shipped.stored_view(module, "later") == (False, None)
+    store.ship("demo", "later", base, n=4)  # an old bundle of a pending view: never read
+    assert shipped.stored_view(module, "later") == (False, None) and store.lookup(base, n=4) == (False, None)
+    assert store.lookup(base, n=3)[0]
     with pytest.raises(NotStored):
         shipped.ViewSet(module)["later"]
-    stale = shipped.stale_views(module)
-    assert set(stale) == {"later", "gone"} and "pending (not yet run)" in stale["later"]
-    assert "no view declares it" in stale["gone"]
-    assert shipped.unshipped_views(module) == []  # the server's check: every view that should ship is there
+    assert shipped.stale_views(module) == {}
+    store.ship("demo", "gone", base, n=5)   # a bundle no view declares
+    assert set(shipped.stale_views(module)) == {"gone"} and "no view declares it" in shipped.stale_views(module)["gone"]
     (tmp_path / "demo" / "base" / "meta.json").unlink()
     assert shipped.unshipped_views(module) == ["base"] and not shipped.shipped_verdict(module)[1]

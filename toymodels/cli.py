@@ -11,7 +11,7 @@ Each topic package follows the contract (``toymodels.topic``): ``VIEWS``, ``HEAD
 ``precompute`` is one generic loop over every topic's ``VIEWS`` (pending ones only by ``--view``); it stamps each
 bundle with the hash of the definitions it reached. ``precompute --check`` recomputes nothing and fails naming
 every view that is missing, damaged, made with other arguments or from other definitions, and every bundle that
-must not ship (a pending view's, one no view declares). ``verdict`` judges each topic's claims on its shipped views
+no view declares. ``verdict`` judges each topic's claims on its shipped views
 without recomputing.
 
 Every failure prints one line to standard error: exit 2 for bad usage or input, 1 for a failure while running.

@@ -106,18 +106,15 @@ def load_view(topic_or_module, name: str, progress=None) -> Any:
 
 
 def stale_views(module) -> dict[str, str]:
-    """name -> why, for every view of ``module`` whose shipped bundle is not fresh by definition (build time: it
-    parses source), and every bundle under ``results/<topic>/`` that must not ship (a pending view's, or one no
-    view declares). Reads stored results only: a check never starts a computation (lazy arguments that need a
-    missing view count as stale)."""
+    """name -> why, for every view of ``module``, pending ones aside, whose shipped bundle is not fresh by
+    definition (build time: it parses source), and every bundle under ``results/<topic>/`` that no view declares.
+    Reads stored results only: a check never starts a computation (lazy arguments that need a missing view count
+    as stale)."""
     declared, out = _views_of(module), {}
     folder = store.RESULTS_DIR / module.TOPIC
     for p in sorted(folder.iterdir()) if folder.is_dir() else []:
-        v = declared.get(p.name)
-        if v is None and not p.name.startswith("."):
+        if p.name not in declared and not p.name.startswith("."):
             out[p.name] = f"shipped, but no view declares it: delete {folder.name}/{p.name}"
-        elif v is not None and v.pending:
-            out[p.name] = f"shipped, but pending ({v.pending}): delete its bundle, or ship it fresh and drop pending="
     for name in (n for n, v in declared.items() if not v.pending):
         try:
             args = view_arguments(module, name)

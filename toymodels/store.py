@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -430,8 +431,12 @@ def _shipped_index() -> dict[str, Path]:
 
 
 def _find_shipped(key: str) -> Path | None:
-    """The shipped bundle for ``key``, if there is one."""
-    return _shipped_index().get(key)
+    """The shipped bundle for ``key``, if there is one and its view is not declared pending (the topic package is
+    imported already: the function asking for it belongs to it)."""
+    folder = _shipped_index().get(key)
+    topic = sys.modules.get(f"toymodels.{folder.parent.name.replace('-', '_')}") if folder is not None else None
+    view = getattr(topic, "VIEWS", {}).get(folder.name) if topic is not None else None
+    return None if view is not None and view.pending else folder
 
 
 ORPHAN_SECONDS = 3600  # a write's temporary folder older than this was left by a killed process

@@ -223,9 +223,9 @@ class View:
     computed. ``seconds``: the expected compute time on a 2-core CPU (shown before a long run).
 
     ``pending``: a registered run not in this build, and why (``"not yet run (20 seeds, about 36 CPU-minutes)"``).
-    A pending view is never read (its claims read "not testable here" with this reason), ``precompute`` and
-    ``precompute --check`` pass it by, and no bundle of it may ship; ``precompute TOPIC --view NAME`` runs it,
-    then delete ``pending=``.
+    A pending view is never read, by name or by key, not even an old bundle of it (its claims read "not testable
+    here" with this reason); ``precompute`` and ``precompute --check`` pass it by. ``precompute TOPIC --view NAME``
+    runs it; then delete ``pending=``.
     """
 
     name: str
