@@ -420,6 +420,36 @@ def _names(targets: set[tuple]) -> dict[tuple, str]:
     return {t: (n if counts[n] == 1 else f"{n}@{t[1]}") for t, n in plain.items()}
 
 
+#: Fields that Python versions after 3.11 added to nodes 3.11 already had (PEP 695's type parameters): left out of
+#: ``_dump`` when empty, so that a definition hashes the same under every Python the package supports.
+_NEWER_FIELDS = frozenset({"type_params"})
+
+
+def _dump(node) -> str:
+    """``ast.dump(node, annotate_fields=False)`` exactly as Python 3.11 writes it, under any Python: 3.12 adds
+    ``type_params=[]`` to every function and class, 3.13 omits empty fields, so ``ast.dump`` itself would give every
+    definition another hash under another Python (and every shipped view would look stale there)."""
+    if isinstance(node, ast.AST):
+        cls, args, keywords = type(node), [], False
+        for name in node._fields:
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                keywords = True
+                continue
+            if name in _NEWER_FIELDS and not value:
+                continue
+            if value is None and getattr(cls, name, ...) is None:  # an optional field left empty
+                keywords = True
+                continue
+            text = _dump(value)
+            args.append(f"{name}={text}" if keywords else text)
+        return f"{cls.__name__}({', '.join(args)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(_dump(x) for x in node) + "]"
+    return repr(node)
+
+
 def _fingerprint(target: tuple, names: dict[tuple, str]) -> str:
     kind = target[0]
     if kind == "topic":
@@ -430,7 +460,7 @@ def _fingerprint(target: tuple, names: dict[tuple, str]) -> str:
     if kind == "module":
         return hashlib.sha256(module.source).hexdigest()
     nodes = module.prelude if kind == "prelude" else module.defs.get(target[2], [])
-    text = "\n".join(ast.dump(_Rename(module, names).visit(_strip(n)), annotate_fields=False) for n in nodes)
+    text = "\n".join(_dump(_Rename(module, names).visit(_strip(n))) for n in nodes)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

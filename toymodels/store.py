@@ -573,8 +573,11 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)
+    from toymodels.device import environment  # the build that computed it (torch: only where a view is shipped)
+
     folder = write_bundle(shipped_path(topic, name), result,
-                          meta=shipped_stamp(fn, key, bind_arguments(fn, args, kwargs) if args else kwargs))
+                          meta={**shipped_stamp(fn, key, bind_arguments(fn, args, kwargs) if args else kwargs),
+                                "env": environment(kwargs.get("device"))})
     _INDEX = None
     return folder
 
