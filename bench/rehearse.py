@@ -400,6 +400,13 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="toymodels-rehearsal-"))
     if not args.keep:
         reaper.paths.append(work)
+    # every temporary file of what it starts (the browsers' profiles, Playwright's artifacts, the browser wrapper)
+    # goes under one folder of its own, removed at the end even after a browser was killed (a short path under /tmp:
+    # Chromium's socket path must stay under 108 characters)
+    scratch = Path(tempfile.mkdtemp(prefix="toymodels-tmp-", dir="/tmp" if Path("/tmp").is_dir() else None))
+    reaper.paths.append(scratch)
+    os.environ["TMPDIR"] = tempfile.tempdir = str(scratch)
+    log(f"working in {work}; temporary files of the browsers under {scratch}")
     app = work / "app"
     server, mem_cg, cpu_cg, mem_report, hogs = None, None, None, {}, []
     try:

@@ -7,6 +7,7 @@ No Streamlit here (the rehearsal runs its own server in a child process).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -111,6 +112,8 @@ def _rehearse(stop_after: str, tmp_path: Path, timeout: float) -> tuple[int, str
     left = _wait_gone(marker)
     assert left == [], f"still running after the rehearsal stopped: {left}\n{out[-3000:]}"
     assert list(tmp_path.iterdir()) == [], f"left in TMPDIR: {list(tmp_path.iterdir())}"
+    scratch = re.search(r"temporary files of the browsers under (\S+)", out)
+    assert scratch and not Path(scratch.group(1)).exists(), out[-2000:]
     cgroups = [p for p in Path("/sys/fs/cgroup").glob("**/toymodels-*") if p.is_dir()]
     assert not [p for p in cgroups if p.name.endswith(f"-{proc.pid}")], cgroups
     return proc.returncode, out
@@ -136,3 +139,27 @@ def test_a_rehearsal_stopped_while_its_browsers_load_pages_leaves_nothing(tmp_pa
     rc, out = _rehearse("sessions", tmp_path, timeout=600)
     assert rc == 128 + signal.SIGTERM, out[-3000:]
     assert "session" in out and "stopped by SIGTERM" in out
+
+
+def test_a_rehearsal_that_fails_leaves_nothing(tmp_path):
+    """A server that cannot start (here: a virtual environment whose python exits at once) is a failure: the
+    rehearsal exits 1 and stops what it had started (the contention's busy loop), removing its folders."""
+    if not Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
+        pytest.skip("Chromium is missing (the rehearsal checks for it first)")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("#!/bin/sh\nexit 3\n")
+    (venv / "bin" / "python").chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = f"TOYMODELS_REHEARSAL_MARK={uuid.uuid4().hex}"
+    env = dict(os.environ, TMPDIR=str(work), **dict([marker.split("=")]))
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "rehearse.py"), "--venv", str(venv),
+                           "--contention", "1", "--cap", "watchdog"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1 and "the server exited with 3" in proc.stderr, proc.stderr[-2000:]
+    assert "contention: 1 busy loop(s) started" in proc.stderr
+    assert _wait_gone(marker) == []
+    assert list(work.iterdir()) == []
+    scratch = re.search(r"temporary files of the browsers under (\S+)", proc.stderr)
+    assert scratch and not Path(scratch.group(1)).exists()
