@@ -100,13 +100,12 @@ ALL_VIEWS = {
 PENDING: dict[str, str] = {
     "study": "the registered study (5 arms x 20 fresh seeds) has not been run yet: `python -m toymodels precompute "
              "induction-heads --view study` (minutes on a GPU, hours on one CPU thread)",
-    "live": "not computed yet: `python -m toymodels precompute induction-heads --view live`",
     "smollm2": "needs the shared real-model loader toymodels.realmodels (issue: real models), not in this build yet",
 }
 VIEWS = views(*(v for v in ALL_VIEWS.values() if v.name not in PENDING))
 HEADLINE = "study" if "study" in VIEWS else "live"
 
-REGISTERED = ""   # the commit that wrote the claims' rules and thresholds, set once it exists
+REGISTERED = "commit 6aac5bb (2026-11-27)"   # the commit that wrote the claims' rules and thresholds
 
 _SEEDS = f"{STUDY.n_seeds} fresh seeds ({STUDY.first_seed}-{STUDY.first_seed + STUDY.n_seeds - 1})"
 _SETUP = (f"d = 64, 4 heads, vocabulary 64, 32 positions, Adam 1e-3, batch 64, {STUDY.run.steps:,} steps, "
@@ -125,7 +124,7 @@ def _needs(view: str):
     def wrap(fn):
         def decide(views) -> Evidence:
             if view in PENDING:
-                return Evidence("n/a", pending(PENDING[view]), seeds=0)
+                return Evidence("n/a", pending(PENDING[view]), seeds=0, note=PENDING[view])
             return fn(views)
         decide.__name__ = fn.__name__
         return decide

@@ -113,8 +113,7 @@ def compare_depths(live: LiveConfig = DEFAULT_LIVE, device=None, progress=None) 
     prog = as_progress(progress)
     out = {"config": dataclasses.asdict(live), "runs": {}}
     for i, n in enumerate(live.layers):
-        out["runs"][str(n)] = run.__wrapped__(live.config(n), device, prog.part(i, len(live.layers),
-                                                                                 f"{n} layer(s): "))
+        out["runs"][str(n)] = run.__wrapped__(live.config(n), device, prog.part(i, len(live.layers)))
     return out
 
 

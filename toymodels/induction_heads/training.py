@@ -40,11 +40,12 @@ def held_out(cfg, device, period_mode: str | None = None, n: int | None = None) 
 
 
 @torch.no_grad()
-def measure(params: dict, cfg, ho: HeldOut, chunk: int = 64, **kwargs) -> dict:
+def measure(params: dict, cfg, ho: HeldOut, chunk: int | None = None, **kwargs) -> dict:
     """Per instance: copy loss (E,), induction and previous-token scores (E, L, H) on a held-out set, computed in
-    chunks of ``chunk`` sequences (bounded memory)."""
+    chunks of ``chunk`` sequences (bounded memory; default 64 on a CPU, 256 on a GPU)."""
     E = params["W_E"].shape[0]
     n = ho.tokens.shape[0]
+    chunk = chunk or (256 if ho.tokens.device.type == "cuda" else 64)
     loss_sum = torch.zeros(E, dtype=torch.float64, device=ho.tokens.device)
     count = 0.0
     ind, prev, qsum = 0.0, 0.0, 0.0
