@@ -1,26 +1,23 @@
-"""The one contract every topic module follows: views, bounds, verdicts, progress, read-only results.
+"""What every topic package is made of: views, bounds, progress, read-only results.
 
-A topic module (``toymodels.rlvr``, ``toymodels.superposition``, ...) declares:
+A topic package (``toymodels.rlvr``, ``toymodels.superposition``, ...) declares in its ``__init__`` (CONTRIBUTING.md
+"The contract"; ``tests/test_contract.py`` checks it for every topic):
 
-``TOPIC``
-    its registry name (``"rlvr"``).
-``VIEWS``
-    ``topic.views(View(name, fn, kwargs), ...)``: every default view the page opens on, declared once. That
-    declaration is what the page shows (``ui.view``), what ``python -m toymodels precompute`` ships (one
-    generic loop), what ``precompute --check`` checks and what the store keys on. ``kwargs`` are the
-    arguments by parameter name; they may be a zero-argument callable when they are costly to build or
-    depend on another view (``lambda: dict(emb=load_view(TOPIC, "embeddings"))``).
-``HEADLINE``
-    the name of the view whose result ``verdict`` judges.
-``verdict(result) -> Verdict``
-    the only place where "does the toy reproduce the paper" is decided. Pages and the home page display it;
-    ``python -m toymodels verdict`` prints it.
+``TOPIC``, ``PAPER``
+    its registry name (``"rlvr"``); every number quoted from the paper (``claims.paper_numbers``).
+``VIEWS``, ``HEADLINE``
+    ``views(View(name, fn, kwargs), ...)``: every default view, declared once. That declaration is what the page
+    shows (``ui.view``), what ``python -m toymodels precompute`` ships, what ``precompute --check`` checks and
+    what the store keys on. ``HEADLINE`` names the view the topic leads with.
+``CLAIMS``, ``metrics(views)``
+    the paper's claims, each with its registered test (``claims.Claim``), judged on the views: the only place
+    where "does the toy reproduce the paper" is decided; and the verdict's metrics.
 ``reproduce(quick, seed, device, out, progress) -> dict``
-    the paper's headline experiment for the command line.
+    the paper's headline experiment for the command line (``shipped.reproduce_record``).
 
-Functions whose arguments a visitor can set are wrapped in ``@bounded(...)``: every argument is checked
-against its declared ``Range`` / ``OneOf`` (and any cross-argument budget) before any work starts, and a
-violation raises ``InputError`` with a message a page can show as it is. Nothing is clamped silently.
+Functions whose arguments a visitor can set are wrapped in ``@bounded(...)``: every argument is checked against
+its declared ``Range`` / ``OneOf`` (and any cross-argument budget) before any work starts, and a violation raises
+``InputError`` with a message a page can show as it is. Nothing is clamped silently.
 
 Long work takes ``progress``: call ``p = as_progress(progress)``, then ``p(fraction, message)``, and hand
 ``p.sub(start, end, "prefix: ")`` to inner work: nested progress with no hand-written lambdas.
@@ -40,11 +37,6 @@ import pandas as pd
 
 from toymodels.claims import Verdict  # noqa: F401 - part of the contract
 from toymodels.errors import InputError, NotStored  # noqa: F401 - part of the contract
-
-# --------------------------------------------------------------------------- errors
-
-
-
 
 # --------------------------------------------------------------------------- progress
 
@@ -229,6 +221,11 @@ class View:
     that module (nor torch). ``kwargs``: the arguments by parameter name, or a zero-argument callable returning
     them (evaluated when the view is shown or shipped). ``label``: what a progress bar says while it is
     computed. ``seconds``: the expected compute time on a 2-core CPU (shown before a long run).
+
+    ``pending``: a registered run not in this build, and why (``"not yet run (20 seeds, about 36 CPU-minutes)"``).
+    A pending view is never read, by name or by key, not even an old bundle of it (its claims read "not testable
+    here" with this reason); ``precompute`` and ``precompute --check`` pass it by. ``precompute TOPIC --view NAME``
+    runs it; then delete ``pending=``.
     """
 
     name: str
@@ -236,6 +233,7 @@ class View:
     kwargs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] = field(default_factory=dict)
     label: str = "Computing…"
     seconds: float | None = None
+    pending: str | None = None
 
     def arguments(self) -> dict:
         kw = self.kwargs() if callable(self.kwargs) else self.kwargs
@@ -293,9 +291,6 @@ def views(*items: View) -> Mapping[str, View]:
             raise ValueError(f"two views named {v.name!r}")
         out[v.name] = v
     return types.MappingProxyType(out)
-
-
-# --------------------------------------------------------------------------- verdicts
 
 
 # --------------------------------------------------------------------------- read-only results

@@ -148,7 +148,9 @@ def _hsd_arguments() -> dict:
     return dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS))
 
 
-_ALL_VIEWS = (
+#: A registered deciding run not in this build carries ``pending=`` (why): its claims read "not testable here" and
+#: say so. To run one: ``python -m toymodels precompute gated-attention --view NAME``, then delete its ``pending=``.
+VIEWS = views(
     View("compare_all", ".experiments:reproduction", dict(sink_cfg=SINK_CFG, mact_cfg=MACT_CFG),
          label="Training the seven variants and the massive-activation models…", seconds=900),
     View("layer_demo", ".experiments:layer_demo", dict(cfg=SINK_CFG), label="Building the variants…", seconds=2),
@@ -157,24 +159,16 @@ _ALL_VIEWS = (
     View("sink_seeds", ".experiments:seed_sweep", dict(cfg=SINK_CFG, variants=ALL_VARIANTS, seeds=list(SINK_SEEDS)),
          label="Training the seven variants on five seeds…", seconds=1500),
     View("hsd_seeds", ".experiments:seed_sweep", _hsd_arguments,
-         label="Training the seven variants on the head-specific task, five seeds…", seconds=600),
+         label="Training the seven variants on the head-specific task, five seeds…", seconds=600,
+         pending="not run, by the registered rule: the second pilot (notebook.HSD_RULE2, baselines of P6 and P7 on "
+                 "seeds 101-103) found no candidate with a sink in every pilot seed (seed 101: F-Attn 0.013 and "
+                 "0.015 against twice the floor, 0.070), so no task configuration was picked for the claim seeds"),
     View("mact_seeds", ".experiments:seed_sweep",
          dict(cfg=MACT_CFG, variants=["baseline", "g1_elementwise"], seeds=list(MACT_SEEDS)),
          label="Training the massive-activation models on five seeds…", seconds=1500),
     View("real_minilm", ".minilm:minilm_sink", dict(texts=list(SENTENCES)),
          label="Loading all-MiniLM-L6-v2 and reading its attention…", seconds=8),
 )
-#: Registered deciding runs that have not been run yet, with why (their claims read "not testable here" and say
-#: so). To run one: delete its entry here (it joins VIEWS), then
-#: ``/work/bin/heavy python -m toymodels precompute gated-attention --view NAME``.
-PENDING = {
-    "hsd_seeds": "not run, by the registered rule: the second pilot (notebook.HSD_RULE2, baselines of P6 and P7 on "
-                 "seeds 101-103) found no candidate with a sink in every pilot seed (seed 101: F-Attn 0.013 and "
-                 "0.015 against twice the floor, 0.070), so no task configuration was picked for the claim seeds",
-}
-VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
-#: every declared view, the pending ones included (``reproduce`` runs them all)
-ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "compare_all"
 
 # --------------------------------------------------------------------------- the claims and their tests
@@ -196,11 +190,11 @@ REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the 
 
 
 def _pending(views, name: str):
-    """``views[name]``, or None when it is missing because its registered run has not been run (``PENDING``)."""
+    """``views[name]``, or None when it is missing because its registered run is not in this build (``pending=``)."""
     try:
         return views[name]
     except (KeyError, NotStored):
-        if name in PENDING:
+        if VIEWS[name].pending:
             return None
         raise
 
@@ -214,7 +208,7 @@ def _removal_evidence(views, view: str, variant: str, removes: bool) -> Evidence
     """The test of a removal claim ("removes": the interval above REMOVES_MIN; "keeps": below KEEPS_MAX)."""
     sweep = _pending(views, view)
     if sweep is None:
-        return Evidence("n/a", "not testable here", seeds=0, note=PENDING[view])
+        return Evidence("n/a", "not testable here", seeds=0, note=VIEWS[view].pending)
     r = removal(sweep, variant)
     if r["n"] < MIN_SEEDS:
         return Evidence(f"{r['n']} of {r['n_run']} seeds with a baseline sink", "not testable here",
@@ -237,7 +231,7 @@ def _sink(views) -> Evidence:
 def _massive(views) -> Evidence:
     sweep = _pending(views, "mact_seeds")
     if sweep is None:
-        return Evidence("n/a", "not testable here", seeds=0, note=PENDING["mact_seeds"])
+        return Evidence("n/a", "not testable here", seeds=0, note=VIEWS["mact_seeds"].pending)
     t = mact_seed_table(sweep)
     k, n = int(t.meets.sum()), len(t)
     lo, hi = clopper_pearson(k, n)
@@ -447,7 +441,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
                                      "gated_attention_layers": res["layers"], "gated_attention_curves": res["curves"]})
         return reproduce_record(sys.modules[__name__], {}, quick, seed, **extra)
     def seeds(view: str) -> list[int]:
-        return [s + seed for s in ALL_VIEWS[view].arguments()["seeds"]]
+        return [s + seed for s in VIEWS[view].arguments()["seeds"]]
 
     parts = [("compare_all", lambda q: reproduction(replace(SINK_CFG, seed=seed), replace(MACT_CFG, seed=seed),
                                                     progress=q)),
