@@ -3,10 +3,11 @@ definitions this checkout has, then write it to the shipped store with this chec
 
     python bench/ship_bundle.py TOPIC VIEW FOLDER --at COMMIT
 
-FOLDER: the bundle (``store.write_bundle``) the other machine wrote. COMMIT: the commit whose tree it ran. Why not
-just copy the folder: a bundle's stamp hashes the definitions its function reaches through ``ast.dump``, whose
-output differs between Python versions (3.12 adds fields), so a bundle stamped on the GPU machine's Python reads as
-stale here. This script re-stamps it, and only after checking that nothing it reached has changed:
+FOLDER: the bundle the other machine wrote (``store.write_bundle`` or ``store.ship``). COMMIT: the commit whose tree
+it ran. For a bundle whose own stamp is fresh here, copying the folder is enough (``precompute --check`` says so);
+this script is for one stamped by other code (a later commit touched a file the view does not reach, or the
+bundle was written without a stamp). It re-stamps the bundle, and only after checking that nothing it reached has
+changed:
 
 1. the result records the sha256 of every source file of the topic's package (``result["meta"]["sources"]``, first
    16 hex digits): each must equal the file at COMMIT;
@@ -34,8 +35,7 @@ _DEFS = """
 import json, sys
 from toymodels import freshness, shipped
 m = shipped.module_for(sys.argv[1])
-views = getattr(m, "ALL_VIEWS", None) or m.VIEWS
-fn = views[sys.argv[2]].resolve(m.__name__)
+fn = m.VIEWS[sys.argv[2]].resolve(m.__name__)
 print(json.dumps(freshness.definitions(fn), sort_keys=True))
 """
 
@@ -69,8 +69,7 @@ def main(argv=None) -> int:
     from toymodels import shipped, store
 
     module = shipped.module_for(args.topic)
-    views = getattr(module, "ALL_VIEWS", None) or module.VIEWS
-    view = views[args.view]
+    view = module.VIEWS[args.view]
     fn = view.resolve(module.__name__)
     kwargs = view.arguments()
     result, _ = store.read_bundle(args.folder)
@@ -101,11 +100,11 @@ def main(argv=None) -> int:
     folder = store.write_bundle(store.shipped_path(args.topic, args.view), result,
                                 meta=store.shipped_stamp(fn, store.call_key(fn, (), kwargs), kwargs))
     print(f"shipped {folder} (stamped here; {len(now)} definitions unchanged since {args.at})", file=sys.stderr)
-    if args.view in module.VIEWS:
-        shipped.write_verdicts([module])
+    if view.pending:
+        print(f"note: {args.view} is still declared pending: delete its pending=, then refresh the verdicts "
+              "(shipped.write_verdicts)", file=sys.stderr)
     else:
-        print(f"note: {args.view} is still in PENDING: take it out of PENDING, then refresh the verdicts",
-              file=sys.stderr)
+        shipped.write_verdicts([module])
     return 0
 
 

@@ -20,7 +20,7 @@ def tiny():
 
 
 def test_the_registered_study_is_declared_once():
-    assert M.STUDY == X.STUDY and M.ALL_VIEWS["study"].kwargs["cfg"] == M.STUDY
+    assert M.STUDY == X.STUDY and M.VIEWS["study"].kwargs["cfg"] == M.STUDY
     assert M.STUDY.first_seed == 100 and M.STUDY.n_seeds == 20 and M.STUDY.run.steps == 3000   # fresh seeds
     assert all(c.registered for c in M.CLAIMS)
 
@@ -57,7 +57,11 @@ def test_a_tiny_study_end_to_end(tiny):
 
 
 def test_the_claims_are_judged_on_a_tiny_study(tiny, monkeypatch):
-    monkeypatch.delitem(M.PENDING, "study", raising=False)
+    from dataclasses import replace
+
+    from toymodels.topic import views
+
+    monkeypatch.setattr(M, "VIEWS", views(*(replace(v, pending=None) for v in M.VIEWS.values())))
     study = {**tiny, "arms": {**tiny["arms"], "L1v": tiny["arms"]["L2v"], "L2f": tiny["arms"]["L2v"]}}
     v = shipped.verdict_of(M, overrides={"study": study})
     by = {j.id: j for j in v.claims}
