@@ -212,7 +212,7 @@ TASK_NAMES = {"sink_seeds": "Bigram-Backcopy", "hsd_seeds": "head-specific dorma
 REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 #: The head-specific-dormancy claims: the same tests, run on the second pilot's pick and fresh seeds 5-9.
 #: Issue 41: the shared decision rules, and the input-independent gate's fresh seeds (II_SEEDS).
-REGISTERED_41 = "issue 41 (2026-11-27), before the run"
+REGISTERED_41 = "commit a0845cb (2026-11-27, issue 41)"
 REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the tests as registered in 22d87b4)"
 
 
