@@ -133,7 +133,7 @@ FM_MARGIN = 0.10
 #: CFM ≈ EFM under the equivalence rule (issue 41, registered before the fresh run): the paired f_mem difference's
 #: 90% Student-t interval (TOST at 5%) inside ±FM_MARGIN.
 FM_LEVEL = 0.90
-REGISTERED_41 = "issue 41 (2026-11-27), before the fresh run"
+REGISTERED_41 = "commit 9f87d83 (2026-11-27, issue 41)"
 
 
 def _iv(lo: float, hi: float, digits: int = 2, level: str = "95%") -> str:
