@@ -115,7 +115,7 @@ _SHARE_TEXT = (f"The share rule: the rule holds on k of the seeds; reproduced wh
 #: superiority rule on the mean log ratio with its 90% t interval: reproduced when it excludes a halving (the
 #: kernel machine's own D_RATIO) downwards, not reproduced when it excludes a fall to a quarter.
 NN_NULL, NN_EFFECT, NN_LEVEL, NN_MIN_GROKKED = math.log(A.D_RATIO), math.log(A.D_RATIO / 2), 0.90, 6
-REGISTERED_41 = "issue 41 (2026-11-27), before the run"
+REGISTERED_41 = "commit 5cf7fc8 (2026-11-27, issue 41)"
 
 
 def _rows(views) -> list[dict]:
