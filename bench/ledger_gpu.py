@@ -1,5 +1,5 @@
 """Issue 41's registered deep-crl runs, one view per call, as ``precompute --view`` would ship them, pending ones
-included (``deep_crl.ALL_VIEWS``): run by the lead's GPU script (/work/wt/gpu/ledger.sh) with
+included (``View(pending=...)``): run by the lead's GPU script (/work/wt/gpu/ledger.sh) with
 ``TOYMODELS_DEVICE=cuda``. The device is not an argument of the view (GPU kernels reorder sums: a rerun on the CPU
 draws other numbers from the same distribution); each bundle records it in ``environment``.
 
@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
     from toymodels import store
 
     for name in args.views:
-        view = M.ALL_VIEWS[name]
+        view = M.VIEWS[name]
         fn, kwargs = view.resolve(M.__name__), view.arguments()
         t0 = time.perf_counter()
         if args.small:

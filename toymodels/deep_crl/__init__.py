@@ -102,64 +102,49 @@ PAPER = paper_numbers(
         "Fig. 1 data", "means over the last 5 epochs (fig1_main.json of the paper's data)"),
 )
 
-_ALL_VIEWS = (
-    View("maze_u", ".geometry:maze_view", dict(maze="u_maze"), label="Maze…", seconds=1),
-    *(View(f"online_d{d}", ".experiments:online_seeds", dict(cfg=replace(ONLINE, depth=d), n_seeds=ONLINE_SEEDS),
-           label=f"Training {ONLINE_SEEDS} agents at depth {d}…",
-           seconds=4 * expected_seconds(replace(ONLINE, depth=d))) for d in ONLINE_DEPTHS),
-    View("train_d8", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH)),
-         label="Training depth 8…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH))),
-    *(View(f"ablation_{ab}", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH, ablation=ab)),
-           label=f"Ablation {ab}…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)))
-      for ab in ABLATIONS[1:]),
-    View("critic", ".critic:critic_experiment", dict(cfg=CRITIC_TEST, depths=CRITIC_DEPTHS, wide=True),
-         label="Offline critics, depths 4, 16, 64 and a wide one…", seconds=1700),
-    View("critic_search", ".critic:critic_search", dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
-         label="Searching for a regime where depth matters…", seconds=500),
-    # the registered runs of issue 41 (fresh seeds; each arm one batched model, on a GPU where there is one)
-    *(View(f"online60_d{d}", ".experiments:batched_seeds", dict(cfg=replace(ONLINE60, depth=d), n_seeds=ONLINE60.seeds),
-           label=f"Training {ONLINE60.seeds} agents at depth {d}…",
-           seconds=expected_seconds(replace(ONLINE60, depth=d))) for d in ONLINE60_DEPTHS),
-    View("qmap_d16", ".experiments:batched_seeds", dict(cfg=QMAP16, n_seeds=QMAP16.seeds),
-         label=f"Training {QMAP16.seeds} agents at depth 16…", seconds=expected_seconds(QMAP16)),
-    *(View(f"ablation20_{ab}", ".experiments:batched_seeds", dict(cfg=replace(ABLATION20, ablation=ab),
-                                                                  n_seeds=ABLATION20.seeds),
-           label=f"{ABLATION_LABELS[ab]}: {ABLATION20.seeds} agents at depth {ABLATION_DEPTH}…",
-           seconds=expected_seconds(ABLATION20)) for ab in ABLATIONS),
-    View("critic_fresh", ".critic:critic_experiment", dict(cfg=CRITIC_FRESH, depths=CRITIC_DEPTHS, wide=True),
-         label="Offline critics on fresh seeds 108-115…", seconds=1700),
-)
-#: Registered deciding runs not shipped fresh in this build, with why (their claims read "not testable here" and
-#: say so). To run one: delete its entry here (it joins VIEWS), then
-#: ``/work/bin/heavy python -m toymodels precompute deep-crl --view NAME``.
+#: Registered deciding runs not in this build carry ``pending=`` (why): their claims read "not testable here" and
+#: say so. To run one: ``python -m toymodels precompute deep-crl --view NAME``, then delete its ``pending=``.
 _MOVED = ("stale since the package move (issue 26): the hashes of train, relabel_indices and sample_future_offsets "
           "changed though their text did not; recomputing did not fit the session's time on the shared machine")
 _REG41 = "registered (issue 41), not yet run"
 _SUPERSEDED = ("the first registered online test (seeds 100-119), superseded by issue 41's registered runs on 60 fresh "
                "seeds (online60_d4, online60_d8); its numbers are kept in analysis.FIRST_ONLINE_TEST and the lab "
                "notebook. Stale since LIMITS['seeds'] rose to 64 for the batched runs (the hash of train's bounds)")
-PENDING = {
-    "online_d4": _SUPERSEDED, "online_d8": _SUPERSEDED,
-    **{f"online60_d{d}": _REG41 for d in ONLINE60_DEPTHS}, "qmap_d16": _REG41,
-    **{f"ablation20_{ab}": _REG41 for ab in ABLATIONS}, "critic_fresh": _REG41,
-    "train_d8": _MOVED, "ablation_no_residual": _MOVED, "ablation_no_layernorm": _MOVED, "ablation_relu": _MOVED,
-    "critic_search": _MOVED,
-}
-VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
-#: every declared view, the pending ones included (``reproduce`` and the cost notes read them)
-ALL_VIEWS = views(*_ALL_VIEWS)
-HEADLINE = "maze_u"   # until the registered online runs (online60_d8) are shipped
-
-
+VIEWS = views(
+    View("maze_u", ".geometry:maze_view", dict(maze="u_maze"), label="Maze…", seconds=1),
+    *(View(f"online_d{d}", ".experiments:online_seeds", dict(cfg=replace(ONLINE, depth=d), n_seeds=ONLINE_SEEDS),
+           label=f"Training {ONLINE_SEEDS} agents at depth {d}…",
+           seconds=4 * expected_seconds(replace(ONLINE, depth=d)), pending=_SUPERSEDED) for d in ONLINE_DEPTHS),
+    View("train_d8", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH)), label="Training depth 8…",
+         seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)), pending=_MOVED),
+    *(View(f"ablation_{ab}", ".training:train", dict(cfg=replace(DEFAULT, depth=ABLATION_DEPTH, ablation=ab)),
+           label=f"Ablation {ab}…", seconds=expected_seconds(replace(DEFAULT, depth=ABLATION_DEPTH)), pending=_MOVED)
+      for ab in ABLATIONS[1:]),
+    View("critic", ".critic:critic_experiment", dict(cfg=CRITIC_TEST, depths=CRITIC_DEPTHS, wide=True),
+         label="Offline critics, depths 4, 16, 64 and a wide one…", seconds=1700),
+    View("critic_search", ".critic:critic_search", dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
+         label="Searching for a regime where depth matters…", seconds=500, pending=_MOVED),
+    # the registered runs of issue 41 (fresh seeds; each arm one batched model, on a GPU where there is one)
+    *(View(f"online60_d{d}", ".experiments:batched_seeds", dict(cfg=replace(ONLINE60, depth=d), n_seeds=ONLINE60.seeds),
+           label=f"Training {ONLINE60.seeds} agents at depth {d}…",
+           seconds=expected_seconds(replace(ONLINE60, depth=d)), pending=_REG41) for d in ONLINE60_DEPTHS),
+    View("qmap_d16", ".experiments:batched_seeds", dict(cfg=QMAP16, n_seeds=QMAP16.seeds),
+         label=f"Training {QMAP16.seeds} agents at depth 16…", seconds=expected_seconds(QMAP16), pending=_REG41),
+    *(View(f"ablation20_{ab}", ".experiments:batched_seeds", dict(cfg=replace(ABLATION20, ablation=ab),
+                                                                  n_seeds=ABLATION20.seeds),
+           label=f"{ABLATION_LABELS[ab]}: {ABLATION20.seeds} agents at depth {ABLATION_DEPTH}…",
+           seconds=expected_seconds(ABLATION20), pending=_REG41) for ab in ABLATIONS),
+    View("critic_fresh", ".critic:critic_experiment", dict(cfg=CRITIC_FRESH, depths=CRITIC_DEPTHS, wide=True),
+         label="Offline critics on fresh seeds 108-115…", seconds=1700, pending=_REG41),
+)
+HEADLINE = "online60_d8"   # the registered headline run (pending until shipped)
 
 
 def stored(name: str):
-    """A declared view's stored result (shipped and fresh, or in the disk cache), or None; never computes and never
-    imports the view's function (a page of shipped results runs without torch)."""
+    """A declared view's stored result (shipped, or in the disk cache), or None (always for a pending view); never
+    computes and never imports the view's function (a page of shipped results runs without torch)."""
     from toymodels.shipped import stored_view
 
-    if name in PENDING:
-        return None
     hit, value = stored_view(sys.modules[__name__], name, resolve=False)
     return value if hit else None
 
@@ -179,11 +164,11 @@ def online_runs(views, depths=ONLINE_DEPTHS) -> dict:
 
 
 def _how(names) -> str:
-    """Why the views ``names`` are not shipped and how to ship them (PENDING ones first leave PENDING)."""
-    why = "; ".join(dict.fromkeys(PENDING[n] for n in names if n in PENDING))
-    pend = [n for n in names if n in PENDING]
-    return ((f": {why}" if why else "") + ". To ship it: " + (f"delete {', '.join(pend)} from deep_crl.PENDING, then "
-            if pend else "") + f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in names)}`.")
+    """Why the views ``names`` are not shipped and how to ship them (pending ones then drop ``pending=``)."""
+    why = "; ".join(dict.fromkeys(VIEWS[n].pending for n in names if VIEWS[n].pending))
+    return (f": {why}" if why else "") + ". To ship it: " + \
+        f"`python -m toymodels precompute deep-crl {' '.join(f'--view {n}' for n in names)}`" + \
+        (", then delete its pending=." if why else ".")
 
 
 def _not_run(views, names, what: str) -> Evidence | None:
@@ -197,7 +182,7 @@ def _not_run(views, names, what: str) -> Evidence | None:
             missing.append(name)
     if not missing:
         return None
-    minutes = sum(ALL_VIEWS[n].seconds for n in missing) / 60
+    minutes = sum(VIEWS[n].seconds for n in missing) / 60
     return Evidence("not yet run", pending(f"the deciding run ({what}, about {minutes:.0f} CPU minutes on one core; "
                                            "a GPU trains each arm's batched seeds in about a minute) is not in this "
                                            "build" + _how(missing)), seeds=0)
@@ -436,7 +421,8 @@ def metrics(views) -> dict:
 def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None, progress=None) -> dict:
     """The online depth test and the offline critic. ``quick``: online depths 4 and 8 with 2 seeds and 10
     iterations, offline depths 4 and 16 with 2 seeds and 600 steps (a few minutes on one core); the claims judge
-    these runs and the stored views for the rest. Full: the shipped views' settings (about 1.5 CPU hours)."""
+    these runs and the stored views for the rest. Full: the shipped views' settings (about 1.5 CPU hours). On CUDA
+    the online seeds run 8 to a batched model (the CPU's chunks are 5): the same seeds, other random streams."""
     from toymodels.shipped import reproduce_record
     from toymodels.store import write_tables
     from toymodels.topic import as_progress
@@ -451,6 +437,10 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     else:
         cfg, depths, n = replace(ONLINE, seed=ONLINE.seed + seed), list(ONLINE_DEPTHS), ONLINE_SEEDS
         ccfg, cdepths = replace(CRITIC_TEST, seed=CRITIC_TEST.seed + seed), CRITIC_DEPTHS
+    from toymodels.device import get_device
+
+    if get_device(device).type == "cuda":  # a GPU pays for batched seeds only (README, "When a GPU pays"): as many
+        cfg = replace(cfg, seeds=min(n, 8))  # seeds per batched run as the bounds allow (8), not the CPU's 5
     computed = {}
     for i, d in enumerate(depths):
         computed[f"online_d{d}"] = online_seeds.__wrapped__(replace(cfg, depth=d), n, device=device,

@@ -90,6 +90,9 @@ from .notebook import (  # noqa: F401
     search_table,
     seed_replicates,
 )
+from .real import prompts as real_prompts
+from .real_claims import claims_for as real_claims_for
+from .real_claims import real_metrics
 from .summary import (  # noqa: F401
     MACT_CUT_MIN,
     MACT_RATIO_MIN,
@@ -162,7 +165,9 @@ def _hsd_arguments() -> dict:
     return dict(cfg=HSD_CFG, variants=ALL_VARIANTS, seeds=list(HSD_SEEDS))
 
 
-_ALL_VIEWS = (
+#: A registered deciding run not in this build carries ``pending=`` (why): its claims read "not testable here" and
+#: say so. To run one: ``python -m toymodels precompute gated-attention --view NAME``, then delete its ``pending=``.
+VIEWS = views(
     View("compare_all", ".experiments:reproduction", dict(sink_cfg=SINK_CFG, mact_cfg=MACT_CFG),
          label="Training the seven variants and the massive-activation models…", seconds=900),
     View("layer_demo", ".experiments:layer_demo", dict(cfg=SINK_CFG), label="Building the variants…", seconds=2),
@@ -171,29 +176,28 @@ _ALL_VIEWS = (
     View("sink_seeds", ".experiments:seed_sweep", dict(cfg=SINK_CFG, variants=ALL_VARIANTS, seeds=list(SINK_SEEDS)),
          label="Training the seven variants on five seeds…", seconds=1500),
     View("hsd_seeds", ".experiments:seed_sweep", _hsd_arguments,
-         label="Training the seven variants on the head-specific task, five seeds…", seconds=600),
+         label="Training the seven variants on the head-specific task, five seeds…", seconds=600,
+         pending="not run, by the registered rule: the second pilot (notebook.HSD_RULE2, baselines of P6 and P7 on "
+                 "seeds 101-103) found no candidate with a sink in every pilot seed (seed 101: F-Attn 0.013 and "
+                 "0.015 against twice the floor, 0.070), so no task configuration was picked for the claim seeds"),
     View("mact_seeds", ".experiments:seed_sweep",
          dict(cfg=MACT_CFG, variants=["baseline", "g1_elementwise"], seeds=list(MACT_SEEDS)),
          label="Training the massive-activation models on five seeds…", seconds=1500),
     View("ii_seeds", ".experiments:seed_sweep",
          dict(cfg=SINK_CFG, variants=["baseline", "g1_input_independent"], seeds=list(II_SEEDS)),
          label=f"Training the baseline and the input-independent gate on {len(II_SEEDS)} fresh seeds…",
-         seconds=1200),
+         seconds=1200, pending="registered (issue 41), not yet run: 15 fresh seeds, about 20 CPU-minutes"),
     View("real_minilm", ".minilm:minilm_sink", dict(texts=list(SENTENCES)),
          label="Loading all-MiniLM-L6-v2 and reading its attention…", seconds=8),
+    View("real_smollm2", ".real:real_model", dict(key="smollm2", texts=list(real_prompts())),
+         label="Loading SmolLM2-135M-Instruct and reading 32 prompts…", seconds=120,
+         pending="registered (issue 40), not yet run: python -m toymodels precompute gated-attention --view "
+                 "real_smollm2"),
+    View("real_minilm_prompts", ".real:real_model", dict(key="minilm", texts=list(real_prompts()), ablation=False),
+         label="Reading 32 prompts with all-MiniLM-L6-v2…", seconds=20,
+         pending="registered (issue 40), not yet run: python -m toymodels precompute gated-attention --view "
+                 "real_minilm_prompts"),
 )
-#: Registered deciding runs that have not been run yet, with why (their claims read "not testable here" and say
-#: so). To run one: delete its entry here (it joins VIEWS), then
-#: ``/work/bin/heavy python -m toymodels precompute gated-attention --view NAME``.
-PENDING = {
-    "hsd_seeds": "not run, by the registered rule: the second pilot (notebook.HSD_RULE2, baselines of P6 and P7 on "
-                 "seeds 101-103) found no candidate with a sink in every pilot seed (seed 101: F-Attn 0.013 and "
-                 "0.015 against twice the floor, 0.070), so no task configuration was picked for the claim seeds",
-    "ii_seeds": "registered (issue 41), not yet run: 15 fresh seeds, about 20 CPU-minutes",
-}
-VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
-#: every declared view, the pending ones included (``reproduce`` runs them all)
-ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "compare_all"
 
 # --------------------------------------------------------------------------- the claims and their tests
@@ -214,14 +218,16 @@ REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 #: Issue 41: the shared decision rules, and the input-independent gate's fresh seeds (II_SEEDS).
 REGISTERED_41 = "commit a0845cb (2026-11-27, issue 41)"
 REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the tests as registered in 22d87b4)"
+#: The real-model claims (issue 40): tests and prompts committed before any model read the registered prompts.
+REGISTERED_REAL = "the registration commit of issue 40 (2026-11-27; its hash lands with the deciding run)"
 
 
 def _pending(views, name: str):
-    """``views[name]``, or None when it is missing because its registered run has not been run (``PENDING``)."""
+    """``views[name]``, or None when it is missing because its registered run is not in this build (``pending=``)."""
     try:
         return views[name]
     except (KeyError, NotStored):
-        if name in PENDING:
+        if VIEWS[name].pending:
             return None
         raise
 
@@ -246,7 +252,7 @@ def _removal_evidence(views, view: str, variant: str, removes: bool, note: str =
     """The test of a removal claim ("removes": the interval above REMOVES_MIN; "keeps": below KEEPS_MAX)."""
     sweep = _pending(views, view)
     if sweep is None:
-        return Evidence("n/a", pending(PENDING[view]), seeds=0, note=note)
+        return Evidence("n/a", pending(VIEWS[view].pending), seeds=0, note=note)
     r = removal(sweep, variant)
     pre = precondition(r["n"] >= MIN_SEEDS, f"the {TASK_NAMES.get(view, TASK_NAMES['sink_seeds'])} baseline has a "
                                             f"sink (F-Attn ≥ {SINK_PRESENT:g}× the floor) in {r['n']} of {r['n_run']} "
@@ -266,7 +272,7 @@ def _sink(views) -> Evidence:
 def _massive(views) -> Evidence:
     sweep = _pending(views, "mact_seeds")
     if sweep is None:
-        return Evidence("n/a", pending(PENDING["mact_seeds"]), seeds=0)
+        return Evidence("n/a", pending(VIEWS["mact_seeds"].pending), seeds=0)
     t = mact_seed_table(sweep)
     k, n = int(t.meets.sum()), len(t)
     massive = int((t.bos_ratio_baseline >= MACT_RATIO_MIN).sum())
@@ -320,9 +326,14 @@ def _real(views) -> Evidence:
               f"|h| on the first token in ≥ {REAL_MASSIVE_LAYERS} layers")
     return Evidence(f"first-token attention {lay.first_token_attention.mean():.2f} = {ratio:.1f}× uniform "
                     f"({lay.uniform.mean():.3f}); largest |h| on [CLS] in {on_first} of {len(lay)} layers, "
-                    f"{lay.ratio.min():.0f}-{lay.ratio.max():.0f}× the median", d, seeds=1,
+                    f"{lay.ratio.min():.0f}-{lay.ratio.max():.0f}× the median: not massive (under the "
+                    f"{MACT_RATIO_MIN:g}× bar of massive-removed and Sun et al.'s 1000×)",
+                    d, seeds=1,
                     note="an ungated encoder (all-MiniLM-L6-v2) on 8 sentences: the phenomenon the gate removes, "
-                         "with no gated twin to compare", metrics={"real_sink_over_uniform": ratio})
+                         "with no gated twin to compare. The test asks only that the first token hold each layer's "
+                         "largest activation; MiniLM is post-norm (every layer's output passes a LayerNorm), so its "
+                         "outlier stays tens of times the median: see real-massive-minilm and, for a pre-norm LM, "
+                         "real-massive-smollm2", metrics={"real_sink_over_uniform": ratio})
 
 
 def _input_independent(views) -> Evidence:
@@ -450,13 +461,14 @@ CLAIMS = claims(
           f"0.5) lies below {GATE_SPARSE_MAX}", _sparse, fitted=_SINK_FITTED, registered=REGISTERED),
     *_control_claims(),
     Claim("real-ungated-sink", "control",
-          "An ungated softmax-attention transformer puts much of its attention on the first token, which holds a "
-          "massive activation.", "Fig. 2, Table 4 (baseline)",
+          "An ungated softmax-attention transformer puts much of its attention on the first token, which holds its "
+          "layer's largest activation (all-MiniLM-L6-v2).", "Fig. 2, Table 4 (baseline)",
           f"F-Attn {PAPER['fattn_baseline'].value:g} (layer 21: 0.83); M-Act {PAPER['mact_baseline'].value}",
           f"in all-MiniLM-L6-v2 on the 8 sentences of minilm.SENTENCES (not those of issue 30): first-token "
           f"attention (queries i ≥ 1, mean over heads and layers) ≥ {REAL_SINK_MIN:g}× the uniform share 1/T, and "
           f"the layer's largest |h| on the first token in at least {REAL_MASSIVE_LAYERS} of 6 layers", _real,
           registered=REGISTERED),
+    *real_claims_for(REGISTERED_REAL),
 )
 
 
@@ -490,6 +502,7 @@ def metrics(views) -> dict:
     real = views["real_minilm"]["layers"]
     out.update(real_first_token_attention=real.first_token_attention.round(4).tolist(),
                real_max_over_median=real.ratio.round(2).tolist(), real_uniform=float(real.uniform.mean()))
+    out.update(real_metrics(views))
     return out
 
 
@@ -547,7 +560,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
                                      "gated_attention_layers": res["layers"], "gated_attention_curves": res["curves"]})
         return reproduce_record(sys.modules[__name__], {}, quick, seed, **extra)
     def seeds(view: str) -> list[int]:
-        return [s + seed for s in ALL_VIEWS[view].arguments()["seeds"]]
+        return [s + seed for s in VIEWS[view].arguments()["seeds"]]
 
     parts = [("compare_all", lambda q: reproduction(replace(SINK_CFG, seed=seed), replace(MACT_CFG, seed=seed),
                                                     progress=q)),

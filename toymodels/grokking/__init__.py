@@ -10,7 +10,7 @@ test accuracy sits near zero while train accuracy is perfect, then jumps to 100 
   random-circulant metric).
 * ``experiments``: ``run`` (one run and its controls) and ``run_seeds`` (the many-seed study), bounded.
 * ``analysis``: the claims' pre-registered rules, per seed, with Clopper-Pearson intervals.
-* ``config``: ``Config``, ``BOUNDS``, ``expected_seconds`` (light; the page reads it).
+* ``config``: ``Config``, ``KNOBS``, ``expected_seconds`` (light; the page reads it).
 * ``notebook``: the lab notebook (every configuration tried).
 """
 from __future__ import annotations
@@ -46,15 +46,14 @@ from .analysis import (  # noqa: F401
     sweep_table,
 )
 from .config import (  # noqa: F401 - the page reads these here
-    BOUNDS,
     CONTROL_LABELS,
     CONTROLS,
+    KNOBS,
     NN_FIRST_SEED,
     NN_SEEDS,
     NN_STUDY,
     OPERATIONS,
     PRIMES,
-    SEEDS_BOUNDS,
     SWEEP_LABELS,
     SWEEPS,
     Config,
@@ -86,20 +85,17 @@ PAPER = paper_numbers(
 STUDY = SeedsConfig()            # the deciding run: 20 splits, seeds 100-119, the official defaults, 40 iterations
 LIVE = Config(p=31)              # a run in about a second
 
-_ALL_VIEWS = (
+VIEWS = views(
     View("default", ".experiments:run", dict(cfg=Config()), label="Iterating RFM at p = 61…",
          seconds=expected_seconds(Config())),
     View("seeds", ".experiments:run_seeds", dict(cfg=STUDY), label="Iterating RFM on 20 splits…",
          seconds=expected_seconds(STUDY.run, STUDY.n_seeds)),
     View("p31", ".experiments:run", dict(cfg=LIVE), label="Iterating RFM at p = 31…", seconds=expected_seconds(LIVE)),
     View("nn_seeds", ".nn:nn_seeds", dict(cfg=NN_STUDY, first_seed=NN_FIRST_SEED, seeds=NN_SEEDS),
-         label=f"Training {NN_SEEDS} two-layer networks until they grok…", seconds=NN_SEEDS * 120),
+         label=f"Training {NN_SEEDS} two-layer networks until they grok…", seconds=NN_SEEDS * 120,
+         pending="registered (issue 41), not yet run: 8 networks, about 10-15 CPU-minutes; then "
+                 "python -m toymodels precompute grokking --view nn_seeds"),
 )
-#: Registered deciding runs not yet run (their claims read "not testable here" and say so). To run one: delete its
-#: entry here (it joins VIEWS), then ``python -m toymodels precompute grokking --view NAME``.
-PENDING = {"nn_seeds": "registered (issue 41), not yet run: 8 networks, about 10-15 CPU-minutes"}
-VIEWS = views(*(v for v in _ALL_VIEWS if v.name not in PENDING))
-ALL_VIEWS = views(*_ALL_VIEWS)
 HEADLINE = "default"
 
 REGISTERED = "commit 0bc0562 (2026-11-25)"  # the commit that wrote the claims' rules and thresholds
@@ -186,7 +182,7 @@ def _nn_features(views) -> Evidence:
     try:
         res = views["nn_seeds"]
     except (NotStored, KeyError):
-        return Evidence("not yet run", pending(PENDING["nn_seeds"]), seeds=0,
+        return Evidence("not yet run", pending(VIEWS["nn_seeds"].pending), seeds=0,
                         note="The pilot (seeds 0-1) grokked by step 1,000 and measured W₁ᵀW₁ only: D 0.99 → 0.88-0.90 "
                              "(not circulant by that measure); the registered measure, the network's AGOP, was not "
                              "looked at before registration.")
