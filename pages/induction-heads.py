@@ -23,7 +23,8 @@ real = None if M.VIEWS["smollm2"].pending else ui.view(M, "smollm2")
 
 
 def _layer_color(orient: str = "bottom"):
-    return alt.Color("layers:O", title="layers", scale=alt.Scale(domain=[0, 1, 2], range=[LAYER_C[n] for n in (0, 1, 2)]),
+    scale = alt.Scale(domain=[0, 1, 2], range=[LAYER_C[n] for n in (0, 1, 2)])
+    return alt.Color("layers:O", title="layers", scale=scale,
                      legend=alt.Legend(orient=orient, direction="horizontal" if orient == "bottom" else "vertical"))
 
 

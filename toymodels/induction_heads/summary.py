@@ -134,8 +134,8 @@ def symmetry_table(study: dict) -> pd.DataFrame:
     labels = {"none": "as trained (no operation on the stream)", "rms": "x / rms(x) (no gain)",
               "tanh": "tanh on the stream", "rms_gain": "LayerNorm-style gain g ⊙ x / rms(x)"}
     return pd.DataFrame([{"residual stream": labels[op], "largest |Δ logit|": float(np.max(sym[op])),
-                          "smallest over seeds": float(np.min(sym[op])), "largest |logit|": float(np.max(sym[f"{op}_scale"]))}
-                         for op in labels])
+                          "smallest over seeds": float(np.min(sym[op])),
+                          "largest |logit|": float(np.max(sym[f"{op}_scale"]))} for op in labels])
 
 
 def lmc_frame(study: dict, pair: int | None = None) -> pd.DataFrame:
