@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from toymodels.claims import Verdict  # noqa: F401 - part of the contract
-from toymodels.errors import InputError, NotStored  # noqa: F401 - part of the contract
+from toymodels.errors import BudgetError, InputError, NotStored  # noqa: F401 - part of the contract
 
 # --------------------------------------------------------------------------- progress
 
@@ -174,18 +174,35 @@ def check(name: str, value: Any, spec: Any) -> Any:
     return spec.check(name, value)
 
 
-def bounded(_budget: Callable[..., None] | None = None, **specs) -> Callable:
-    """Declare a function's bounds once; every call checks them (after binding to the signature).
+#: Parameters no bound applies to: where a computation runs and how it reports.
+FREE = ("device", "progress")
+
+
+def check_budget(budget: Callable[..., None], arguments: Mapping[str, Any]) -> None:
+    """Call a bounded function's budget; an ``InputError`` it raises is a ``BudgetError``."""
+    try:
+        budget(**arguments)
+    except BudgetError:
+        raise
+    except InputError as exc:
+        raise BudgetError(str(exc)) from None
+
+
+def bounded(_budget: Callable[..., None] | None = None, _free: Iterable[str] = (), **specs) -> Callable:
+    """Declare a function's bounds once (from its topic's ``KNOBS``); every call checks them (after binding to the
+    signature). The entry points of a topic are bounded; what they call is not (scikit-learn's ``transform`` /
+    ``_transform``): a view's definitions never reach a bound, so changing one stales no view.
 
     ``specs`` map parameter names to Range / OneOf / Each / Fields. ``_budget``, when given, is called with
     the bound arguments (as keywords) after the per-argument checks, for limits that involve several
-    arguments (a compute budget); it raises InputError. The wrapper exposes ``.bounds`` (the specs) so a
-    page can take a slider's limits from the same declaration.
+    arguments (a compute budget); an InputError it raises becomes a ``BudgetError``. ``_free`` names the
+    parameters left unbounded on purpose (data checked by a parser, a callback) besides ``FREE``. The wrapper
+    exposes ``.bounds`` (the specs), ``.budget`` and ``.free``.
     """
 
     def wrap(fn: Callable) -> Callable:
         sig = inspect.signature(fn)
-        unknown = set(specs) - set(sig.parameters)
+        unknown = (set(specs) | set(_free)) - set(sig.parameters)
         if unknown:
             raise TypeError(f"bounds name unknown parameter(s) of {fn.__qualname__}: {sorted(unknown)}")
 
@@ -199,11 +216,12 @@ def bounded(_budget: Callable[..., None] | None = None, **specs) -> Callable:
             for name, spec in specs.items():
                 spec.check(name, bound.arguments[name])
             if _budget is not None:
-                _budget(**bound.arguments)
+                check_budget(_budget, bound.arguments)
             return fn(*bound.args, **bound.kwargs)
 
         checked.bounds = types.MappingProxyType(dict(specs))
         checked.budget = _budget
+        checked.free = tuple(FREE) + tuple(_free)
         return checked
 
     return wrap

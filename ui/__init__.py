@@ -14,12 +14,12 @@ from .charts import NEUTRAL, PALETTE, chart, csv_safe, download_csv
 from .cite import app_version, bibtex, call_snippet, cite, code_for_view
 from .compute import AUTO_SECONDS, SLOTS, compute, guard, view
 from .errors import fragment, plain, report_error
-from .form import choice
+from .form import choice, form, knob
 from .ledger import claims_table, device_caption, paper_header, reproduce_panel, shipped_verdict
 from .links import link_notice, link_warning
 from .tour import Step, shown, tour
 
 __all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLOTS", "Step", "app_version", "bibtex", "call_snippet", "chart",
            "choice", "cite", "claims_table", "code_for_view", "compute", "csv_safe", "device_caption",
-           "download_csv", "fragment", "guard", "link_notice", "link_warning", "paper_header", "plain",
+           "download_csv", "form", "fragment", "guard", "knob", "link_notice", "link_warning", "paper_header", "plain",
            "report_error", "reproduce_panel", "shipped_verdict", "shown", "tour", "view"]

@@ -10,7 +10,7 @@ test accuracy sits near zero while train accuracy is perfect, then jumps to 100 
   random-circulant metric).
 * ``experiments``: ``run`` (one run and its controls) and ``run_seeds`` (the many-seed study), bounded.
 * ``analysis``: the claims' pre-registered rules, per seed, with Clopper-Pearson intervals.
-* ``config``: ``Config``, ``BOUNDS``, ``expected_seconds`` (light; the page reads it).
+* ``config``: ``Config``, ``KNOBS``, ``expected_seconds`` (light; the page reads it).
 * ``notebook``: the lab notebook (every configuration tried).
 """
 from __future__ import annotations
@@ -34,12 +34,11 @@ from .analysis import (  # noqa: F401
     sweep_table,
 )
 from .config import (  # noqa: F401 - the page reads these here
-    BOUNDS,
     CONTROL_LABELS,
     CONTROLS,
+    KNOBS,
     OPERATIONS,
     PRIMES,
-    SEEDS_BOUNDS,
     SWEEP_LABELS,
     SWEEPS,
     Config,
