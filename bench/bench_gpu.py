@@ -9,8 +9,9 @@ Cases (each timed once after a small warm-up run on the device, so that CUDA's s
 * ``deep_crl_d16_8seeds``: contrastive RL, depth 16, 8 seeds as instances of one batched model (``train``, the
   online configuration ``ONLINE`` at depth 16), one iteration (512 episodes of 200 steps, 200 SGD steps, the
   evaluation); and ``deep_crl_d16_1seed``: the same with one seed.
-* ``superposition_m160_40models``: the scaling sweep at width m = 160 (n = 1000, the shipped view's regimes and
-  seeds: 40 models in one batched model), batch 128: a 100-step run less a 2-step run (set-up and evaluation),
+* ``superposition_m160_40models``: the scaling sweep at width m = 160 (n = 1000, the shipped view's regimes with
+  the weak profiles too, and its 5 seeds: 40 models in one batched model; 27 Nov 2026's run had 25, without the
+  weak profiles), batch 128: a 100-step run less a 2-step run (set-up and evaluation),
   per 100 steps.
 * ``gated_attention_T_8inst``: the massive-activation configuration T (4 layers, d 64, T 64, batch 32), 8
   instances (learning rates) side by side, 50 steps.
@@ -79,7 +80,7 @@ def run_case(name: str, device: str, tiny: bool) -> dict:
         n, m, steps, seeds = M.SCALING["n"], 160, 100, tuple(M.SCALING["seeds"])
         if tiny:
             n, m, steps, seeds = 100, 10, 10, (1, 2)
-        regimes = M.HEADLINE_REGIMES + C.profile_regimes(n, m, weak=M.SCALING.get("weak_profiles", False))
+        regimes = M.HEADLINE_REGIMES + C.profile_regimes(n, m, weak=True)  # 8 regimes x 5 seeds: 40 models
         kw = dict(n=n, ms=[m], regimes=regimes, batch=M.SCALING["batch"], seeds=seeds, lr_recipe="paper-large",
                   warmup=0.05, device=dev)
         C.sweep(**{**kw, "steps": 2, "seeds": seeds[:1]})  # warm-up

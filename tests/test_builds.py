@@ -50,9 +50,9 @@ def _ship_as(tmp_path, monkeypatch, env):
     CALLS.clear()
 
 
-@pytest.mark.parametrize("change", [{"torch": "2.11.0+cu130"}, {"numpy": "2.5.0"}, {"pandas": "3.0.0"},
-                                    {"device": "cuda"}, {"machine": "aarch64"}])
-def test_a_view_made_by_another_build_is_skipped_in_one_line_without_computing(tmp_path, monkeypatch, change):
+@pytest.mark.parametrize("key", ["torch", "numpy", "pandas", "device", "machine"])
+def test_a_view_made_by_another_build_is_skipped_in_one_line_without_computing(tmp_path, monkeypatch, key):
+    change = {key: "other-than-" + D.environment("cpu")[key]}  # another build whatever this machine's is
     _ship_as(tmp_path, monkeypatch, {**D.environment("cpu"), **change})
     with pytest.raises(pytest.skip.Exception) as skip:
         store.verify_shipped("demo", "v", toy, 4, seed=1)

@@ -4,8 +4,9 @@ Every test builds its inputs on the CPU (parameters from the topic's own CPU-see
 runs the topic's own training step on both devices and compares, within a stated tolerance:
 
 * ``RTOL`` = 1e-4 relative (``ATOL`` = 1e-5 absolute) on the loss and on every parameter after a few steps, in
-  float32. CUDA sums in another order than the CPU (and cuBLAS may pick other kernels), so results agree to a few
-  float32 ulps per operation, not bit for bit; TF32 is off for matmuls by default in torch and stays off here.
+  float32 (gated attention's parameters after AdamW: ``ATOL_ADAMW`` = 1e-3, see there). CUDA sums in another
+  order than the CPU (and cuBLAS may pick other kernels), so results agree to a few float32 ulps per operation,
+  not bit for bit; TF32 is off for matmuls by default in torch and stays off here.
 
 Skipped without CUDA. The device is named explicitly (``device="cuda"``), so the CPU pin of tests/conftest.py
 does not apply to the CUDA side. Imports nothing but torch, numpy, pandas and the package (no Streamlit).
@@ -24,14 +25,20 @@ pytestmark = [pytest.mark.gpu,
                                  reason="CUDA is not available on this machine")]
 
 RTOL, ATOL = 1e-4, 1e-5
+#: The gated attention LM's parameters after 5 AdamW steps at learning rates up to 1e-2: AdamW moves a weight by
+#: about lr·m/√v whatever its gradient's size, so a near-zero gradient whose last bits differ between the devices
+#: moves it by up to ~lr in another direction. Measured on an NVIDIA H200 (27 Nov 2026, torch 2.11.0+cu130): losses
+#: within rtol 1e-4 at every step, parameters 1.8e-4 beyond rtol 1e-4 (the first version of this test, atol 1e-5,
+#: failed there); the parameters are compared at atol 1e-3 (a tenth of one step at lr 1e-2).
+ATOL_ADAMW = 1e-3
 
 
-def close(cuda_value, cpu_value, what: str) -> None:
+def close(cuda_value, cpu_value, what: str, atol: float = ATOL) -> None:
     a = torch.as_tensor(cuda_value).detach().double().cpu()
     b = torch.as_tensor(cpu_value).detach().double().cpu()
     assert a.shape == b.shape, what
     err = ((a - b).abs() - RTOL * b.abs()).max().item()
-    assert err <= ATOL, f"{what}: CUDA and CPU differ by more than rtol {RTOL}, atol {ATOL} (excess {err:.2e})"
+    assert err <= atol, f"{what}: CUDA and CPU differ by more than rtol {RTOL}, atol {atol} (excess {err:.2e})"
 
 
 def test_superposition_training_steps_match_the_cpu():
@@ -114,7 +121,7 @@ def test_gated_attention_training_steps_match_the_cpu():
             losses.append(loss.detach())
         out[dev is CUDA] = (torch.stack(losses), torch.cat([p.detach().flatten().cpu() for p in model.params.values()]))
     close(out[True][0], out[False][0], "gated attention losses")
-    close(out[True][1], out[False][1], "gated attention parameters")
+    close(out[True][1], out[False][1], "gated attention parameters", atol=ATOL_ADAMW)
 
 
 def test_diffusion_denoiser_training_matches_the_cpu():

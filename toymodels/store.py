@@ -189,6 +189,14 @@ def _bundle_file(folder: Path, name: Any, files: dict | None) -> Path:
     return path
 
 
+#: Read every float of a shipped CSV back to the double that was written (pandas writes the shortest round-trip
+#: text). pandas 3.1 does by default and deprecates the option; pandas 3.0's default parser is off by an ulp on
+#: some values (0.06680679321289062 read as 0.0668067932128906 on an H200 machine, issue #38), which fails every
+#: bit-for-bit comparison with a shipped table there.
+_EXACT_FLOATS = {"float_precision": "round_trip"} if tuple(
+    int(p) for p in pd.__version__.split(".")[:2] if p.isdigit()) < (3, 1) else {}
+
+
 def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, dict]:
     """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``.
 
@@ -217,7 +225,7 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
         return arrays[name]
 
     def table(name):
-        return pd.read_csv(_bundle_file(folder, name, files))
+        return pd.read_csv(_bundle_file(folder, name, files), **_EXACT_FLOATS)
 
     return _from_jsonable(doc["data"], array, table), doc.get("meta", {})
 
