@@ -172,13 +172,9 @@ VIEWS = views(
     View("real_minilm", ".minilm:minilm_sink", dict(texts=list(SENTENCES)),
          label="Loading all-MiniLM-L6-v2 and reading its attention…", seconds=8),
     View("real_smollm2", ".real:real_model", dict(key="smollm2", texts=list(real_prompts())),
-         label="Loading SmolLM2-135M-Instruct and reading 32 prompts…", seconds=120,
-         pending="registered (issue 40), not yet run: python -m toymodels precompute gated-attention --view "
-                 "real_smollm2"),
+         label="Loading SmolLM2-135M-Instruct and reading 32 prompts…", seconds=120),
     View("real_minilm_prompts", ".real:real_model", dict(key="minilm", texts=list(real_prompts()), ablation=False),
-         label="Reading 32 prompts with all-MiniLM-L6-v2…", seconds=20,
-         pending="registered (issue 40), not yet run: python -m toymodels precompute gated-attention --view "
-                 "real_minilm_prompts"),
+         label="Reading 32 prompts with all-MiniLM-L6-v2…", seconds=20),
 )
 HEADLINE = "compare_all"
 
@@ -199,7 +195,7 @@ REGISTERED = "commit 22d87b4 (2026-11-25; first written in 09255b3)"
 #: The head-specific-dormancy claims: the same tests, run on the second pilot's pick and fresh seeds 5-9.
 REGISTERED_HSD = "commit 81c4609 (2026-11-25: second pilot rule, seeds 5-9; the tests as registered in 22d87b4)"
 #: The real-model claims (issue 40): tests and prompts committed before any model read the registered prompts.
-REGISTERED_REAL = "the registration commit of issue 40 (2026-11-27; its hash lands with the deciding run)"
+REGISTERED_REAL = "commit 1ee27cc (2026-11-27), before any model read the registered prompts"
 
 
 def _pending(views, name: str):
