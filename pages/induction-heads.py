@@ -247,13 +247,15 @@ with seeds_box:
                     f"{study['arms']['L2v']['seeds'][-1]}) after 3,000 steps. With a **fixed** period one layer "
                     "copies too, by reading a fixed offset; the same model fails on variable periods (hollow "
                     "points: its loss there). Only variable periods need an induction head.")
+        order = list(M.ARM_LABELS.values())
+        layer_scale = alt.Scale(domain=[0, 1, 2], range=[LAYER_C[n] for n in (0, 1, 2)])
         pts = alt.Chart(fl).mark_circle(size=60, opacity=0.8).encode(
-            x=alt.X("copy_loss:Q", title="held-out copy loss (nats)"), y=alt.Y("setting:N", title=None, sort=list(
-                M.ARM_LABELS.values()), axis=alt.Axis(labelLimit=0)), color=alt.Color("layers:O", scale=alt.Scale(domain=[0, 1, 2], range=[
-                    LAYER_C[n] for n in (0, 1, 2)]), legend=None),
+            x=alt.X("copy_loss:Q", title="held-out copy loss (nats)"),
+            y=alt.Y("setting:N", title=None, sort=order, axis=alt.Axis(labelLimit=0)),
+            color=alt.Color("layers:O", scale=layer_scale, legend=None),
             tooltip=["setting", "seed", alt.Tooltip("copy_loss:Q", format=".3f")])
         cross = alt.Chart(fl[fl["arm"] == "L1f"]).mark_point(size=60, color=LAYER_C[1], filled=False).encode(
-            x=alt.X("other_period_loss:Q"), y=alt.Y("setting:N", sort=list(M.ARM_LABELS.values())),
+            x=alt.X("other_period_loss:Q"), y=alt.Y("setting:N", sort=order),
             tooltip=["seed", alt.Tooltip("other_period_loss:Q", format=".2f", title="loss on variable periods")])
         ui.chart(alt.layer(pts, cross).properties(height=220), "induction-heads-seeds", data=fl,
                  alt_text="Final copy loss of every seed in each arm, and the fixed-period 1-layer model on variable "
