@@ -258,11 +258,9 @@ PAPERS: tuple[Paper, ...] = (
         track="Main track",
         arxiv="2209.11895",
         code=None,
-        tldr="Train a transformer with only attention (no MLP, no LayerNorm) on random tokens that repeat: with two "
-        "layers it learns to find the previous occurrence of the current token and copy what came next (an "
-        "induction head, built from a layer-1 previous-token head); with one layer it cannot. The residual stream "
-        "has no privileged basis, which is why two trained models line up once it is rotated (Theus et al., "
-        "NeurIPS 2025).",
+        tldr="Two attention-only layers learn to copy what followed the previous occurrence of the current token (an "
+        "induction head); one layer cannot. The residual stream has no privileged basis: the symmetry Theus et al. "
+        "(NeurIPS 2025) use to line two trained models up.",
         claim="Two-layer attention-only transformers form induction heads (a previous-token head composed with a "
         "copying head) in a phase change that coincides with the drop of the in-context loss; one layer cannot "
         "copy, and real language models carry the same heads.",

@@ -57,6 +57,24 @@ from .config import (  # noqa: F401 - the page reads these here
     uniform_loss,
 )
 from .notebook import LAB_NOTEBOOK  # noqa: F401
+from .summary import (  # noqa: F401 - the tables the page draws
+    ARM_LABELS,
+    ARM_LABELS_LMC,
+    attention_frame,
+    best_heads,
+    circuit_matrices,
+    final_losses,
+    head_table,
+    lmc_frame,
+    lmc_table,
+    matrix_frame,
+    mechanism_table,
+    phase_table,
+    real_frame,
+    run_curves,
+    study_curves,
+    symmetry_table,
+)
 
 TOPIC = "induction-heads"
 
@@ -84,6 +102,28 @@ PAPER = paper_numbers(
                "trained language models have heads that prefix-match on repeated random tokens and copy"),
 )
 
+#: the two other papers the page rests on (the registry's paper is Olsson et al. 2022)
+EXTRA_BIBTEX = """@article{elhage2021mathematical,
+  title   = {{A Mathematical Framework for Transformer Circuits}},
+  author  = {Elhage, Nelson and Nanda, Neel and Olsson, Catherine and Henighan, Tom and Joseph, Nicholas and
+             Mann, Ben and Askell, Amanda and Bai, Yuntao and Chen, Anna and Conerly, Tom and others},
+  journal = {Transformer Circuits Thread},
+  year    = {2021},
+  url     = {https://transformer-circuits.pub/2021/framework/index.html}
+}
+
+@inproceedings{theus2025generalized,
+  title     = {{Generalized Linear Mode Connectivity for Transformers}},
+  author    = {Theus, Alexander and Cabodi, Alessandro and Anagnostidis, Sotiris and Orvieto, Antonio and
+               Singh, Sidak Pal and Boeva, Valentina},
+  booktitle = {Advances in Neural Information Processing Systems (NeurIPS 2025)},
+  year      = {2025},
+  eprint    = {2506.22712},
+  archivePrefix = {arXiv},
+  url       = {https://arxiv.org/abs/2506.22712}
+}
+"""
+
 STUDY = StudyConfig(run=Config(eval_every=10))
 REAL = dict(n_seq=32, block=50, seed=1)
 
@@ -91,8 +131,6 @@ REAL = dict(n_seq=32, block=50, seed=1)
 #: rule ``pending``) with this reason
 STUDY_PENDING = ("the registered study (5 arms x 20 fresh seeds, seeds 100-119) has not been run yet: `python -m "
                  "toymodels precompute induction-heads --view study` (minutes on a GPU, hours on one CPU thread)")
-SMOLLM2_PENDING = ("not run yet: `python -m toymodels precompute induction-heads --view smollm2` (SmolLM2-135M through "
-                   "toymodels.realmodels, about a minute)")
 
 VIEWS = views(
     View("study", ".experiments:study", dict(cfg=STUDY), label="Training 5 arms x 20 seeds…",
@@ -100,8 +138,7 @@ VIEWS = views(
                                       STUDY.n_seeds) for n, m in STUDY.arms), pending=STUDY_PENDING),
     View("live", ".experiments:compare_depths", dict(live=LiveConfig()), label="Training 0, 1 and 2 layers…",
          seconds=live_seconds(LiveConfig())),
-    View("smollm2", ".experiments:real_model", dict(REAL), label="Measuring SmolLM2-135M's heads…", seconds=60.0,
-         pending=SMOLLM2_PENDING),
+    View("smollm2", ".experiments:real_model", dict(REAL), label="Measuring SmolLM2-135M's heads…", seconds=60.0),
 )
 HEADLINE = "study"
 
@@ -301,7 +338,8 @@ def _real(views) -> Evidence:
                                     f"{best['copying']:.2f}"
     return Evidence(f"{len(clean)} induction heads{where}", d, seeds=1,
                     note=f"{res['n_seq']} sequences of {res['block']} random tokens repeated once (registered seed "
-                         f"{res['seed']}). Highest prefix-matching score: layer {top[0]} head {top[1]}, "
+                         f"{res['seed']}; layers numbered 1-30). Highest prefix-matching score: layer {top[0] + 1} "
+                         f"head {top[1]}, "
                          f"{float(np.max(res['prefix'])):.2f} (uniform attention would give {res['uniform']:.3f}).",
                     metrics={"n_induction_heads": len(clean), "prefix_max": float(np.max(res["prefix"])),
                              "heads": [{k: v for k, v in h.items()} for h in clean[:12]]})

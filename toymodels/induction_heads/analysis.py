@@ -175,11 +175,12 @@ def lmc_rows(lmc: dict, seeds) -> list[dict]:
 
 
 def real_heads(res: dict) -> list[dict]:
-    """SmolLM2 heads meeting the registered induction-head rule, best prefix-matching score first."""
+    """SmolLM2 heads meeting the registered induction-head rule, best prefix-matching score first (layers numbered
+    from 1, as the page shows them)."""
     pre, cp, ctrl = (np.asarray(res[k]) for k in ("prefix", "copying", "prefix_control"))
     rows = []
     for layer, head in zip(*np.nonzero((pre >= REAL_PREFIX) & (cp >= REAL_COPYING))):
-        rows.append({"layer": int(layer), "head": int(head), "prefix": float(pre[layer, head]),
+        rows.append({"layer": int(layer) + 1, "head": int(head), "prefix": float(pre[layer, head]),
                      "copying": float(cp[layer, head]), "control": float(ctrl[layer, head])})
     return sorted(rows, key=lambda r: -r["prefix"])
 

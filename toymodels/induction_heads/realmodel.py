@@ -50,16 +50,18 @@ def prefix_matching(attn: np.ndarray, block: int) -> np.ndarray:
     return attn[..., t, t - block + 1].mean(-1)
 
 
-def attention_maps(model, tokens: np.ndarray, chunk: int = 4) -> np.ndarray:
-    """(n_seq, layers, heads, T, T) float32 softmax attention of a causal LM (eager attention), in chunks."""
+def prefix_scores(model, tokens: np.ndarray, block: int, chunk: int = 4) -> np.ndarray:
+    """(n_seq, layers, heads) ``prefix_matching`` of a causal LM's attention (eager) on each sequence, computed chunk
+    by chunk so that only ``chunk`` sequences' maps are held at once (SmolLM2: 30 x 9 x T² floats per sequence)."""
     import torch
 
     out = []
     with torch.inference_mode():
         for s in range(0, len(tokens), chunk):
-            x = torch.as_tensor(tokens[s:s + chunk])
-            res = model(input_ids=x, output_attentions=True, use_cache=False)
-            out.append(torch.stack(res.attentions, 1).float().numpy())
+            res = model(input_ids=torch.as_tensor(tokens[s:s + chunk]), output_attentions=True, use_cache=False)
+            maps = torch.stack(res.attentions, 1).float().numpy()             # (chunk, layers, heads, T, T)
+            out.append(prefix_matching(maps, block))
+            del res, maps
     return np.concatenate(out, 0)
 
 
@@ -100,9 +102,9 @@ def measure(model, n_seq: int = 32, block: int = 50, seed: int = 0, progress=Non
     t0 = time.perf_counter()
     rep = repeated_tokens(n_seq, block, V, seed)
     prog(0.05, "attention on repeated random tokens")
-    per_seq = prefix_matching(attention_maps(model, rep), block)                # (n_seq, L, H)
+    per_seq = prefix_scores(model, rep, block)                                  # (n_seq, L, H)
     prog(0.6, "attention on random tokens (control)")
-    ctrl = prefix_matching(attention_maps(model, random_tokens(n_seq, 2 * block, V, seed)), block)
+    ctrl = prefix_scores(model, random_tokens(n_seq, 2 * block, V, seed), block)
     prog(0.9, "OV circuits")
     cs = copying_scores(model)
     prog(1.0, "done")
