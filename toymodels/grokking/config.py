@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from toymodels.errors import InputError
 from toymodels.knobs import Knob, knobs
-from toymodels.topic import Each, OneOf, Range
+from toymodels.topic import Each, Fields, OneOf, Range
 
 # Primes a visitor may pick (the paper's tasks are mod a prime; 61 is the official default).
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61)
@@ -127,3 +127,37 @@ def check_budget(cfg: Config, n_seeds: int = 1) -> None:
     if expected_bytes(cfg) > MAX_BYTES:
         raise InputError(f"this run would hold about {expected_bytes(cfg) / 2**20:.0f} MB (limit "
                          f"{MAX_BYTES / 2**20:.0f} MB): lower p or the training fraction")
+
+
+# --------------------------------------------------------------------------- the neural-network comparison (nn.py)
+
+@dataclass(frozen=True)
+class NNConfig:
+    """One network: the task (p, op, train_frac, the split's ``seed``), the network (width, activation) and its
+    training (full batch AdamW: lr, weight_decay; at most ``max_steps``, evaluated every ``eval_every``; it stops
+    once test accuracy has stayed ≥ ``stop_at`` for ``patience`` evaluations)."""
+    p: int = 61
+    op: str = "x+y"
+    train_frac: float = 0.5
+    width: int = 512
+    activation: str = "quadratic"
+    lr: float = 1e-3
+    weight_decay: float = 1.0
+    max_steps: int = 4000
+    eval_every: int = 100
+    stop_at: float = 0.99
+    patience: int = 3
+    seed: int = 0
+
+
+NN_BOUNDS = Fields(p=Range(5, 97, integer=True), op=OneOf("x+y", "x-y"), train_frac=Range(0.1, 0.9),
+                   width=Range(8, 1024, integer=True), activation=OneOf("quadratic", "relu"),
+                   lr=Range(1e-5, 1e-1), weight_decay=Range(0.0, 10.0), max_steps=Range(1, 20000, integer=True),
+                   eval_every=Range(1, 1000, integer=True), stop_at=Range(0.0, 1.0),
+                   patience=Range(1, 20, integer=True), seed=Range(0, 2**31 - 1, integer=True))
+
+
+#: Issue 41's registered run (nn-features): 8 fresh splits, seeds 100-107, the configuration of the pilot (seeds 0-1,
+#: lab notebook), which grokked by step 1,000 on both.
+NN_STUDY = NNConfig()
+NN_FIRST_SEED, NN_SEEDS = 100, 8
