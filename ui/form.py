@@ -8,6 +8,12 @@ import streamlit as st
 from .links import link_warning
 
 
+def remember_default(key: str, value) -> None:
+    """Note the value a knob opens on, for this session: "End tour" puts a knob the tour set back to it (a
+    widget's own default is not always the knob's: ``choice`` seeds its widget from the link)."""
+    st.session_state.setdefault("_knob_defaults", {})[key] = value
+
+
 def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, default: str | None = None,
            **kwargs) -> str:
     """A selectbox / radio / segmented control whose link stores a stable id, not its display label.
@@ -20,6 +26,7 @@ def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, de
     """
     ids = list(options)
     default = ids[0] if default is None else default
+    remember_default(key, default)
     if key not in st.session_state:  # the first run of this widget in the session: honour the link
         raw = st.query_params.get(key)
         if raw is not None and raw not in options:
