@@ -72,30 +72,27 @@ def _apply(step: Step) -> None:
         st.session_state[widget_key] = value
 
 
-def _default(widget_key: str) -> Any:
-    found = st.session_state.get("_knob_defaults", {}).get(widget_key, _ABSENT)
-    return _widget_default(widget_key) if found is _ABSENT else found
-
-
 def _restore(snapshot: Mapping[str, Any]) -> None:
     """Put the knobs back as they were before the tour: every knob a step set, and every knob the link holds now
-    (a preset a step chose sets knobs of its own), to its value before the tour, or to its default when it had
-    none (drawn at its default, a widget bound to the link leaves the link). Link values that are no knob's
-    (``hide``, a lesson link's) stay."""
+    (a preset a step chose sets knobs of its own), to its value before the tour, or else to its default: the
+    knob table's (``ui.form`` notes it), else by removing it from the session and the link (a page that writes
+    its own link then draws its default), else, for a widget bound to the link, the default its widget declares.
+    Link values that are no knob's (``hide``, a lesson link's) stay."""
+    defaults = st.session_state.get("_knob_defaults", {})
     for widget_key in list(snapshot) + [k for k in st.query_params if k != "tour" and k not in snapshot]:
         value = snapshot.get(widget_key, _ABSENT)
         if value != _ABSENT:
             st.session_state[widget_key] = value
-            continue
-        default = _default(widget_key)
-        if default is not _ABSENT:
-            st.session_state[widget_key] = default
-        elif widget_key in snapshot:
-            st.session_state.pop(widget_key, None)
+        elif widget_key in defaults:
+            st.session_state[widget_key] = defaults[widget_key]
+        elif widget_key in st.session_state or widget_key in snapshot:
             try:
                 st.query_params.pop(widget_key, None)
-            except Exception:  # noqa: BLE001 - StreamlitAPIException: bound to a widget
-                pass
+                st.session_state.pop(widget_key, None)
+            except Exception:  # noqa: BLE001 - StreamlitAPIException: bound to a widget; ask the widget
+                default = _widget_default(widget_key)
+                if default is not _ABSENT:
+                    st.session_state[widget_key] = default
 
 
 def _widget_default(widget_key: str) -> Any:
