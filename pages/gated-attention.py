@@ -84,8 +84,8 @@ ours = {j.id: j for j in verdict.claims}
 
 head = ui.view(M, "compare_all")
 sink_seeds = ui.view(M, "sink_seeds")
-hsd_seeds = ui.view(M, "hsd_seeds") if "hsd_seeds" in M.VIEWS else None      # None: registered, not yet run
-mact_seeds = ui.view(M, "mact_seeds") if "mact_seeds" in M.VIEWS else None
+hsd_seeds = None if M.VIEWS["hsd_seeds"].pending else ui.view(M, "hsd_seeds")      # None: registered, not yet run
+mact_seeds = None if M.VIEWS["mact_seeds"].pending else ui.view(M, "mact_seeds")
 real = ui.view(M, "real_minilm")
 sink, mact = head["sink"], head["mact"]
 
@@ -216,10 +216,9 @@ with tab_story:
         f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
     if hsd_seeds is None:
         ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
-        why = M.PENDING["hsd_seeds"].removeprefix("not yet run: ").removeprefix("not run, by the registered rule: ")
-        st.info(("**Not run, by the registered rule.** " if ruled_out else "**Not yet run.** ") + why[0].upper()
-                + why[1:] + ". Its six control claims read *not testable here*; the pilots are in the Lab notebook. "
-                "The Explore tab trains this task live (preset *Head-specific dormancy*).",
+        why = M.VIEWS["hsd_seeds"].pending
+        st.info(f"{why[0].upper()}{why[1:]}. Its six control claims read *not testable here*; the pilots are in "
+                "the Lab notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
                 icon=":material/block:" if ruled_out else ":material/schedule:")
     else:
         first = hsd_seeds["first"]
@@ -246,8 +245,9 @@ with tab_story:
     st.subheader("3 · Massive activations, seed by seed")
     mm = ours.get("massive-removed")
     if mact_seeds is None:       # the claim's seeds are not run yet: the search's seen seeds, labelled as such
-        st.info(f"**The claim's run: {M.PENDING['mact_seeds']}.** Below, the three seeds the search ran of config "
-                f"{M.MACT_NAME} (seen before the claim, so they cannot decide it), judged by the claim's criterion.",
+        st.info(f"**The claim's run: {M.VIEWS['mact_seeds'].pending}.** Below, the three seeds the search ran of "
+                f"config {M.MACT_NAME} (seen before the claim, so they cannot decide it), judged by the claim's "
+                "criterion.",
                 icon=":material/schedule:")
         mt = M.search_seed_table()
         seeds_title = f"seeds {', '.join(map(str, mt.seed))} of the search (seen)"
@@ -367,7 +367,7 @@ with tab_story:
     if status.get("ns-sigmoid-keeps-bb") == "reproduced":
         notes.append("**NS-sigmoid 0.5 + 0.5σ, Bigram-Backcopy: reproduced.** A gate that cannot go below one half "
                      "cannot close a head, so the sink stays.")
-    if "hsd_seeds" in M.PENDING:
+    if M.VIEWS["hsd_seeds"].pending:
         notes.append("**Head-specific dormancy:** every control on this task is *not testable here* until its "
                      "registered runs are run (section 2).")
     if status.get("g2-keeps-bb") == "reproduced" or status.get("g2-keeps-hsd") == "reproduced":

@@ -4,7 +4,7 @@
   ``compute``  compute slots, ``compute``, ``view``, ``guard``      ``memory``  allocator policy, the shared memo
   ``ledger``   ``paper_header``, ``headline``, ``ledger_strip``,     ``links``   link hygiene, the bad-link notice
                ``claims_table``, verdicts                           ``tour``    guided tours and lesson links
-  ``form``     widgets bound to the link by stable ids              ``cite``    BibTeX, "Code for this view",
+  ``form``     ``form``/``knob`` from KNOBS, ``choice``                  ``cite``    BibTeX, "Code for this view",
   ``charts``   theme, palette, ``chart`` with downloads, CSV                    ``share`` (cite, code, present)
   ``errors``   one error handler for pages and fragments, ``plain`` ``glossary`` ``term``, ``glossary``
 
@@ -16,7 +16,7 @@ from .charts import NEUTRAL, PALETTE, SLIDE_WIDTH, chart, csv_safe, download_csv
 from .cite import app_version, bibtex, call_snippet, cite, code_for_view, presenter_link, share
 from .compute import AUTO_SECONDS, SLOTS, compute, guard, view
 from .errors import fragment, plain, report_error
-from .form import choice
+from .form import choice, form, knob
 from .glossary import glossary, term
 from .ledger import (
                      claims_table,
@@ -34,7 +34,7 @@ from .tour import Step, shown, tour
 
 __all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Step", "app_version", "bibtex",
            "call_snippet", "chart", "choice", "cite", "claims_table", "code_for_view", "compute", "csv_safe",
-           "device_caption", "download_csv", "export_svg", "fragment", "glossary", "guard", "headline",
-           "ledger_strip", "link_notice", "link_warning", "paper_header", "plain", "presenter_link",
+           "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary", "guard", "headline",
+           "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain", "presenter_link",
            "report_error", "reproduce_panel", "share", "shipped_verdict", "shown", "status_legend", "status_word",
            "term", "tour", "view"]

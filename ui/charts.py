@@ -48,13 +48,12 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
 
 def download_csv(df: pd.DataFrame | Callable[[], pd.DataFrame], filename: str, label: str = "Download CSV",
                  key: str | None = None) -> None:
-    """A download button for a table, as CSV (formula-safe: see ``csv_safe``). ``df`` may be a function that
-    returns the table: it is then built only when the button is clicked (a large table costs nothing on a
-    rerun)."""
-    data = (lambda: csv_safe(df()).to_csv(index=False).encode()) if callable(df) else \
-        csv_safe(df).to_csv(index=False).encode()
-    st.download_button(label, data, file_name=filename, mime="text/csv", key=key or f"dl-{filename}",
-                       icon=":material/download:", on_click="ignore" if callable(df) else "rerun")
+    """A download button for a table, as CSV (formula-safe: see ``csv_safe``), made only when the button is
+    clicked (a page load or a rerun costs nothing). ``df`` may be the table or a function that returns it."""
+    table = df  # built when the button is clicked, never on a page load (issue #38: nothing computes unasked)
+    st.download_button(label, lambda: csv_safe(table() if callable(table) else table).to_csv(index=False).encode(),
+                       file_name=filename, mime="text/csv", key=key or f"dl-{filename}", icon=":material/download:",
+                       on_click="ignore")
 
 
 #: the width, in pixels, of a full-width chart in an exported figure: the page's content width at 1400 px with
@@ -152,7 +151,7 @@ def chart(fig: alt.TopLevelMixin, name: str, data: pd.DataFrame | None = None, a
                                help=f"For a slide: {width} px wide, as on screen")
             st.download_button("PNG (2x)", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png",
                                icon=":material/download:", on_click="ignore", type="tertiary")
-            if table is not None:
-                st.download_button("CSV", csv_safe(table).to_csv(index=False).encode(), file_name=f"{name}.csv",
-                                   mime="text/csv", key=f"{key}-csv", icon=":material/download:",
-                                   on_click="ignore", type="tertiary")
+            if table is not None:  # the CSV is made when clicked, like the SVG and the PNG (not on a page load)
+                st.download_button("CSV", lambda: csv_safe(table).to_csv(index=False).encode(),
+                                   file_name=f"{name}.csv", mime="text/csv", key=f"{key}-csv",
+                                   icon=":material/download:", on_click="ignore", type="tertiary")

@@ -13,7 +13,7 @@ import streamlit as st
 from toymodels import shipped, store, topic
 from toymodels.topic import InputError
 
-from .errors import plain
+from .errors import report_error
 from .memory import _MEMO, _release_freed_memory
 
 # At most this many heavy computations run at once on a hosted server; other visitors queue (and see it).
@@ -190,7 +190,7 @@ def _check_only(fn: Callable, args: tuple, kwargs: dict) -> None:
     for name, spec in fn.bounds.items():
         spec.check(name, bound.arguments[name])
     if getattr(fn, "budget", None) is not None:
-        fn.budget(**bound.arguments)
+        topic.check_budget(fn.budget, bound.arguments)
 
 
 def view(module, name: str) -> Any:
@@ -237,9 +237,10 @@ def view(module, name: str) -> Any:
 
 @contextlib.contextmanager
 def guard():
-    """Show an ``InputError`` as a short message on the page instead of a traceback, and stop the page."""
+    """Show an ``InputError`` as a short message on the page instead of a traceback (a ``BudgetError``, settings
+    that together are over a budget, as a warning), and stop the page."""
     try:
         yield
     except InputError as exc:
-        st.error(plain(exc), icon=":material/error:")
+        report_error(exc)
         st.stop()

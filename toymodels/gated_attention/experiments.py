@@ -267,7 +267,7 @@ def _seeds_budget(cfg, variants, seeds, **_) -> None:
                          "budget of a seed sweep (a precomputed view, not a live run): fewer seeds or variants")
 
 
-@bounded(**COMPARE_BOUNDS, seeds=Each(BOUNDS["seed"], max_len=8), _budget=_seeds_budget)
+@bounded(**COMPARE_BOUNDS, seeds=Each(BOUNDS["seed"], max_len=16), _budget=_seeds_budget)
 def seed_sweep(cfg: Config, variants: list[str], seeds: list[int], device=None,
                progress: Progress | None = None) -> dict:
     """Train each variant with each seed (the model's init and its batches; the task, set by ``data_seed``, is the
