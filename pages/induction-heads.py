@@ -138,14 +138,9 @@ with explainer:
 # --------------------------------------------------------------------------- one run up close (the knobs)
 with run_box:
     st.subheader("One run up close")
-    c = st.columns([1.3, 1, 1, 2], vertical_alignment="bottom")
-    with c[0]:
-        period = ui.choice(st.segmented_control, "Period", M.PERIOD_LABELS, key="ih_period", default="variable")
-    steps = c[1].number_input("Steps", int(M.LIVE_STEPS.lo), int(M.LIVE_STEPS.hi), M.LiveConfig().steps, 100,
-                              key="ih_steps", bind="query-params",
-                              help="Adam steps per model (batch 32); the shipped run uses 1,000")
-    seed = c[2].number_input("Seed", 0, 10_000, M.LiveConfig().seed, key="ih_seed", bind="query-params")
-    live_cfg = M.LiveConfig(period_mode=period or "variable", steps=int(steps), seed=int(seed))
+    live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[1.4, 1, 1, 1.6])
+    if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
+        live_cfg = M.LiveConfig(steps=live_cfg.steps, seed=live_cfg.seed)
     with ui.guard():
         res = ui.compute(M.compare_depths, live_cfg, label="Training 0, 1 and 2 layers…",
                          seconds=M.live_seconds(live_cfg))
@@ -187,10 +182,10 @@ with run_box:
     def _maps() -> None:
         st.markdown("**Attention maps** of the 2-layer model on held-out sequences (hover for the tokens).")
         c = st.columns(3)
-        s = c[0].select_slider("Sequence", options=[0, 1, 2, 3], value=0, key="ih_seq", bind="query-params")
-        layer = c[1].radio("Layer", [1, 2], index=1, key="ih_layer", horizontal=True, bind="query-params")
-        default_head = hb["induction_head"] if layer == 2 else hb["prev_head"]
-        head = c[2].radio("Head", [0, 1, 2, 3], index=default_head, key=f"ih_head{layer}", horizontal=True)
+        s = ui.knob(M.KNOBS, "ih_seq", where=c[0])
+        layer = ui.knob(M.KNOBS, "ih_layer", where=c[1])
+        head = ui.knob(M.KNOBS, "ih_head", default=hb["induction_head"] if layer == 2 else hb["prev_head"],
+                       where=c[2])
         frame = M.attention_frame(r2["sample"], int(s), int(layer), int(head))
         per = int(r2["sample"]["period"][int(s)])
         row = next(h for h in r2["heads"] if h["layer"] == layer and h["head"] == head)
@@ -316,8 +311,7 @@ with basis_box:
                          column_config={k: st.column_config.NumberColumn(format="%.1e") for k in
                                         ("largest |Δ logit|", "smallest over seeds")})
         lmf = M.lmc_frame(study)
-        pairs = list(dict.fromkeys(lmf["pair"]))
-        pair = st.selectbox("Seed pair", pairs, key="ih_pair")
+        pair = ui.knob(M.KNOBS, "ih_pair")
         one = lmf[lmf["pair"] == pair].assign(arm=lambda d: d["arm"].map(M.ARM_LABELS_LMC))
         ui.chart(alt.Chart(one).mark_line(point=True, strokeWidth=2).encode(
             x=alt.X("lambda:Q", title="λ (0: model B, 1: model A)", axis=alt.Axis(values=list(M.LAMBDAS))),

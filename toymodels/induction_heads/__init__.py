@@ -44,8 +44,8 @@ from . import analysis as A
 from .analysis import PHASE_GAP, REAL_COPYING, REAL_PREFIX  # noqa: F401 - the page quotes these thresholds
 from .config import (  # noqa: F401 - the page reads these here
     BOUNDS,
+    KNOBS,
     LIVE,
-    LIVE_STEPS,
     MAX_SECONDS,
     PERIOD_LABELS,
     PERIODS,
