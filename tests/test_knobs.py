@@ -97,6 +97,12 @@ def check_offered_values_lie_inside_their_bounds(m):
             bad.append(f"{row.key}: default {row.default!r} not offered")
         if isinstance(row.item, Range) and row.step() is not None:
             assert row.step() > 0 and row.step() <= row.item.hi - row.item.lo, row.key
+        if row.span is not None:
+            for v in row.span:
+                try:
+                    row.item.check(row.name, v)
+                except Exception as exc:  # noqa: BLE001
+                    bad.append(f"{row.key}: span end {v!r}: {exc}")
         if row.id and not row.label:
             bad.append(f"{row.key}: on a page, but no label")
     assert not bad, bad

@@ -144,6 +144,16 @@ class Each:
 
 
 @dataclass(frozen=True)
+class Maybe:
+    """None (the function picks its own default), or a value ``spec`` accepts."""
+
+    spec: Any
+
+    def check(self, name: str, value: Any) -> Any:
+        return value if value is None else self.spec.check(name, value)
+
+
+@dataclass(frozen=True)
 class Fields:
     """Bounds on the fields of a dataclass argument (a config): ``Fields(steps=Range(1, 2000, True))``."""
 

@@ -81,9 +81,10 @@ def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
         return where.segmented_control(knob.label, list(choices), format_func=knob.show, **common)
     item: Range = knob.item
     num = int if item.integer else float
+    lo, hi = knob.limits()
     if kind in ("slider", "range"):
-        return where.slider(knob.label, num(item.lo), num(item.hi), step=num(knob.step() or 1), **common)
-    return where.number_input(knob.label, num(item.lo), num(item.hi), step=num(knob.step() or 1), **common)
+        return where.slider(knob.label, num(lo), num(hi), step=num(knob.step() or 1), **common)
+    return where.number_input(knob.label, num(lo), num(hi), step=num(knob.step() or 1), **common)
 
 
 def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | None = None,
@@ -93,9 +94,9 @@ def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | No
     layers of a model). ``on_change``: the widget's callback."""
     row = table[key]
     default = row.default if default is None else default
-    if hi is not None and isinstance(row.bound, Range) and hi < row.bound.hi:
+    if hi is not None and isinstance(row.bound, Range) and hi < row.limits()[1]:
         offer = tuple(v for v in row.offer if v <= hi) if isinstance(row.offer, tuple) else row.offer
-        row = dataclasses.replace(row, bound=dataclasses.replace(row.bound, hi=hi), offer=offer)
+        row = dataclasses.replace(row, span=(row.limits()[0], hi), offer=offer)
         default = min(default, hi)
         table = Knobs([row, *(r for r in table.values() if r.key != key)])
     return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change)[row.name]
@@ -122,7 +123,8 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
         if current is None or not r.offered(_plain(current) if isinstance(r.bound, Each) else current):
             st.session_state[r.id] = _plain(defaults[r.id]) if isinstance(r.bound, Each) else defaults[r.id]
     host = where if where is not None else st
-    box = host.form(key or f"form-{rows[0].id}", border=False) if submit else host.container()
+    box_key = key or f"form-{rows[0].id}"
+    box = host.form(box_key, border=False) if submit else host.container()
     with box:
         cols = box.columns(columns) if not isinstance(columns, int) or columns > 1 else [box]
         values = {}
@@ -130,11 +132,16 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
             value = _draw(r, cols[i % len(cols)], None if submit else on_change)
             values[r.name] = tuple(value) if isinstance(defaults[r.id], tuple) else value
         if submit:
-            st.form_submit_button(submit, icon=":material/tune:", on_click=on_change)
+            st.form_submit_button(submit, icon=":material/tune:", on_click=on_change, key=f"{box_key}-submit")
     _write_link(rows, defaults)
     if dataclasses.is_dataclass(base):
         return dataclasses.replace(base, **values)
     return {**(base or {}), **values}
+
+
+def submitted(key: str) -> bool:
+    """Whether the submit button of ``ui.form(..., submit=..., key=key)`` was pressed on this run."""
+    return bool(st.session_state.get(f"{key}-submit"))
 
 
 def _write_link(rows: Iterable[Knob], defaults: dict) -> None:

@@ -49,8 +49,9 @@ def draw(row, rng, widget=None):
     if choices is not None:
         return choices[0] if pick == "lo" else choices[-1] if pick == "hi" else choices[int(rng.integers(len(choices)))]
     item = row.item
-    hi = min(item.hi, getattr(widget, "max", None) or item.hi)
-    item = type(item)(item.lo, hi, item.integer)
+    lo, hi = row.limits()
+    hi = min(hi, getattr(widget, "max", None) or hi)
+    item = type(item)(lo, hi, item.integer)
     step = row.step() or 1.0
     n = int(round((item.hi - item.lo) / step))
     x = item.lo if pick == "lo" else item.lo + step * (n if pick == "hi" else int(rng.integers(n + 1)))
