@@ -109,6 +109,8 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
     _read_link(table)
     rows = [table[k] for k in keys] if keys is not None else table.on_page()
     defaults = {r.id: default_of(r, base) for r in rows}
+    for r in rows:  # "End tour" puts a knob the tour set back to this
+        remember_default(r.id, _plain(defaults[r.id]) if isinstance(r.bound, Each) else defaults[r.id])
     for r in rows:
         current = st.session_state.get(r.id)
         if current is None or not r.offered(_plain(current) if isinstance(r.bound, Each) else current):
@@ -140,6 +142,12 @@ def _write_link(rows: Iterable[Knob], defaults: dict) -> None:
             st.query_params[r.id] = r.text(value)
 
 
+def remember_default(key: str, value) -> None:
+    """Note the value a knob opens on, for this session: "End tour" puts a knob the tour set back to it (a
+    widget's own default is not always the knob's: ``choice`` seeds its widget from the link)."""
+    st.session_state.setdefault("_knob_defaults", {})[key] = value
+
+
 def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, default: str | None = None,
            **kwargs) -> str:
     """A selectbox / radio / segmented control whose link stores a stable id, not its display label.
@@ -152,6 +160,7 @@ def choice(widget: Callable, label: str, options: "dict[str, str]", key: str, de
     """
     ids = list(options)
     default = ids[0] if default is None else default
+    remember_default(key, default)
     if key not in st.session_state:  # the first run of this widget in the session: honour the link
         raw = st.query_params.get(key)
         if raw is not None and raw not in options:

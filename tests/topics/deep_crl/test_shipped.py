@@ -9,8 +9,7 @@ from toymodels.claims import NOT_TESTABLE
 # Registered views not in this build (``View(pending=why)``): the runs that did not fit in the session that moved
 # the package. Shipping one (it drops pending=) makes the second test fail until it leaves this set.
 # Issue 41's registered runs start here too, until their results are shipped.
-REGISTERED_41 = {"online60_d4", "online60_d8", "qmap_d16", "ablation20_none", "ablation20_no_residual",
-                 "ablation20_no_layernorm", "ablation20_relu", "critic_fresh"}
+REGISTERED_41 = {"critic_fresh"}
 NOT_SHIPPED = {"train_d8", "ablation_no_residual", "ablation_no_layernorm", "ablation_relu",
                "critic_search"} | REGISTERED_41 | {"online_d4", "online_d8"}   # the last two: superseded
 DECIDES = {"depth-online": {"online60_d4", "online60_d8"}, "qmap-corridor": {"online60_d4", "qmap_d16"},
@@ -35,7 +34,7 @@ def test_the_pending_views_are_the_known_unshipped_ones_and_never_read():
 
 def test_a_claim_whose_deciding_run_is_not_shipped_is_not_testable_and_names_the_command():
     v, fresh = shipped.shipped_verdict(M)
-    assert fresh and v.reproduced is None
+    assert fresh and v.reproduced is True      # issue 41: the headline (60 fresh seeds per depth) reproduced
     by = {j.id: j for j in v.claims}
     assert set(by) == set(DECIDES)
     for cid, names in DECIDES.items():
@@ -81,3 +80,15 @@ def test_the_shipped_verdict_has_the_issue_keys():
     if {"online60_d4", "online60_d8"}.isdisjoint(NOT_SHIPPED):
         lo, hi = m["online60_diff_ci"]
         assert lo <= m["online60_diff"] <= hi
+
+
+def test_the_registered_gpu_runs_hold_their_registered_seeds_and_say_where_they_ran():
+    """Issue 41's runs (registered in 2901316, run on an H200): every seed of the registration, once, and the
+    device and library versions recorded in the bundle (a rerun elsewhere draws other numbers)."""
+    for name, first, n in [("online60_d4", 200, 60), ("online60_d8", 200, 60), ("qmap_d16", 300, 20),
+                           *((f"ablation20_{ab}", 400, 20) for ab in M.ABLATIONS)]:
+        res = store.load_shipped(M.TOPIC, name)
+        assert sorted(int(s) for s in res["per_seed"].seed) == list(range(first, first + n)), name
+        env = res["environment"]
+        assert env["device"].startswith("cuda") and env["torch"] and env["numpy"] and env["pandas"], name
+
