@@ -20,8 +20,9 @@
 4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
    paper page (its Run/Train button, every number input and slider at its minimum). On Cloud the browsers run on
    the visitors' own machines; here they share the server's 2 cores, and as equals 16 Chromiums took about 80 % of
-   the CPU (the server 149 of 866 CPU-seconds, 23 Nov 2026). So by default (``--browsers background``) they run in
-   a cpu cgroup with a tenth of the default share: they get the cores whenever the server leaves them free.
+   the CPU (the server 149 of 866 CPU-seconds, 23 Nov 2026). So by default (``--browsers background``) the server
+   runs in a cpu cgroup with ten times the share of the browsers' (``cpu_cgroups``): they get the cores whenever
+   the server leaves them free, and compete with the rest of the machine as one ordinary process group.
 5. Print, as the last line, one JSON object: install_s, cold_start_s (server start until the home page is drawn),
    sessions, errors, peak_rss_mb, memory_limit_mb, p50_s, p95_s (every page load), ``pages`` (per page: loads,
    errors, p50_s, p95_s, max_s), ``error_list`` (each error prefixed with the page it came from; a traceback in the
@@ -94,7 +95,7 @@ def install(app: Path, venv: Path, notes: list[str]) -> float:
                 f"without it, from the configured package index (pip config)")
         log(note)
         notes.append(note)
-        req = venv.parent / "requirements.fallback.txt"
+        req = app.parent / "requirements.fallback.txt"  # in the work folder (removed at the end), not beside --venv
         req.write_text("\n".join(ln for ln in lines if CPU_INDEX not in ln) + "\n")
     start = time.perf_counter()
     uv = shutil.which("uv")
@@ -208,15 +209,26 @@ def cgroup_memory_report(cg: Cgroup) -> dict:
     return {"cgroup_peak_mb": round(peak / 2**20, 1) if peak is not None else None, "oom_kills": ooms}
 
 
-def browser_cgroup() -> Cgroup | None:
-    """A CPU cgroup with a tenth of the default share, for the browsers (see ``--browser-share``)."""
-    cg = Cgroup.make("cpu", "toymodels-browsers")
-    if cg is None:
+def cpu_cgroups() -> tuple[Cgroup, Cgroup] | None:
+    """Two CPU cgroups: the server's (and the contention's busy loops') with ten times the default share, the
+    browsers' with the default share; or None where they cannot be made (then the browsers run at niceness 10).
+
+    The browsers get only what the server leaves, as if they ran on the visitors' machines, but compete with the
+    rest of this machine as one ordinary process group. (Until 27 Nov 2026 the browsers' group had a tenth of the
+    default share instead, the server none of its own: at load 32, with ten other processes at niceness 10, the 16
+    browsers got a few per cent of the CPU, no page loaded in 5 minutes and the server idled at 1 %.)"""
+    server = Cgroup.make("cpu", "toymodels-server-cpu")
+    if server is None:
         return None
-    if not (cg.write("cpu.weight", 10) if cg.v2 else cg.write("cpu.shares", 102)):
-        cg.remove()
+    browsers = Cgroup.make("cpu", "toymodels-browsers")
+    ok = browsers is not None and (server.write("cpu.weight", 1000) if server.v2 else server.write("cpu.shares", 10240))
+    ok = ok and (browsers.write("cpu.weight", 100) if browsers.v2 else browsers.write("cpu.shares", 1024))
+    if not ok:
+        for cg in (server, browsers):
+            if cg is not None:
+                cg.remove()
         return None
-    return cg
+    return server, browsers
 
 
 def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | None, Cgroup | None]:
@@ -351,9 +363,11 @@ class Reaper:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def busy_loops(n: int) -> list[subprocess.Popen]:
-    """``n`` CPU-bound processes (a Python busy loop each), the contention of a shared machine."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+def busy_loops(n: int, cgroup: Cgroup | None = None) -> list[subprocess.Popen]:
+    """``n`` CPU-bound processes (a Python busy loop each), the contention of a shared machine: in the server's cpu
+    cgroup when there is one (they compete with the server as equals, as a neighbour on the same host would)."""
+    prefix = cgroup.wrap() if cgroup is not None else []
+    return [subprocess.Popen(prefix + [sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
             for _ in range(n)]
 
 
@@ -427,14 +441,19 @@ def main(argv: list[str] | None = None) -> int:
         wrap, env, how, watchdog, mem_cg = limits(notes, args.cap)
         reaper.cgroups += [mem_cg] if mem_cg else []
         executable = load.CHROMIUM
+        server_cpu = None
         if args.browsers == "background":
-            cpu_cg = browser_cgroup()
-            reaper.cgroups += [cpu_cg] if cpu_cg else []
+            pair = cpu_cgroups()
+            server_cpu, cpu_cg = pair if pair else (None, None)
+            reaper.cgroups += list(pair or ())
+            if server_cpu is not None:
+                wrap = server_cpu.wrap() + wrap
             executable = load.wrapped(load.CHROMIUM, nice=0 if cpu_cg else 10,
                                       cgroup_procs=cpu_cg.procs if cpu_cg else None)
             if executable != load.CHROMIUM:
                 reaper.paths.append(Path(executable).parent)
-            notes.append("browsers: " + ("a cpu cgroup with a tenth of the default share" if cpu_cg else
+            notes.append("browsers: " + ("a cpu cgroup at the default share, the server's (and the busy loops') at "
+                                         "ten times it" if cpu_cg else
                                          "niceness 10 (no cpu cgroup could be made; Chromium resets it in part)"))
         env["TOYMODELS_CACHE"] = str(work / "cache")
         paths, topics = load.page_paths(app)
@@ -443,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
                              log_path=work / "server.log")
         reaper.servers.append(server)
         if args.contention:
-            hogs = busy_loops(args.contention)
+            hogs = busy_loops(args.contention, server_cpu)
             notes.append(f"contention: {args.contention} extra CPU-bound process(es) (a Python busy loop each) beside "
                          "the server throughout, at its priority")
             log(f"contention: {args.contention} busy loop(s) started (pids {', '.join(str(h.pid) for h in hogs)})")

@@ -15,17 +15,17 @@ verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
 
 # --------------------------------------------------------------------------- the shipped runs (never recomputed here)
-runs = {d: r for d in M.ONLINE_DEPTHS if (r := M.stored(f"online_d{d}")) is not None}
+runs = {d: r for d in M.ONLINE60_DEPTHS if (r := M.stored(f"online60_d{d}")) is not None}   # registered, issue 41
 critic = M.stored("critic")
 table = A.online_table(runs) if runs else None
 shallow, deep = A.PRIMARY
-test = A.online_test(table) if runs and {shallow, deep} <= set(runs) else None
+test = A.online_rule_test(table) if runs and {shallow, deep} <= set(runs) else None
 deepest = max(runs) if runs else None
 seed_labels = sorted(int(s) for s in table.seed.unique()) if table is not None else [0]
 first_solved = int(table[(table.depth == deep) & table.solved].seed.min()) if test and test["solved_deep"] else None
 
 TOUR = [
-    ui.Step("The headline test", f"Each dot is one agent (one seed) trained online on the U-maze, {M.ONLINE_SEEDS} "
+    ui.Step("The headline test", f"Each dot is one agent (one seed) trained online on the U-maze, {M.ONLINE60.seeds} "
             f"fresh seeds per depth. A seed *solves* the task when it reaches the far goal in more than "
             f"{A.SOLVED_AT:.0%} of its final evaluation episodes: success is nearly all-or-nothing per seed.",
             look_at="the seeds solved at depth 4 and at depth 8, and Fisher's p under the chart"),
@@ -86,14 +86,14 @@ else:
                       + ", ".join(map(str, sorted(runs))))
     if not test:
         st.markdown(f"**Only depth {', '.join(map(str, sorted(runs)))} is in this build.** The registered test "
-                    f"compares depth {deep} with depth {shallow}, {M.ONLINE_SEEDS} seeds each; until both are "
+                    f"compares depth {deep} with depth {shallow}, {M.ONLINE60.seeds} seeds each; until both are "
                     "shipped, the headline claim reads *not testable here*.")
     else:
         lo, hi = test["ci"]
         st.markdown(
             f"**Depth {deep} solves the far goal in {test['solved_deep']} of {test['n_deep']} seeds, depth "
             f"{shallow} in {test['solved_shallow']} of {test['n_shallow']}**: {test['test']} p = "
-            f"{test['p_value']:.3g}; the difference in solve rates is {test['diff']:+.2f} (95% Newcombe interval "
+            f"{test['p_value']:.3g}; the difference in solve rates is {test['diff']:+.2f} (90% Newcombe interval "
             f"[{lo:+.2f}, {hi:+.2f}]). The test, its outcome per seed and its thresholds were registered before "
             "the runs; the claims table above reads the result.")
     st.caption(f"Each dot: one seed's success rate over its last 5 evaluations (128 episodes each, deterministic "

@@ -26,6 +26,11 @@ OFFLINE_MARGIN = 0.03    # "little" in Spearman rho: about one seed's spread of 
 LEVEL = 0.95             # two-sided level of the intervals shown for the online difference
 PAIRED_LEVEL = 0.90      # two-sided level of the paired offline intervals (their ends are one-sided 5% bounds)
 
+#: The first registered online test (issue 29, seeds 100-119, 20 per depth), as its shipped views gave it (online_d4,
+#: online_d8; superseded by issue 41's 60 fresh seeds per depth and no longer shipped).
+FIRST_ONLINE_TEST = {"n_shallow": 20, "n_deep": 20, "solved_shallow": 4, "solved_deep": 7, "diff": 0.15,
+                     "ci": (-0.1242, 0.3978), "p_value": 0.2401}
+
 # Issue 41, registered before the runs (config.ONLINE60, QMAP16, ABLATION20, CRITIC_FRESH): every test is decided by
 # toymodels.claims' shared rules on a 90% two-sided interval (a one-sided 5% test at each end).
 RULE_LEVEL = 0.90

@@ -94,4 +94,15 @@ NOTEBOOK: tuple[dict, ...] = (
          lesson="the first offline test (100-107) compared depth with a wide depth-4 critic, not the paper's "
                 "depth-at-a-width: that parity is now the toy's own finding (width_parity), and the paper's "
                 "comparison is tested on fresh seeds"),
+    dict(when="issue 41", experiment="the registered runs on an NVIDIA H200 (bench/ledger_gpu.py, one batched model "
+                                     "per arm, seven processes side by side; torch 2.11.0+cu130, tree 6a8bb13)",
+         config="online60_d4, online60_d8 (60 seeds each), qmap_d16 (20), ablation20_* (20 per arm)",
+         seeds="200-259 / 300-319 / 400-419",
+         result="depth 4 solves 12/60, depth 8 20/60: +0.13, 90% Newcombe [+0.0003, +0.26] (Fisher p = 0.074): "
+                "reproduced at the edge. Depth 16's c = -0.22 [-0.27, -0.18] (depth 4: -0.24): the value map follows "
+                "the straight line at depth 16 too: not reproduced. Full network 5/20, no residual 10/20, no "
+                "LayerNorm 2/20, ReLU 7/20: not reproduced (removing residuals or Swish does not hurt at depth 8). "
+                "GPU wall 88 / 132 / 189 / 99-129 s per view, 227 s in all (about 3 CPU-hours on one core)",
+         lesson="batched seeds cost a GPU what one seed does; the depth gain is about half the size the test was "
+                "powered for, and the mechanism (corridor-following values) does not appear by depth 16 here"),
 )

@@ -49,6 +49,14 @@ KNOBS = knobs(
     *(Knob("values", Each(bound, max_len=8), "Values", SWEEPS[name], id=f"gk_sweep_{name}", group=f"sweep_{name}",
            default=SWEEPS[name][1:6:2] if len(SWEEPS[name]) > 5 else SWEEPS[name][:3])
       for name, bound in (("train_frac", _FRAC), ("bandwidth", _L), ("power", _S))),
+    # the neural-network comparison (nn.py: NNConfig, and nn_seeds' own arguments)
+    *(Knob(name, bound, group="nn") for name, bound in dict(
+        p=Range(5, 97, integer=True), op=OneOf("x+y", "x-y"), train_frac=_FRAC, width=Range(8, 1024, integer=True),
+        activation=OneOf("quadratic", "relu"), lr=Range(1e-5, 1e-1), weight_decay=Range(0.0, 10.0),
+        max_steps=Range(1, 20000, integer=True), eval_every=Range(1, 1000, integer=True), stop_at=Range(0.0, 1.0),
+        patience=Range(1, 20, integer=True), seed=Range(0, 2**31 - 1, integer=True)).items()),
+    Knob("first_seed", Range(0, 2**31 - 1 - 20, integer=True), group="nn_study"),
+    Knob("seeds", Range(1, 20, integer=True), group="nn_study"),
 )
 
 MAX_SECONDS = 90.0      # one run, on one thread of a 2-core CPU
@@ -127,3 +135,31 @@ def check_budget(cfg: Config, n_seeds: int = 1) -> None:
     if expected_bytes(cfg) > MAX_BYTES:
         raise InputError(f"this run would hold about {expected_bytes(cfg) / 2**20:.0f} MB (limit "
                          f"{MAX_BYTES / 2**20:.0f} MB): lower p or the training fraction")
+
+
+# --------------------------------------------------------------------------- the neural-network comparison (nn.py)
+
+@dataclass(frozen=True)
+class NNConfig:
+    """One network: the task (p, op, train_frac, the split's ``seed``), the network (width, activation) and its
+    training (full batch AdamW: lr, weight_decay; at most ``max_steps``, evaluated every ``eval_every``; it stops
+    once test accuracy has stayed ≥ ``stop_at`` for ``patience`` evaluations)."""
+    p: int = 61
+    op: str = "x+y"
+    train_frac: float = 0.5
+    width: int = 512
+    activation: str = "quadratic"
+    lr: float = 1e-3
+    weight_decay: float = 1.0
+    max_steps: int = 4000
+    eval_every: int = 100
+    stop_at: float = 0.99
+    patience: int = 3
+    seed: int = 0
+
+
+
+#: Issue 41's registered run (nn-features): 8 fresh splits, seeds 100-107, the configuration of the pilot (seeds 0-1,
+#: lab notebook), which grokked by step 1,000 on both.
+NN_STUDY = NNConfig()
+NN_FIRST_SEED, NN_SEEDS = 100, 8

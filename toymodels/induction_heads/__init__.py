@@ -41,10 +41,11 @@ from toymodels.errors import NotStored
 from toymodels.topic import View, lazy_exports, views
 
 from . import analysis as A
+from .analysis import PHASE_GAP, REAL_COPYING, REAL_PREFIX  # noqa: F401 - the page quotes these thresholds
 from .config import (  # noqa: F401 - the page reads these here
     BOUNDS,
+    KNOBS,
     LIVE,
-    LIVE_STEPS,
     MAX_SECONDS,
     PERIOD_LABELS,
     PERIODS,
@@ -60,6 +61,7 @@ from .notebook import LAB_NOTEBOOK  # noqa: F401
 from .summary import (  # noqa: F401 - the tables the page draws
     ARM_LABELS,
     ARM_LABELS_LMC,
+    LAMBDAS,
     attention_frame,
     best_heads,
     circuit_matrices,
@@ -127,15 +129,10 @@ EXTRA_BIBTEX = """@article{elhage2021mathematical,
 STUDY = StudyConfig(run=Config(eval_every=10))
 REAL = dict(n_seq=32, block=50, seed=1)
 
-#: why a registered run is not in this build (None once it is shipped): its claims read "not testable here" (the
-#: rule ``pending``) with this reason
-STUDY_PENDING = ("the registered study (5 arms x 20 fresh seeds, seeds 100-119) has not been run yet: `python -m "
-                 "toymodels precompute induction-heads --view study` (minutes on a GPU, hours on one CPU thread)")
-
 VIEWS = views(
     View("study", ".experiments:study", dict(cfg=STUDY), label="Training 5 arms x 20 seeds…",
          seconds=sum(expected_seconds(Config(n_layers=n, period_mode=m, eval_every=STUDY.run.eval_every),
-                                      STUDY.n_seeds) for n, m in STUDY.arms), pending=STUDY_PENDING),
+                                      STUDY.n_seeds) for n, m in STUDY.arms)),
     View("live", ".experiments:compare_depths", dict(live=LiveConfig()), label="Training 0, 1 and 2 layers…",
          seconds=live_seconds(LiveConfig())),
     View("smollm2", ".experiments:real_model", dict(REAL), label="Measuring SmolLM2-135M's heads…", seconds=60.0),

@@ -3,7 +3,8 @@
 ``Config`` is one training run of an attention-only transformer (``model``) on repeated random tokens (``data``):
 ``n_layers`` 0, 1 or 2, a fixed or a variable period. ``StudyConfig`` is the registered many-seed study: every arm
 (depth x period) trained on ``n_seeds`` fresh seeds at once (seeds are a leading instance dimension of every
-weight). ``BOUNDS`` declares every knob once; ``expected_seconds`` is the cost model (one CPU thread of the
+weight). ``KNOBS`` declares every knob once (its bound; for the page's knobs their label, offered values and URL
+id); ``expected_seconds`` is the cost model (one CPU thread of the
 project's 2-core machine; see the lab notebook).
 """
 from __future__ import annotations
@@ -12,7 +13,8 @@ import math
 from dataclasses import dataclass
 
 from toymodels.errors import InputError
-from toymodels.topic import OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, OneOf, Range
 
 PERIODS = ("variable", "fixed")
 PERIOD_LABELS = {"variable": "variable period (4-16)", "fixed": "fixed period (16)"}
@@ -71,29 +73,6 @@ class StudyConfig:
     lmc_pairs: int = 10
     keep_weights: int = 2        # the first seeds whose trained weights the bundle keeps (the page draws them)
 
-
-# --------------------------------------------------------------------------- bounds (one place)
-
-BOUNDS = {
-    "n_layers": OneOf(0, 1, 2),
-    "period_mode": OneOf(*PERIODS),
-    "n_heads": OneOf(1, 2, 4, 8),
-    "d_model": OneOf(16, 32, 64, 128),
-    "vocab": Range(8, 256, integer=True),
-    "n_ctx": Range(8, 64, integer=True),
-    "period_min": Range(2, 32, integer=True),
-    "period_max": Range(2, 32, integer=True),
-    "lr": Range(1e-4, 1e-2),
-    "batch": Range(8, 128, integer=True),
-    "steps": Range(50, 4000, integer=True),
-    "init": OneOf("torch", "normal"),
-    "init_std": Range(0.001, 0.5),
-    "eval_every": Range(10, 500, integer=True),
-    "eval_batch": Range(16, 512, integer=True),
-    "seed": Range(0, 2**31 - 1 - 64, integer=True),
-}
-STUDY_BOUNDS = {"n_seeds": Range(1, 64, integer=True), "first_seed": Range(0, 2**31 - 1 - 64, integer=True),
-                "lmc_pairs": Range(0, 32, integer=True), "keep_weights": Range(0, 8, integer=True)}
 
 #: one live run (the page's button): at most this many seconds on one CPU thread
 MAX_SECONDS = 90.0
@@ -175,7 +154,6 @@ def uniform_loss(cfg: Config) -> float:
 
 #: the live comparison behind the page's button: 1 and 2 layers on variable periods, one seed, shorter
 LIVE = Config(steps=1000, batch=32, eval_every=25, eval_batch=128, seed=1)
-LIVE_STEPS = Range(200, 2000, integer=True)
 
 
 @dataclass(frozen=True)
@@ -197,3 +175,57 @@ class LiveConfig:
 def live_seconds(live: LiveConfig) -> float:
     return sum(expected_seconds(live.config(n)) for n in live.layers)
 
+
+# --------------------------------------------------------------------------- every knob, once
+
+_SEED = Range(0, 2**31 - 1 - 64, integer=True)
+#: the study's arms a configuration may name, and the seed pairs of Theus et al.'s comparison the page offers
+ARMS = ((0, "variable"), (1, "variable"), (2, "variable"), (1, "fixed"), (2, "fixed"))
+PAIRS = tuple(f"{StudyConfig.first_seed + 2 * k}-{StudyConfig.first_seed + 2 * k + 1}"
+              for k in range(StudyConfig.lmc_pairs))
+
+KNOBS = knobs(
+    # one run (``Config``): the bounds of ``run`` and of the study's ``run`` field
+    Knob("n_layers", OneOf(0, 1, 2)),
+    Knob("period_mode", OneOf(*PERIODS)),
+    Knob("n_heads", OneOf(1, 2, 4, 8)),
+    Knob("d_model", OneOf(16, 32, 64, 128)),
+    Knob("vocab", Range(8, 256, integer=True)),
+    Knob("n_ctx", Range(8, 64, integer=True)),
+    Knob("period_min", Range(2, 32, integer=True)),
+    Knob("period_max", Range(2, 32, integer=True)),
+    Knob("lr", Range(1e-4, 1e-2)),
+    Knob("batch", Range(8, 128, integer=True)),
+    Knob("steps", Range(50, 4000, integer=True)),
+    Knob("init", OneOf("torch", "normal")),
+    Knob("init_std", Range(0.001, 0.5)),
+    Knob("eval_every", Range(10, 500, integer=True)),
+    Knob("eval_batch", Range(16, 512, integer=True)),
+    Knob("seed", _SEED),
+    # the page's live comparison of depths (``LiveConfig``): the knobs of "One run up close"
+    Knob("period_mode", OneOf(*PERIODS), "Period", id="ih_period", labels=PERIOD_LABELS, group="live",
+         widget="segmented"),
+    Knob("steps", Range(200, 2000, integer=True), "Steps", 100, id="ih_steps", group="live", widget="number",
+         help="Adam steps per model (batch 32); the shipped run uses 1,000"),
+    Knob("seed", _SEED, "Seed", id="ih_seed", group="live", widget="number"),
+    Knob("layers", Each(OneOf(0, 1, 2), max_len=3), group="live"),
+    # what the page shows of a trained run (page-only)
+    Knob("sequence", OneOf(0, 1, 2, 3), "Sequence", id="ih_seq", default=0, widget="select_slider",
+         help="One of the held-out sequences"),
+    Knob("layer", OneOf(1, 2), "Layer", id="ih_layer", default=2, widget="radio"),
+    Knob("head", OneOf(0, 1, 2, 3), "Head", id="ih_head", default=0, widget="radio",
+         help="Opens on the layer's best head (induction in layer 2, previous-token in layer 1)"),
+    Knob("pair", OneOf(*PAIRS), "Seed pair", id="ih_pair", default=PAIRS[0], widget="selectbox"),
+    # the registered study (``StudyConfig``; a precomputation, never a page's knob)
+    Knob("arms", Each(OneOf(*ARMS), max_len=len(ARMS)), group="study"),
+    Knob("n_seeds", Range(1, 64, integer=True), group="study"),
+    Knob("first_seed", _SEED, group="study"),
+    Knob("lmc_pairs", Range(0, 32, integer=True), group="study"),
+    Knob("keep_weights", Range(0, 8, integer=True), group="study"),
+    # the real model's measurement (``experiments.real_model``)
+    Knob("n_seq", Range(4, 64, integer=True), group="real"),
+    Knob("block", Range(10, 100, integer=True), group="real"),
+    Knob("seed", Range(0, 2**31 - 1, integer=True), group="real"),
+)
+#: the bounds of one run's fields, by name (read by the tests; the table above is the declaration)
+BOUNDS = {r.name: r.bound for r in KNOBS.rows()}

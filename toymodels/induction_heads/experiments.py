@@ -15,17 +15,14 @@ import torch
 
 from toymodels.device import get_device
 from toymodels.errors import InputError
-from toymodels.topic import Fields, OneOf, Range, as_progress, bounded
+from toymodels.topic import as_progress, bounded
 
 from . import circuits as C
 from . import lmc as LMC
 from . import realmodel
 from .config import (
-    BOUNDS,
-    LIVE_STEPS,
+    KNOBS,
     MAX_STUDY_SECONDS,
-    PERIODS,
-    STUDY_BOUNDS,
     Config,
     LiveConfig,
     StudyConfig,
@@ -82,7 +79,7 @@ def _sample_attention(params: dict, cfg: Config, device, n: int = 4) -> dict:
     return {"tokens": ho.batch.tokens[:n], "period": ho.batch.period[:n], "attn": maps.astype(np.float16)}
 
 
-@bounded(cfg=Fields(**BOUNDS), _budget=_budget)
+@bounded(cfg=KNOBS.fields(Config), _budget=_budget)
 def run(cfg: Config = DEFAULT, device=None, progress=None) -> dict:
     """One seed: the training curves (held-out copy loss, induction and previous-token score per head), the final
     per-head table, the circuits' scores and the trained weights, and the attention maps of four held-out
@@ -106,7 +103,7 @@ def _live_budget(live: LiveConfig, device=None, progress=None) -> None:
         raise InputError(f"this comparison would take about {secs:.0f} s (limit 90 s): fewer steps")
 
 
-@bounded(live=Fields(period_mode=OneOf(*PERIODS), steps=LIVE_STEPS, seed=BOUNDS["seed"]), _budget=_live_budget)
+@bounded(live=KNOBS.fields(LiveConfig, group="live"), _budget=_live_budget)
 def compare_depths(live: LiveConfig = DEFAULT_LIVE, device=None, progress=None) -> dict:
     """The page's live run: the same data and seed for 0, 1 and 2 layers (``live.layers``); per depth the held-out
     copy-loss curve and the scores of ``run``."""
@@ -189,7 +186,7 @@ def _arm_name(n_layers: int, mode: str) -> str:
     return f"L{n_layers}{mode[0]}"
 
 
-@bounded(cfg=Fields(run=Fields(**BOUNDS), **STUDY_BOUNDS), _budget=_study_budget)
+@bounded(cfg=KNOBS.fields(StudyConfig, group="study", run=KNOBS.fields(Config)), _budget=_study_budget)
 def study(cfg: StudyConfig = STUDY, device=None, progress=None) -> dict:
     """The registered study. Per arm (``L<layers><v|f>``): the seeds, the held-out curves (copy loss, induction and
     previous-token scores per head, every ``eval_every`` steps), the training loss (mean of every 10 steps), the
@@ -232,7 +229,7 @@ def study(cfg: StudyConfig = STUDY, device=None, progress=None) -> dict:
             "seconds": {**timings, "total": time.perf_counter() - t0}, "meta": _meta(dev)}
 
 
-@bounded(n_seq=Range(4, 64, integer=True), block=Range(10, 100, integer=True), seed=Range(0, 2**31 - 1, integer=True))
+@bounded(**KNOBS.specs("n_seq", "block", "seed", group="real"))
 def real_model(n_seq: int = 32, block: int = 50, seed: int = 1, progress=None) -> dict:
     """SmolLM2-135M's prefix-matching and copying scores per head (``realmodel.run``); loads the model through the
     shared loader (about 20 s and 700 MB the first time in a process)."""

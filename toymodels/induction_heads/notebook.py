@@ -50,4 +50,15 @@ LAB_NOTEBOOK: tuple[dict, ...] = (
      ">= 0.3 (2 and 3 heads), or the layer-1 head with the lowest score",
      "outcome": "copy loss +3.37 and +3.29 nats with the previous-token heads zeroed; +0.06 and +0.06 with the "
      "other head zeroed", "cpu": ""},
+    {"when": "deciding run", "what": "the registered study (rules and thresholds committed in 6aac5bb): 5 arms "
+     "(0/1/2 layers on variable periods, 1/2 layers on period 16) x 20 fresh seeds 100-119, 3,000 steps, batched "
+     "over seeds on one NVIDIA H200 (torch 2.11.0+cu130, via the lead's GPU script /work/wt/gpu/induction.sh)",
+     "outcome": "copy loss (median over seeds): 0 layers 4.165, 1 layer 2.067 (2.038-2.131), 2 layers 0.120 "
+     "(0.110-0.128); period 16: 1 layer 0.000 (14.38 on variable periods), 2 layers 0.000. Phase change on 20/20 "
+     "seeds: log 13 -> log 13 / 2 in 45-58 steps, the induction score's half-rise 24-42 steps earlier. Copying 0.999 "
+     "on every seed; previous-token head 0.71 (median), K-composition 0.193 against the random 99% quantile "
+     "0.142 on 20/20; knock-out +3.24 nats [3.18, 3.30] (another layer-1 head: +0.06); rotation 7.7e-14, tanh "
+     "1.90, LayerNorm gain 5.94. Theus et al.: barrier 3.89 (none), 3.51 (circuits), 3.12 (permutations), 1.84 "
+     "(orthogonal; 0.46-0.49 of the unaligned on every pair): lower than permutations on all 10 pairs, never the "
+     "registered quarter. 9 of 10 claims reproduced", "cpu": "216 s wall on the GPU (shared with another script)"},
 )

@@ -1,6 +1,6 @@
 """The shipped views: fresh, one of them recomputed bit for bit, the verdict's keys (issue 29), and the ledger of a
 build where a deciding run is not shipped."""
-import pandas as pd
+import pytest
 
 import toymodels.deep_crl as M
 from toymodels import shipped, store
@@ -9,10 +9,9 @@ from toymodels.claims import NOT_TESTABLE
 # Registered views not in this build (``View(pending=why)``): the runs that did not fit in the session that moved
 # the package. Shipping one (it drops pending=) makes the second test fail until it leaves this set.
 # Issue 41's registered runs start here too, until their results are shipped.
-REGISTERED_41 = {"online60_d4", "online60_d8", "qmap_d16", "ablation20_none", "ablation20_no_residual",
-                 "ablation20_no_layernorm", "ablation20_relu", "critic_fresh"}
+REGISTERED_41 = {"critic_fresh"}
 NOT_SHIPPED = {"train_d8", "ablation_no_residual", "ablation_no_layernorm", "ablation_relu",
-               "critic_search"} | REGISTERED_41 | {"online_d4", "online_d8"}   # the last two: being recomputed
+               "critic_search"} | REGISTERED_41 | {"online_d4", "online_d8"}   # the last two: superseded
 DECIDES = {"depth-online": {"online60_d4", "online60_d8"}, "qmap-corridor": {"online60_d4", "qmap_d16"},
            "offline-depth": {"critic_fresh"}, "stitching-depth": {"critic_fresh"},
            "ablations": {"ablation20_none", "ablation20_no_residual", "ablation20_no_layernorm", "ablation20_relu"}}
@@ -35,7 +34,7 @@ def test_the_pending_views_are_the_known_unshipped_ones_and_never_read():
 
 def test_a_claim_whose_deciding_run_is_not_shipped_is_not_testable_and_names_the_command():
     v, fresh = shipped.shipped_verdict(M)
-    assert fresh and v.reproduced is None
+    assert fresh and v.reproduced is True      # issue 41: the headline (60 fresh seeds per depth) reproduced
     by = {j.id: j for j in v.claims}
     assert set(by) == set(DECIDES)
     for cid, names in DECIDES.items():
@@ -46,13 +45,20 @@ def test_a_claim_whose_deciding_run_is_not_shipped_is_not_testable_and_names_the
             assert M.VIEWS[min(missing)].pending in by[cid].reason and "delete its pending=" in by[cid].reason
 
 
-def test_the_partial_online_evidence_counts_the_shipped_seeds():
-    per_seed = pd.DataFrame(store.load_shipped(M.TOPIC, "online_d4")["per_seed"])
-    k, n = int((per_seed.success > 0.5).sum()), len(per_seed)     # the registered outcome, recounted here
+def test_the_first_online_test_is_recounted_from_its_bundles():
+    """The first registered test (seeds 100-119; its bundles stay in the store, superseded) is what
+    analysis.FIRST_ONLINE_TEST and the claim's note say."""
+    from toymodels.deep_crl import analysis as A
+
+    t = A.online_test(A.online_table({d: store.load_shipped(M.TOPIC, f"online_d{d}") for d in (4, 8)}))
+    want = A.FIRST_ONLINE_TEST
+    assert (t["solved_shallow"], t["solved_deep"], t["n_shallow"], t["n_deep"]) == (
+        want["solved_shallow"], want["solved_deep"], want["n_shallow"], want["n_deep"])
+    assert t["diff"] == pytest.approx(want["diff"]) and t["p_value"] == pytest.approx(want["p_value"], abs=1e-4)
+    assert list(t["ci"]) == pytest.approx(list(want["ci"]), abs=1e-4)
     v, _ = shipped.shipped_verdict(M)
     head = next(j for j in v.claims if j.id == "depth-online")
-    if "online60_d8" in NOT_SHIPPED and "online_d8" not in NOT_SHIPPED:   # the first test (100-119), in the note
-        assert f"{k}/{n} →" in head.note and n == M.ONLINE_SEEDS
+    assert f"{want['solved_shallow']}/20 → {want['solved_deep']}/20" in head.note
 
 
 def test_the_shipped_verdict_has_the_issue_keys():
@@ -74,3 +80,15 @@ def test_the_shipped_verdict_has_the_issue_keys():
     if {"online60_d4", "online60_d8"}.isdisjoint(NOT_SHIPPED):
         lo, hi = m["online60_diff_ci"]
         assert lo <= m["online60_diff"] <= hi
+
+
+def test_the_registered_gpu_runs_hold_their_registered_seeds_and_say_where_they_ran():
+    """Issue 41's runs (registered in 2901316, run on an H200): every seed of the registration, once, and the
+    device and library versions recorded in the bundle (a rerun elsewhere draws other numbers)."""
+    for name, first, n in [("online60_d4", 200, 60), ("online60_d8", 200, 60), ("qmap_d16", 300, 20),
+                           *((f"ablation20_{ab}", 400, 20) for ab in M.ABLATIONS)]:
+        res = store.load_shipped(M.TOPIC, name)
+        assert sorted(int(s) for s in res["per_seed"].seed) == list(range(first, first + n)), name
+        env = res["environment"]
+        assert env["device"].startswith("cuda") and env["torch"] and env["numpy"] and env["pandas"], name
+
