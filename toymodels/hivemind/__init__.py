@@ -319,7 +319,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     # the math
     **{n: ".similarity" for n in ("words", "ttr", "mattr", "distinct_n", "distinct_n_tokens", "compression_ratio",
                                   "self_bleu", "self_bleu_naive", "cosine_matrix", "mean_offdiag", "vendi_score",
-                                  "vendi_score_embeddings", "cluster_mixing")},
+                                  "vendi_score_embeddings", "cluster_mixing", "pca_2d")},
     # embeddings (torch on first use)
     **{n: ".embed" for n in ("embed_texts", "embedder", "uncached_count", "model_loaded")},
     # a visitor's input
