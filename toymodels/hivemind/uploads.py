@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from toymodels.tables import MAX_HEADER_CHARS, check_header, column_key
 from toymodels.topic import InputError
 
 from .config import (
@@ -57,19 +58,15 @@ def inert(value, limit: int = 40) -> str:
 
 
 def _columns(names: list) -> dict[str, object]:
-    """Map model/prompt/response to the table's column labels, matched ignoring case and surrounding spaces.
+    """Map model/prompt/response to the table's column labels, matched by ``tables.column_key`` (ignoring case,
+    surrounding spaces and a byte-order mark).
 
-    Two columns that match the same name (``response`` and ``Response``) raise InputError: picking one of
-    them silently could analyse the wrong text. A missing column raises InputError naming what was found.
+    Two columns with the same key (``response`` and ``Response``), a name over ``tables.MAX_HEADER_CHARS``
+    characters or more than MAX_COLUMNS columns raise InputError: picking one of two columns silently could
+    analyse the wrong text. A missing column raises InputError naming what was found.
     """
-    cols: dict[str, object] = {}
-    for label in names:
-        key = str(label).strip().lower()
-        if key in COLUMNS:
-            if key in cols:
-                raise InputError(f"two columns are named {key!r} (names are matched ignoring case and spaces): "
-                                 f"keep one and upload again")
-            cols[key] = label
+    keys = check_header(names, MAX_COLUMNS, "table")
+    cols: dict[str, object] = {k: label for k, label in zip(keys, names) if k in COLUMNS}
     missing = [c for c in COLUMNS if c not in cols]
     if missing:
         found = ", ".join(repr(inert(c, 30)) for c in list(names)[:12]) or "none"
@@ -365,7 +362,10 @@ def _read_json(text: str) -> pd.DataFrame:
                              "only model, prompt, response)")
         cols = {}
         for k, v in rec:
-            key = str(k).strip().lower()
+            if len(str(k)) > 4 * MAX_HEADER_CHARS:
+                raise InputError(f"record {where:,} has a key of {len(str(k)):,} characters; the limit is "
+                                 f"{MAX_HEADER_CHARS}")
+            key = column_key(k)
             if key in COLUMNS:
                 if key in cols:
                     raise InputError(f"record {where:,} has the key {key!r} twice (keys are matched ignoring "

@@ -223,9 +223,13 @@ def test_doubled_column_names_are_a_clear_input_error(data, name):
         U.parse_upload(data, name)
 
 
-def test_other_columns_are_ignored_whatever_their_case():
-    df, _ = U.parse_upload(b"n,N,model,prompt,response\n1,2,a,p,r\n", "x.csv")
+def test_other_columns_are_ignored_but_never_doubled():
+    """Columns besides model, prompt, response are ignored, whatever their case; two columns of one name (issue
+    #38: one rule for every upload parser, ``toymodels.tables``) are refused even when neither is read."""
+    df, _ = U.parse_upload(b"n,Extra,model,prompt,response\n1,2,a,p,r\n", "x.csv")
     assert df.to_dict("records") == [{"model": "a", "prompt": "p", "response": "r"}]
+    with pytest.raises(InputError, match=r"two columns of the table \(1 and 2\) are named 'n'"):
+        U.parse_upload(b"n,N,model,prompt,response\n1,2,a,p,r\n", "x.csv")
 
 
 def test_label_length_caps_at_the_boundary():
