@@ -267,7 +267,7 @@ def _null_floor(views) -> Evidence:
     s = m["summary"]["top-p"]
     lo, hi = NULL_FLOOR_BAND
     inside = s["null_in_band"]
-    status = exact(share >= NULL_SHARE_MIN, f"at least {NULL_SHARE_MIN:.0%} of the random pools in "
+    status = exact(inside >= NULL_SHARE_MIN, f"at least {NULL_SHARE_MIN:.0%} of the random pools in "
                    f"[{lo:.2f}, {hi:.2f}] ({inside:.0%})")
     return Evidence(f"{inside:.0%} of 60 random pools in [{lo:.1f}, {hi:.1f}] (mean {s['null_floor']:.3f})", status,
                     seeds=1, note="Each random pool: one top-p response to each of 10 different open prompts, mean "
@@ -304,7 +304,7 @@ def _mixing(views) -> Evidence:
 
 
 REGISTERED = "commit b20e2aa (2026-11-25)"
-REGISTERED_REAL = "registered for the real samples of issue #43 (commit named in the report; 2026-11-27)"
+REGISTERED_REAL = "commit 22a0252, amended in ff2f2b7 (2026-11-27), both before any deciding sample was drawn"
 
 CLAIMS = claims(
     Claim("intra-repetition", "headline",
