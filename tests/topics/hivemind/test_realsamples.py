@@ -212,3 +212,27 @@ def test_claims_read_the_real_sample_metrics():
 def test_pending_claims_say_so():
     ev = H._intra({})
     assert ev.rule == "pending" and "not yet run" in ev.note
+
+
+def test_live_samples_is_bounded_and_measures_its_pool(monkeypatch, tmp_path):
+    import toymodels.realmodels as RM
+    from toymodels.hivemind import embed as E
+
+    calls = []
+    monkeypatch.setattr(RM, "generate", lambda prompts, progress=None, **kw: _fake_generate(calls)(prompts, **kw))
+    vecs = {}
+
+    def fake_embed(texts, **_):
+        return np.stack([vecs.setdefault(t, RNG.normal(size=8)) for t in texts]).astype(np.float32)
+
+    monkeypatch.setattr(E, "embed_texts", fake_embed)
+    out = R.live_samples("c01", "min-p", 3, 16, 2)
+    assert calls[-1][1:6] == (3, 16, 2.0, 1.0, 0.1) and len(out["table"]) == 3
+    X = fake_embed(out["table"]["response"].tolist()).astype(np.float64)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    S = X @ X.T
+    assert out["mean_similarity"] == pytest.approx((S.sum() - 3) / 6)
+    for bad in (dict(n=5), dict(max_new_tokens=41), dict(prompt_id="nope"), dict(decoding="greedy")):
+        with pytest.raises(Exception):
+            R.live_samples(**{"prompt_id": "c01", **bad})
+    assert len(calls) == 1
