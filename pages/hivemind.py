@@ -17,6 +17,11 @@ SWEEP = M.SWEEP_BOUNDS
 WITHIN, ACROSS = "within a model", "across models"
 
 TOUR = [
+    ui.Step("A real model repeats itself",
+            "SmolLM2-135M-Instruct, asked for a metaphor about time ten times: read its answers, then the pool's "
+            "mean similarity beside them. The paper's question is how often such a pool averages 0.8 or more.",
+            settings={"hm_real_prompt": "c01", "hm_real_decoding": "top-p"},
+            look_at="the ten answers and the mean pairwise similarity above them"),
     ui.Step("The hivemind pattern",
             "On the example set's metaphor prompt, different made-up 'models' are about as similar to each other as "
             "each is to itself: the two bars nearly meet. That is the paper's inter-model homogeneity in miniature "
