@@ -107,8 +107,12 @@ bench: setup browser  # the slow, full reproductions (pytest -m slow), then each
 load: setup browser  # N concurrent browser sessions against a local server (bench/load.py --help)
 	$(PY) bench/load.py
 
+# CONTENTION=N: N extra CPU-bound processes beside the server throughout (a shared free tier); REHEARSE_ARGS: more
+# options (python bench/rehearse.py --help). Stopping make (Ctrl-C, SIGTERM, a timeout) stops everything it started.
+CONTENTION    ?= 0
+REHEARSE_ARGS ?=
 rehearse: setup browser  # the hosted demo from a clean clone under Community Cloud's limits (bench/rehearse.py)
-	$(PY) bench/rehearse.py
+	$(PY) bench/rehearse.py --contention $(CONTENTION) $(REHEARSE_ARGS)
 
 precompute: setup  # regenerate every page's shipped default view under toymodels/results/
 	$(PY) -m toymodels precompute

@@ -26,9 +26,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -132,6 +134,15 @@ class RssSampler(threading.Thread):
         return round(max(self.peak_mb, self.peak_hwm_mb), 1)
 
 
+def _die_with_parent() -> None:
+    """In the child before it runs the server: SIGTERM it when the process that started it dies, even by SIGKILL
+    (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+
+
 class Server:
     """``streamlit run Home.py`` on 127.0.0.1, optionally under a wrapper command (prlimit, taskset, ...)."""
 
@@ -152,7 +163,7 @@ class Server:
         self._log = open(self.log_path, "w")
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(self.cmd, cwd=self.app_dir, env=self.env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+                                     stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
         try:
             wait_healthy(self.url, self.proc, timeout)
         except RuntimeError as exc:
@@ -167,25 +178,48 @@ class Server:
 
     def tracebacks(self) -> list[str]:
         """The last line of every traceback in the server log (the exception itself)."""
+        return [f"{e}" for _, e in self.page_tracebacks()]
+
+    def page_tracebacks(self) -> list[tuple[str, str]]:
+        """(page, exception) for every traceback in the server log: the page is the innermost frame in a page's
+        script (``pages/<topic>.py``, else ``Home.py``), the file a visitor had open; "unknown page" when no
+        frame of the app is in it (Streamlit's own threads)."""
         lines, out = self.log_text().splitlines(), []
         for i, line in enumerate(lines):
             if line.startswith("Traceback (most recent call last)"):
-                j = i + 1
+                j, page = i + 1, None
                 while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                    m = _PAGE_FRAME.search(lines[j])
+                    if m:
+                        page = m.group(1) or "home"
                     j += 1
-                out.append(lines[j].strip() if j < len(lines) else "Traceback")
+                out.append((page or "unknown page", lines[j].strip() if j < len(lines) else "Traceback"))
         return out
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """Stop the server and everything in its session (it runs in its own): SIGTERM, then SIGKILL."""
+        if self.proc is not None:
+            stop_group(self.proc)
         with contextlib.suppress(Exception):
             self._log.close()
+
+
+_PAGE_FRAME = re.compile(r'File "[^"]*?(?:/pages/([\w-]+)\.py|/Home\.py)"')
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop ``proc``, started in a session of its own, and every process of that session: SIGTERM to the group,
+    then, after ``grace`` seconds, SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(wait)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the leader is gone: its group's stragglers too
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 # --------------------------------------------------------------------------- one browser session
@@ -441,26 +475,48 @@ def summarize(results: dict, sessions: int, server: Server | None, peak_rss_mb: 
     errors = [f"{p['page']} (session {p['session']}): {e}" for p in results["pages"] for e in p["errors"]]
     errors += [f"{c['page']} computation (session {c['session']}): {e}"
                for c in results["computations"] for e in c.get("errors", [])]
-    tracebacks = server.tracebacks() if server else []
-    errors += [f"server log: {t}" for t in tracebacks]
+    tracebacks = server.page_tracebacks() if server else []
+    errors += [f"{page} (server log): {t}" for page, t in tracebacks]
+    by_page: dict = {}
+    for p in results["pages"]:
+        if p["page"] is None:
+            continue
+        row = by_page.setdefault(p["page"], {"loads": 0, "errors": 0, "times": []})
+        row["loads"] += 1
+        row["errors"] += len(p["errors"])
+        if p["seconds"] is not None:
+            row["times"].append(p["seconds"])
+    for c in results["computations"]:
+        by_page.setdefault(c["page"], {"loads": 0, "errors": 0, "times": []})["errors"] += len(c.get("errors", []))
+    for page, _ in tracebacks:
+        by_page.setdefault(page, {"loads": 0, "errors": 0, "times": []})["errors"] += 1
 
-    def q(p):
-        if not times:
-            return None
-        return round(times[min(len(times) - 1, int(round(p * (len(times) - 1))))], 2)
-
+    pages = {page: {"loads": row["loads"], "errors": row["errors"], "p50_s": quantile(row["times"], 0.5),
+                    "p95_s": quantile(row["times"], 0.95), "max_s": max(row["times"]) if row["times"] else None}
+             for page, row in by_page.items()}
+    q = functools.partial(quantile, times)
     return {
         "sessions": sessions,
         "page_loads": len(times),
         "errors": len(errors),
         "error_list": errors[:20],
         "peak_rss_mb": peak_rss_mb,
-        "p50_s": round(statistics.median(times), 2) if times else None,
+        "p50_s": q(0.5),
         "p95_s": q(0.95),
         "max_s": round(times[-1], 2) if times else None,
         "computations": [{k: c.get(k) for k in ("session", "page", "button", "settings_at_minimum", "seconds", "seen")}
                          for c in results["computations"]],
+        "pages": pages,
     }
+
+
+def quantile(values, p: float) -> float | None:
+    """The ``p`` quantile of ``values`` (linear interpolation between order statistics; the median at 0.5),
+    rounded to 0.01; None when empty."""
+    if not values:
+        return None
+    return round(float(statistics.quantiles(sorted(values), n=100, method="inclusive")[int(round(100 * p)) - 1])
+                 if len(values) > 1 and 0 < p < 1 else float(sorted(values)[0 if p <= 0 else -1]), 2)
 
 
 def run_load(base: str, sessions: int, computations: int, paths: list[str], topics: list[str],

@@ -20,22 +20,40 @@
 4. Open every page with 16 concurrent browser sessions (``bench/load.py``) and start one live computation on every
    paper page (its Run/Train button, every number input and slider at its minimum). On Cloud the browsers run on
    the visitors' own machines; here they share the server's 2 cores, and as equals 16 Chromiums took about 80 % of
-   the CPU (the server 149 of 866 CPU-seconds, 23 Nov 2026). So by default (``--browsers background``) they run in
-   a cpu cgroup with a tenth of the default share: they get the cores whenever the server leaves them free.
+   the CPU (the server 149 of 866 CPU-seconds, 23 Nov 2026). So by default (``--browsers background``) the server
+   runs in a cpu cgroup with ten times the share of the browsers' (``cpu_cgroups``): they get the cores whenever
+   the server leaves them free, and compete with the rest of the machine as one ordinary process group.
 5. Print, as the last line, one JSON object: install_s, cold_start_s (server start until the home page is drawn),
-   sessions, errors, peak_rss_mb, memory_limit_mb, p50_s, p95_s (and details). Exit 1 on any error or a peak over
-   the cap. All traffic is to 127.0.0.1 (besides the package install); every wait is bounded.
+   sessions, errors, peak_rss_mb, memory_limit_mb, p50_s, p95_s (every page load), ``pages`` (per page: loads,
+   errors, p50_s, p95_s, max_s), ``error_list`` (each error prefixed with the page it came from; a traceback in the
+   server log is attributed to the innermost page script in it), ``contention`` and details. Exit 1 on any error
+   or a peak over the cap. All traffic is to 127.0.0.1 (besides the package install); every wait is bounded.
+
+``--contention N`` (``make rehearse CONTENTION=1``) runs N extra CPU-bound processes (a Python busy loop each) beside
+the server for the whole rehearsal, at the server's priority and in its CPU share, as a shared free tier would:
+the server gets about one of the 2 cores, the browsers what the two leave.
+
+Everything it starts is stopped on SIGTERM, SIGINT or SIGHUP (``make`` passes SIGTERM on; Ctrl-C sends SIGINT), on
+any failure and at the end (``Reaper``): the server and its session, the browsers and Playwright's driver, the
+installer, the busy loops (every descendant of this process: it is their child subreaper, so an orphaned
+grandchild comes back to it), the cgroups it made, the temporary clone, virtual environment and browser wrapper.
+The server also gets SIGTERM from the kernel if this process dies by SIGKILL (``PR_SET_PDEATHSIG``).
+``--stop-after PHASE`` (``clone``, ``server``, ``sessions``) sends this process SIGTERM itself at that point: how the
+test of that machinery (tests/test_rehearse.py) stops it cheaply.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -77,7 +95,7 @@ def install(app: Path, venv: Path, notes: list[str]) -> float:
                 f"without it, from the configured package index (pip config)")
         log(note)
         notes.append(note)
-        req = venv.parent / "requirements.fallback.txt"
+        req = app.parent / "requirements.fallback.txt"  # in the work folder (removed at the end), not beside --venv
         req.write_text("\n".join(ln for ln in lines if CPU_INDEX not in ln) + "\n")
     start = time.perf_counter()
     uv = shutil.which("uv")
@@ -191,15 +209,26 @@ def cgroup_memory_report(cg: Cgroup) -> dict:
     return {"cgroup_peak_mb": round(peak / 2**20, 1) if peak is not None else None, "oom_kills": ooms}
 
 
-def browser_cgroup() -> Cgroup | None:
-    """A CPU cgroup with a tenth of the default share, for the browsers (see ``--browser-share``)."""
-    cg = Cgroup.make("cpu", "toymodels-browsers")
-    if cg is None:
+def cpu_cgroups() -> tuple[Cgroup, Cgroup] | None:
+    """Two CPU cgroups: the server's (and the contention's busy loops') with ten times the default share, the
+    browsers' with the default share; or None where they cannot be made (then the browsers run at niceness 10).
+
+    The browsers get only what the server leaves, as if they ran on the visitors' machines, but compete with the
+    rest of this machine as one ordinary process group. (Until 27 Nov 2026 the browsers' group had a tenth of the
+    default share instead, the server none of its own: at load 32, with ten other processes at niceness 10, the 16
+    browsers got a few per cent of the CPU, no page loaded in 5 minutes and the server idled at 1 %.)"""
+    server = Cgroup.make("cpu", "toymodels-server-cpu")
+    if server is None:
         return None
-    if not (cg.write("cpu.weight", 10) if cg.v2 else cg.write("cpu.shares", 102)):
-        cg.remove()
+    browsers = Cgroup.make("cpu", "toymodels-browsers")
+    ok = browsers is not None and (server.write("cpu.weight", 1000) if server.v2 else server.write("cpu.shares", 10240))
+    ok = ok and (browsers.write("cpu.weight", 100) if browsers.v2 else browsers.write("cpu.shares", 1024))
+    if not ok:
+        for cg in (server, browsers):
+            if cg is not None:
+                cg.remove()
         return None
-    return cg
+    return server, browsers
 
 
 def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | None, Cgroup | None]:
@@ -234,6 +263,121 @@ def limits(notes: list[str], cap: str) -> tuple[list[str], dict, str, float | No
     return wrap, env, how, watchdog, cg
 
 
+def _proc_parents() -> dict[int, list[int]]:
+    """Parent pid -> its children's pids, from /proc (every process visible here)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != "Z":  # a zombie has exited already
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    return children
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below ``root`` (children, their children, ...)."""
+    children, out, todo = _proc_parents(), [], [root]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _reap_zombies() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+
+
+class Reaper:
+    """What the rehearsal started, stopped in one place: on SIGTERM, SIGINT or SIGHUP (``install_signals``), on
+    any failure and at the end (``stop``, idempotent). Stops the servers' sessions, then every descendant of this
+    process (this process is their child subreaper, so orphans come back to it), then empties and removes the
+    cgroups it made, then removes its temporary paths."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.servers: list = []
+        self.cgroups: list[Cgroup] = []
+        self.paths: list[Path] = []
+        self.stopped = False
+        self._lock = threading.Lock()
+        with contextlib.suppress(Exception):  # Linux: orphaned descendants are re-parented to this process
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+    def install_signals(self) -> None:
+        for sig in self.SIGNALS:
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, signum, _frame) -> None:
+        log(f"stopped by {signal.Signals(signum).name}: stopping everything the rehearsal started")
+        self.stop()
+        log("stopped; nothing it started is left")
+        os._exit(128 + signum)
+
+    def stop(self, grace: float = 5.0) -> None:
+        with self._lock:
+            if self.stopped:
+                return
+            self.stopped = True
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:  # a second Ctrl-C must not interrupt the clean-up
+                signal.signal(sig, signal.SIG_IGN)
+        for server in self.servers:
+            with contextlib.suppress(Exception):
+                server.stop()
+        for attempt in range(3):  # what is left below this process: browsers, Playwright's driver, installers
+            pids = descendants(self.pid)
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGTERM if attempt == 0 else signal.SIGKILL)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and any(_alive(p) for p in pids):
+                _reap_zombies()
+                time.sleep(0.1)
+            _reap_zombies()
+        for cg in self.cgroups:
+            with contextlib.suppress(OSError, ValueError):
+                for pid in cg.procs.read_text().split():
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(int(pid), signal.SIGKILL)
+            cg.remove()
+        for path in self.paths:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def busy_loops(n: int, cgroup: Cgroup | None = None) -> list[subprocess.Popen]:
+    """``n`` CPU-bound processes (a Python busy loop each), the contention of a shared machine: in the server's cpu
+    cgroup when there is one (they compete with the server as equals, as a neighbour on the same host would)."""
+    prefix = cgroup.wrap() if cgroup is not None else []
+    return [subprocess.Popen(prefix + [sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+            for _ in range(n)]
+
+
+def _stop_here(phase: str, wanted: str | None) -> None:
+    if phase == wanted:
+        log(f"--stop-after {phase}: sending SIGTERM to this process")
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)  # the handler exits
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -249,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page-timeout", type=float, default=300)
     ap.add_argument("--compute-timeout", type=float, default=420)
     ap.add_argument("--deadline", type=float, default=1800, help="stop the sessions after this many seconds")
+    ap.add_argument("--contention", type=int, default=0, metavar="N",
+                    help="run N extra CPU-bound processes beside the server throughout (default 0)")
+    ap.add_argument("--stop-after", choices=["clone", "server", "sessions"], default=None,
+                    help="send this process SIGTERM after that phase (to test that it stops everything it started)")
     ap.add_argument("--browsers", choices=["background", "equal"], default="background",
                     help="background (default): the browsers get a tenth of the server's CPU share when both want "
                          "the cores (a cpu cgroup; else niceness 10), as if on the visitors' own machines, as on "
@@ -257,13 +405,28 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(load.CHROMIUM).exists():
         print(f"error: {load.CHROMIUM} is missing (apt-get install chromium, or set CHROMIUM)", file=sys.stderr)
         return 2
+    load_before = [round(x, 2) for x in os.getloadavg()]  # the machine's load when it started (1, 5, 15 min)
+    if not 0 <= args.contention <= 8:
+        ap.error("--contention must be 0..8")
     notes: list[str] = []
+    reaper = Reaper()
+    reaper.install_signals()
     work = Path(tempfile.mkdtemp(prefix="toymodels-rehearsal-"))
+    if not args.keep:
+        reaper.paths.append(work)
+    # every temporary file of what it starts (the browsers' profiles, Playwright's artifacts, the browser wrapper)
+    # goes under one folder of its own, removed at the end even after a browser was killed (a short path under /tmp:
+    # Chromium's socket path must stay under 108 characters)
+    scratch = Path(tempfile.mkdtemp(prefix="toymodels-tmp-", dir="/tmp" if Path("/tmp").is_dir() else None))
+    reaper.paths.append(scratch)
+    os.environ["TMPDIR"] = tempfile.tempdir = str(scratch)
+    log(f"working in {work}; temporary files of the browsers under {scratch}")
     app = work / "app"
-    server, mem_cg, cpu_cg, mem_report = None, None, None, {}
+    server, mem_cg, cpu_cg, mem_report, hogs = None, None, None, {}, []
     try:
         commit = clone(app)
         log(f"clean clone of {commit} in {app}")
+        _stop_here("clone", args.stop_after)
         venv = args.venv or work / "venv"
         if args.venv and (venv / "bin" / "python").exists():
             install_s = None
@@ -276,37 +439,52 @@ def main(argv: list[str] | None = None) -> int:
             [python, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])"],
             capture_output=True, text=True).stdout.split() + ["?", "?"])[:2]  # now: the venv goes at the end
         wrap, env, how, watchdog, mem_cg = limits(notes, args.cap)
+        reaper.cgroups += [mem_cg] if mem_cg else []
         executable = load.CHROMIUM
+        server_cpu = None
         if args.browsers == "background":
-            cpu_cg = browser_cgroup()
+            pair = cpu_cgroups()
+            server_cpu, cpu_cg = pair if pair else (None, None)
+            reaper.cgroups += list(pair or ())
+            if server_cpu is not None:
+                wrap = server_cpu.wrap() + wrap
             executable = load.wrapped(load.CHROMIUM, nice=0 if cpu_cg else 10,
                                       cgroup_procs=cpu_cg.procs if cpu_cg else None)
-            notes.append("browsers: " + ("a cpu cgroup with a tenth of the default share" if cpu_cg else
+            if executable != load.CHROMIUM:
+                reaper.paths.append(Path(executable).parent)
+            notes.append("browsers: " + ("a cpu cgroup at the default share, the server's (and the busy loops') at "
+                                         "ten times it" if cpu_cg else
                                          "niceness 10 (no cpu cgroup could be made; Chromium resets it in part)"))
         env["TOYMODELS_CACHE"] = str(work / "cache")
         paths, topics = load.page_paths(app)
         server = load.Server(app, python=python, port=args.port, wrap=wrap, env=env,
                              extra_flags=["--client.showErrorDetails", "false", "--runner.fastReruns", "true"],
                              log_path=work / "server.log")
+        reaper.servers.append(server)
+        if args.contention:
+            hogs = busy_loops(args.contention, server_cpu)
+            notes.append(f"contention: {args.contention} extra CPU-bound process(es) (a Python busy loop each) beside "
+                         "the server throughout, at its priority")
+            log(f"contention: {args.contention} busy loop(s) started (pids {', '.join(str(h.pid) for h in hogs)})")
         log(f"starting the server on {server.url} under {how}")
         healthy_s = server.start(timeout=300)
+        _stop_here("server", args.stop_after)
         first_s = asyncio.run(load.first_render(server.url, args.page_timeout))
         cold_start_s = time.perf_counter() - server.started_at
         log(f"cold start: healthy after {healthy_s:.1f} s, home page drawn after {cold_start_s:.1f} s; "
             f"{args.sessions} sessions over {len(paths)} pages, one computation on each of {len(topics)} pages")
+        if args.stop_after == "sessions":  # SIGTERM while the browsers are busy
+            threading.Timer(20.0, _stop_here, ("sessions", "sessions")).start()
         out = load.run_load(server.url, args.sessions, min(len(topics), args.sessions), paths, topics,
                             server.proc.pid, server, args.page_timeout, args.compute_timeout, args.deadline,
                             limit_mb=watchdog, executable=executable)
     finally:
         if server:
             server.stop()
+        hog_cpu = [round(load.cpu_seconds(h.pid), 1) for h in hogs]  # before they are stopped (and reaped)
         if mem_cg:
             mem_report = cgroup_memory_report(mem_cg)
-        for cg in (mem_cg, cpu_cg):
-            if cg:
-                cg.remove()
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+        reaper.stop()
     result = {
         "install_s": round(install_s, 1) if install_s is not None else None,
         "cold_start_s": round(cold_start_s, 1),
@@ -330,6 +508,10 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": out["wall_s"],
         "server_cpu_s": out.get("server_cpu_s"),
         "browsers": args.browsers,
+        "contention": args.contention,
+        "contention_cpu_s": hog_cpu,
+        "load_before": load_before,
+        "pages": out["pages"],
         **mem_report,
     }
     if mem_report.get("oom_kills"):

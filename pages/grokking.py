@@ -11,7 +11,7 @@ import ui
 TOPIC = M.TOPIC
 TRAIN_C, TEST_C, CIRC_C, CTRL_C, MSE_C = ui.PALETTE[0], ui.PALETTE[1], ui.PALETTE[2], ui.PALETTE[5], ui.PALETTE[3]
 DEFAULT = M.Config()
-OPS = {"x+y": "x + y (mod p)", "x-y": "x − y (mod p)"}
+OPS = M.KNOBS["gk_op"].labels
 SINGULAR = ("The kernel matrix became singular during this run, so the kernel regression (ridge λ = 0, as in the "
             "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
             "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
@@ -61,26 +61,8 @@ with knobs_box:
              r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I")
     st.caption("Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p). Defaults are the "
                "official train_kernel.py settings; bounds keep one run under a minute and a half.")
-    c = st.columns(3)
-    p = c[0].select_slider("p (a prime)", options=list(M.PRIMES), value=DEFAULT.p, key="gk_p", bind="query-params")
-    frac = c[1].slider("Training fraction", float(M.BOUNDS["train_frac"].lo), float(M.BOUNDS["train_frac"].hi),
-                       DEFAULT.train_frac, 0.05, key="gk_frac", bind="query-params")
-    iters = c[2].slider("RFM iterations", int(M.BOUNDS["iters"].lo), int(M.BOUNDS["iters"].hi), DEFAULT.iters,
-                        key="gk_iters", bind="query-params")
-    c = st.columns(3)
-    bandwidth = c[0].slider("Bandwidth L", float(M.BOUNDS["bandwidth"].lo), float(M.BOUNDS["bandwidth"].hi),
-                            DEFAULT.bandwidth, 0.5, key="gk_L", bind="query-params")
-    power = c[1].slider("AGOP power s", float(M.BOUNDS["power"].lo), float(M.BOUNDS["power"].hi), DEFAULT.power,
-                        0.05, key="gk_s", bind="query-params")
-    seed = c[2].number_input("Seed (the split)", int(M.BOUNDS["seed"].lo), int(M.BOUNDS["seed"].hi), DEFAULT.seed,
-                             key="gk_seed", bind="query-params")
-    c = st.columns([1, 2])
-    with c[0]:
-        op = ui.choice(st.radio, "Operation", OPS, key="gk_op", default=DEFAULT.op)
-    with c[1]:
-        control = ui.choice(st.radio, "Metric M", M.CONTROL_LABELS, key="gk_ctrl", default=DEFAULT.control)
-    cfg = M.Config(p=int(p), train_frac=float(frac), op=op, iters=int(iters), bandwidth=float(bandwidth),
-                   power=float(power), control=control, seed=int(seed))
+    cfg = ui.form(M.KNOBS, DEFAULT, ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"], columns=3)
+    cfg = ui.form(M.KNOBS, cfg, ["gk_op", "gk_ctrl"], columns=[1, 2])
     knob_cfg = cfg
     n_train, n_test, _, _ = M.sizes(cfg)
     st.caption(f"{n_train:,} training pairs, {n_test:,} test pairs, inputs of {2 * cfg.p} numbers.")
@@ -88,7 +70,7 @@ with knobs_box:
         with ui.guard():
             res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
     except np.linalg.LinAlgError:
-        st.error(f"{SINGULAR} The figures above show the shipped default run (p = 61).", icon=":material/error:")
+        st.warning(f"{SINGULAR} The figures above show the shipped default run (p = 61).", icon=":material/error:")
         res, cfg = ui.view(M, "default"), DEFAULT
     if res is None:
         st.info("The figures above show the shipped default run (p = 61) until you press the button.",
@@ -186,7 +168,7 @@ with story_box:
     def _heatmap() -> None:
         n = len(res["M"])
         st.subheader("The metric, iteration by iteration" if is_rfm else "The metric")
-        t = st.slider("Iteration", 0, n - 1, min(n - 1, 5), key="gk_iter", bind="query-params") if n > 1 else 0
+        t = ui.knob(M.KNOBS, "gk_iter", hi=n - 1) if n > 1 else 0
         frame = M.metric_frame(res["M"][t])
         lim = float(frame["value"].abs().max()) or 1.0
         p_ = cfg.p
@@ -226,11 +208,8 @@ with sweep_box:
         st.markdown("The run above again for several values of one knob (the other knobs as set above): where the "
                     "jump starts, and where test accuracy ends.")
         c = st.columns([1, 2])
-        with c[0]:
-            param = ui.choice(st.radio, "Knob", M.SWEEP_LABELS, key="gk_sweep")
-        options = list(M.SWEEPS[param])
-        picked = c[1].multiselect("Values", options, default=[options[1], options[3], options[5]]
-                                  if len(options) > 5 else options[:3], key=f"gk_sweep_{param}", bind="query-params")
+        param = ui.knob(M.KNOBS, "gk_sweep", where=c[0])
+        picked = ui.knob(M.KNOBS, f"gk_sweep_{param}", where=c[1])
         if picked and knob_cfg.control == "rfm":
             values = sorted(float(v) for v in picked)
             cost = sum(M.expected_seconds(M.Config(**{**knob_cfg.__dict__, param: v})) for v in values)
@@ -238,7 +217,7 @@ with sweep_box:
                 with ui.guard():
                     sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
             except np.linalg.LinAlgError:
-                st.error(f"{SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
+                st.warning(f"{SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
                 sw = None
             if sw is not None:
                 table, long = M.sweep_table(sw), M.sweep_curves(sw)

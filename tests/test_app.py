@@ -18,10 +18,24 @@ def test_home_renders_a_card_per_paper_without_error():
 
 
 @pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
-def test_every_routed_page_runs_with_defaults(paper):
+def test_every_routed_page_runs_with_defaults_and_reads_no_source(paper, monkeypatch):
+    """A page load (Home, then the page) raises nothing and parses no source: a shipped view's freshness is the
+    build's to check (``precompute --check``), never the server's."""
+    from toymodels import freshness, store
+
+    parsed = []
+
+    def parse(*args, **kwargs):
+        parsed.append(args[:1])
+        raise AssertionError("a page load parsed source")
+
+    monkeypatch.setattr(freshness, "_parse", parse)
+    monkeypatch.setattr(freshness, "definitions", parse)
+    monkeypatch.setattr(store, "source_hash", parse)
     at = open_page(paper.topic, timeout=300)
     assert not at.exception, at.exception
     assert any(paper.short_title == t.value for t in at.title)
+    assert parsed == []
 
 
 def test_home_cards_show_our_number_beside_the_papers_from_the_verdict_index(tmp_path, monkeypatch):

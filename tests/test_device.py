@@ -7,6 +7,12 @@ import torch
 from toymodels.device import get_device, seed_everything
 
 
+@pytest.fixture(autouse=True)
+def _auto_device(monkeypatch):
+    """These tests check the automatic choice: without the CPU pin of tests/conftest.py."""
+    monkeypatch.delenv("TOYMODELS_DEVICE", raising=False)
+
+
 def test_cpu_when_no_accelerator(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr("toymodels.device._mps_works", lambda: False)

@@ -25,7 +25,6 @@ def pkg(tmp_path, monkeypatch):
     (root / "__init__.py").write_text("")
     monkeypatch.setattr(F, "PACKAGE_DIR", root)
     monkeypatch.setattr(F, "_CACHE", {})
-    monkeypatch.setattr(F, "_MEMO", {})
 
     def write(rel: str, text: str) -> None:
         path = root / rel
@@ -116,8 +115,7 @@ def test_a_change_to_a_reached_definition_stales_and_is_named(pkg, name, rel, ol
 
 def test_a_comprehension_variable_or_a_main_block_is_not_reached(pkg):
     """A local ``i`` in a view is not the module's comprehension variable ``i``, and a script's
-    ``if __name__ == "__main__":`` block never runs when the view is imported: editing either stales nothing
-    (reading rules 2). Under rules 1 (``legacy_rules``, how bundles were stamped before) both were reached."""
+    ``if __name__ == "__main__":`` block never runs when the view is imported: editing either stales nothing."""
     train = BASE["demo/train.py"] + textwrap.dedent('''
         POW = [2 ** i for i in range(4)]
         ADD = (lambda k: k + 1)
@@ -133,15 +131,12 @@ def test_a_comprehension_variable_or_a_main_block_is_not_reached(pkg):
     _setup(pkg, **{"demo/train.py": train.replace("helper(n) * SCALE", "helper(local(n)) * SCALE")})
     before = F.definitions(REF)
     assert not {"demo:i", "demo:k"} & set(before) and not any(n.startswith("prelude:") for n in before)
-    with F.legacy_rules():
-        legacy = F.definitions(REF)
-    assert "demo:i" in legacy and any(n.startswith("prelude:") for n in legacy)
+    assert {"demo:local", "demo:helper"} <= set(before)
     pkg("demo/train.py", train.replace("helper(n) * SCALE", "helper(local(n)) * SCALE")
         .replace("range(4)", "range(5)").replace("k + 1", "k + 2").replace("print(view(3))", "print(view(4))"))
     assert F.definitions(REF) == before
-    with F.legacy_rules():
-        assert F.changed(legacy, F.definitions(REF))  # rules 1 called the same edit a change
-    assert F.definitions(REF) == before  # and leaving them restores today's rules
+    pkg("demo/train.py", train.replace("helper(n) * SCALE", "helper(local(n)) * SCALE").replace("i * k", "i + k"))
+    assert F.changed(before, F.definitions(REF)) == ["demo:local"]  # the local function itself is reached
 
 
 def test_a_move_inside_the_topic_keeps_the_hash(pkg):

@@ -223,3 +223,20 @@ def test_column_keys_match_what_a_person_reads_as_one_name():
     with pytest.raises(InputError, match=r"two columns of the file \(1 and 3\) are named 'n'"):
         tables.check_header(["n", "c", " N"], 10, "file")
     assert tables.check_header(["", "a", ""], 10) == ["", "a", ""]  # unnamed columns are not doubles
+
+
+# --------------------------------------------------------------------------- superposition's matrix upload
+
+
+LYING_NPY = (b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (200000, 8192), }"
+             + b" " * 52 + b"\n" + b"\0" * 64)  # a header that declares 13 GB, and 64 bytes of data
+
+
+@pytest.mark.parametrize("data, filename", [(b"junk", BIG + ".npy"), (b"junk", BIG + ".safetensors"),
+                                            (LYING_NPY, "x.npy"), (b"x", "\n".join(["line"] * 1000) + ".npy")],
+                         ids=["long .npy name", "long .safetensors name", "lying header", "a name of 1000 lines"])
+def test_superposition_matrix_upload_refuses_in_one_short_line(data, filename):
+    from toymodels.superposition.uploads import load_matrix
+
+    msg = str(_answer(lambda d: load_matrix(d, filename), data))
+    assert "could not read" in msg and "m" * 61 not in msg

@@ -181,7 +181,7 @@ def test_evidence_takes_a_decision_and_the_ledger_keeps_its_rule():
 STATUS_NAMES = {"REPRODUCED", "NOT_REPRODUCED", "NOT_TESTABLE", "ILLUSTRATED"}
 #: Topics whose claims still map statuses by hand: each must leave this set as it is converted (the test fails
 #: when a listed topic no longer needs to be here, and when an unlisted one maps by hand). Issue 41.
-NOT_YET_CONVERTED = {"deep-crl", "diffusion", "gated-attention", "grokking", "rlvr", "supercollapse",
+NOT_YET_CONVERTED = {"rlvr", "supercollapse",
                      "superposition", "transductive"}
 
 

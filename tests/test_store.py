@@ -263,7 +263,48 @@ def test_ship_records_the_source_and_staleness_names_what_changed(tmp_path, monk
     assert store.staleness("demo", "other", toy_result, 8) == "missing"
     monkeypatch.setattr(store, "source_hash", lambda fn: "changed")
     assert "definitions changed" in store.staleness("demo", "default", toy_result, 8, seed=2)
+
+
+def test_a_shipped_bundle_is_served_without_reading_source(tmp_path, monkeypatch):
+    """At run time the store serves what the build vouched for (``precompute --check``); it never parses."""
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path / "results")
+    monkeypatch.setattr(store, "_INDEX", None)
+    monkeypatch.setenv("TOYMODELS_CACHE", "off")
+    store.ship("demo", "default", toy_result, 8, seed=2)
+
+    def parse(*args, **kwargs):
+        raise AssertionError("source read at run time")
+
+    monkeypatch.setattr(store.freshness, "definitions", parse)
+    monkeypatch.setattr(store.freshness, "_parse", parse)
     CALLS.clear()
-    monkeypatch.setattr(store, "_source_hash", lambda fn: "changed")
-    store.cached(toy_result, 8, seed=2)  # a stale shipped bundle is not served: recomputed
-    assert CALLS == [(8, 2)]
+    assert store.lookup(toy_result, 8, seed=2)[0] and store.cached(toy_result, 8, seed=2)["mean"] is not None
+    assert store.lookup_view("demo", "default", dict(n=8, seed=2))[0]
+    assert not store.lookup_view("demo", "default", dict(n=8, seed=3))[0]  # other declared arguments: a miss
+    assert CALLS == []
+
+
+def test_the_live_cache_is_keyed_on_the_packages_source_bytes(tmp_path, monkeypatch):
+    """A result computed live before an edit of any source file is not served after it (nor after an edit that
+    keeps its size); an unchanged package keeps its key."""
+    pkg = tmp_path / "pkg"
+    (pkg / "topic").mkdir(parents=True)
+    (pkg / "core.py").write_text("A = 1\n")
+    (pkg / "topic" / "train.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(store, "PACKAGE_DIR", pkg)
+    monkeypatch.setattr(store, "_CODE", ((), ""))
+    first = store.code_version()
+    assert store.code_version() == first
+    path = pkg / "topic" / "train.py"
+    st = path.stat()
+    path.write_text("def f():\n    return 2\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert store.code_version() != first
+    path.write_text("def f():\n    return 1\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2))
+    assert store.code_version() == first
+    CALLS.clear()
+    store.cached(toy_result, 5)
+    (pkg / "core.py").write_text("A = 2\n")
+    store.cached(toy_result, 5)
+    assert CALLS == [(5, 0), (5, 0)]

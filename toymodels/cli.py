@@ -6,11 +6,13 @@ the page's "Reproduce the paper" panel. It prints progress to standard error and
 the last line of standard output, one JSON object of headline metrics; with ``--out``
 the module writes the underlying table(s) as CSV (and a chart) into that folder.
 
-Each paper module follows ``toymodels.topic``: ``VIEWS``, ``HEADLINE``, ``verdict``, ``reproduce``, and
-optionally ``main(argv)`` for its own subcommands (``python -m toymodels hivemind collect``). ``precompute`` is
-one generic loop over every topic's ``VIEWS``; ``precompute --check`` recomputes nothing and fails naming every
-shipped view that is missing, damaged, made with other arguments or from other source. ``verdict`` judges each
-topic's shipped headline view without recomputing.
+Each topic package follows the contract (``toymodels.topic``): ``VIEWS``, ``HEADLINE``, ``CLAIMS``, ``metrics``,
+``reproduce``, and optionally ``main(argv)`` for its own subcommands (``python -m toymodels hivemind collect``).
+``precompute`` is one generic loop over every topic's ``VIEWS`` (pending ones only by ``--view``); it stamps each
+bundle with the hash of the definitions it reached. ``precompute --check`` recomputes nothing and fails naming
+every view that is missing, damaged, made with other arguments or from other definitions, and every bundle that
+no view declares. ``verdict`` judges each topic's claims on its shipped views
+without recomputing.
 
 Every failure prints one line to standard error: exit 2 for bad usage or input, 1 for a failure while running.
 """
@@ -132,17 +134,6 @@ def cmd_precompute(args) -> int:
     from toymodels.shipped import stale_views, verdict_index_problem, write_verdicts
 
     topics = _topics(args.topics)
-    if args.restamp:
-        from toymodels.restamp import restamp
-
-        rows = restamp([_module_for(t, "VIEWS") for t in topics])
-        for topic, name, what in rows:
-            print(f"{topic}/{name}: {what}", file=sys.stderr)
-        write_verdicts([_module_for(t, "VIEWS") for t in topics])
-        left = [r for r in rows if not r[2].startswith(("restamped", "already new"))]
-        print(f"restamped {sum(r[2].startswith('restamped') for r in rows)} bundle(s), {len(left)} left as they were "
-              "(recompute those with precompute TOPIC --view NAME)", file=sys.stderr)
-        return 1 if left else 0
     if args.check:
         bad = 0
         for topic in topics:
@@ -163,7 +154,7 @@ def cmd_precompute(args) -> int:
         return 0
     for topic in topics:
         module = _module_for(topic, "VIEWS")
-        names = args.view or list(module.VIEWS)
+        names = args.view or [n for n, v in module.VIEWS.items() if not v.pending]
         unknown = [n for n in names if n not in module.VIEWS]
         if unknown:
             raise CLIError(f"{topic} has no view(s) {', '.join(unknown)}; views: {', '.join(module.VIEWS)}")
@@ -178,7 +169,8 @@ def cmd_precompute(args) -> int:
                 store.ship(topic, name, view.resolve(module.__name__), **view.arguments(), progress=progress)
             finally:
                 bar.close()
-            print(f"{topic}/{name}: written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+            print(f"{topic}/{name}: written in {time.perf_counter() - start:.1f} s" + (
+                "; it is declared pending: delete pending= from its View" if view.pending else ""), file=sys.stderr)
         write_verdicts([module])
     return 0
 
@@ -219,16 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: TOYMODELS_DEVICE, else auto)")
     rep.add_argument("--out", default=None, help="folder for the CSV table(s) and chart")
     rep.set_defaults(func=cmd_reproduce)
-    pre = sub.add_parser("precompute", help="recompute the pages' shipped default views")
+    pre = sub.add_parser("precompute", help="recompute the pages' shipped default views (pending ones only by --view)")
     pre.add_argument("topics", nargs="*", help="topics to recompute (default: every implemented topic)")
     pre.add_argument("--view", action="append", help="only this view (repeatable)")
     pre.add_argument("--stale-only", action="store_true",
                      help="only the views that --check reports (and refresh the verdict index)")
     pre.add_argument("--check", action="store_true",
                      help="recompute nothing; exit 1 naming every missing or stale shipped view")
-    pre.add_argument("--restamp", action="store_true",
-                     help="recompute nothing; rewrite the metadata of bundles the old file-hash scheme proves "
-                          "fresh with their definition hashes (a one-time migration)")
     pre.set_defaults(func=cmd_precompute)
     ver = sub.add_parser("verdict", help="each topic's verdict on its shipped default view (no recomputing)")
     ver.add_argument("topic", nargs="?", help="one topic (default: all)")

@@ -5,6 +5,11 @@ class InputError(ValueError):
     """An argument out of bounds or malformed. The message is written for a person: a page shows it as is."""
 
 
+class BudgetError(InputError):
+    """Every argument inside its bounds, but together over a budget (time, memory): a page shows it as a warning
+    naming what to lower, not as an error (a widget offered nothing wrong)."""
+
+
 class NotStored(LookupError):
     """A view needed while only stored results may be read (a freshness check, a verdict) is not stored."""
 

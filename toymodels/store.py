@@ -13,10 +13,13 @@ Two places hold bundles:
 
 * ``toymodels/results/<topic>/<name>/``: the shipped default view of each page,
   written by ``python -m toymodels precompute`` and committed, so a fresh app
-  opens instantly. A test regenerates a cheap one and compares.
+  opens instantly. Each records the hash of the definitions it was computed from
+  (``toymodels.freshness``); ``precompute --check`` (``make test``, CI) compares it with
+  today's source. Read at run time without looking at any source: what ships is what
+  the build vouched for.
 * the cache directory (``TOYMODELS_CACHE``, default ``~/.cache/toymodels``):
-  anything a visitor computes live, keyed by the function, its arguments and a hash
-  of the definitions it reaches (``toymodels.freshness``), so editing the code never serves stale results.
+  anything a visitor computes live, keyed by the function, its arguments and a hash of
+  the package's source files (``code_version``), so editing the code never serves stale results.
 
 ``cached(fn, *args, **kwargs)`` looks in the shipped store, then in the cache, and
 only then runs ``fn``.
@@ -32,6 +35,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -42,7 +46,8 @@ import pandas as pd
 from toymodels import freshness
 from toymodels.errors import InputError
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+PACKAGE_DIR = Path(__file__).resolve().parent
+RESULTS_DIR = PACKAGE_DIR / "results"
 CACHE_ENV = "TOYMODELS_CACHE"
 MAX_CACHE_ENTRIES = 512  # oldest bundles beyond this are pruned, so a hosted demo's disk stays bounded
 
@@ -184,6 +189,14 @@ def _bundle_file(folder: Path, name: Any, files: dict | None) -> Path:
     return path
 
 
+#: Read every float of a shipped CSV back to the double that was written (pandas writes the shortest round-trip
+#: text). pandas 3.1 does by default and deprecates the option; pandas 3.0's default parser is off by an ulp on
+#: some values (0.06680679321289062 read as 0.0668067932128906 on an H200 machine, issue #38), which fails every
+#: bit-for-bit comparison with a shipped table there.
+_EXACT_FLOATS = {"float_precision": "round_trip"} if tuple(
+    int(p) for p in pd.__version__.split(".")[:2] if p.isdigit()) < (3, 1) else {}
+
+
 def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, dict]:
     """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``.
 
@@ -212,7 +225,7 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
         return arrays[name]
 
     def table(name):
-        return pd.read_csv(_bundle_file(folder, name, files))
+        return pd.read_csv(_bundle_file(folder, name, files), **_EXACT_FLOATS)
 
     return _from_jsonable(doc["data"], array, table), doc.get("meta", {})
 
@@ -343,15 +356,26 @@ def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None, name: s
 def source_hash(fn: Callable) -> str:
     """A hash of the definitions a result of ``fn`` is computed from (``toymodels.freshness``): the function,
     what it calls and the classes and constants it uses, followed through the package's imports. Docstrings,
-    comments and bounds do not count; a move inside a topic keeps it."""
+    comments and bounds do not count; a move inside a topic keeps it. Build time only (it parses source)."""
     return freshness.definition_hash(fn)
 
 
-def _source_hash(fn: Callable) -> str:  # the live cache's folder suffix
-    try:
-        return source_hash(fn)
-    except (OSError, SyntaxError, AttributeError, ValueError):
-        return "nosrc"
+_CODE: tuple[tuple, str] = ((), "")
+
+
+def code_version() -> str:
+    """A hash of the bytes of the package's source files (never parsed): the live cache's folder suffix, so a
+    result computed before an edit is never served after it. Hashed again only when a file's size or time
+    changes."""
+    global _CODE
+    files = sorted([*PACKAGE_DIR.glob("*.py"), *PACKAGE_DIR.glob("*/*.py")])
+    stamp = tuple((str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
+    if _CODE[0] != stamp:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(p.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+        _CODE = (stamp, h.hexdigest()[:16])
+    return _CODE[1]
 
 
 def cache_dir() -> Path:
@@ -414,13 +438,13 @@ def _shipped_index() -> dict[str, Path]:
     return _INDEX
 
 
-def _find_shipped(key: str, fn: Callable | None = None) -> Path | None:
-    """The shipped bundle for ``key``, if there is one and (given ``fn``) it is fresh."""
+def _find_shipped(key: str) -> Path | None:
+    """The shipped bundle for ``key``, if there is one and its view is not declared pending (the topic package is
+    imported already: the function asking for it belongs to it)."""
     folder = _shipped_index().get(key)
-    if folder is None or fn is None:
-        return folder
-    meta = shipped_meta(folder.parent.name, folder.name) or {}
-    return folder if meta.get("source") == _source_hash(fn) else None
+    topic = sys.modules.get(f"toymodels.{folder.parent.name.replace('-', '_')}") if folder is not None else None
+    view = getattr(topic, "VIEWS", {}).get(folder.name) if topic is not None else None
+    return None if view is not None and view.pending else folder
 
 
 ORPHAN_SECONDS = 3600  # a write's temporary folder older than this was left by a killed process
@@ -456,17 +480,17 @@ def _use_disk() -> bool:
 
 
 def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
-    """``(True, result)`` when ``fn(*args, **kwargs)`` is in the shipped store (fresh) or the disk cache,
-    else ``(False, None)``. Never computes; never waits for anything but the disk."""
+    """``(True, result)`` when ``fn(*args, **kwargs)`` is in the shipped store or the disk cache, else
+    ``(False, None)``. Never computes; never reads source; never waits for anything but the disk."""
     kwargs.pop("progress", None)
     key = call_key(fn, args, kwargs)
-    shipped = _find_shipped(key, fn)
+    shipped = _find_shipped(key)
     if shipped is not None:
         entry = _read_entry(shipped)
         if entry is not None:
             return True, entry[0]
     if _use_disk():
-        folder = cache_dir() / f"{key}-{_source_hash(fn)}"
+        folder = cache_dir() / f"{key}-{code_version()}"
         if os.path.lexists(folder):
             entry = _read_entry(folder, require_hashes=True)
             if entry is not None and entry[1].get("key") == key:
@@ -495,7 +519,7 @@ def _compute_and_store(fn: Callable, args: tuple, kwargs: dict, progress=None) -
         kwargs = {**kwargs, "progress": progress}
     result = fn(*args, **kwargs)
     if _use_disk():
-        folder = cache_dir() / f"{key}-{_source_hash(fn)}"
+        folder = cache_dir() / f"{key}-{code_version()}"
         try:
             write_bundle(folder, result, meta={"key": key, "fn": _fn_name(fn)})
             _prune(folder.parent)
@@ -538,11 +562,11 @@ def _resolve(fn: Callable | str) -> Callable:
     return out
 
 
-def lookup_view(topic: str, name: str, ref: Callable | str, kwargs: dict) -> tuple[bool, Any]:
-    """``(True, result)`` when the shipped ``topic/name`` was computed with these declared arguments by today's
-    definitions of ``ref``; read without importing ``ref`` (a lazy reference stays a string)."""
+def lookup_view(topic: str, name: str, kwargs: dict) -> tuple[bool, Any]:
+    """``(True, result)`` when the shipped ``topic/name`` was computed with these declared arguments (its
+    definitions are the build's to check: ``staleness``); read without importing the view's function."""
     meta = shipped_meta(topic, name)
-    if meta is None or meta.get("declared") != declared_key(kwargs) or meta.get("source") != _source_hash(ref):
+    if meta is None or meta.get("declared") != declared_key(kwargs):
         return False, None
     entry = _read_entry(shipped_path(topic, name))
     return (True, entry[0]) if entry is not None else (False, None)
@@ -557,8 +581,11 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     if progress is not None and "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = progress
     result = fn(*args, **kwargs)
+    from toymodels.device import environment  # the build that computed it (torch: only where a view is shipped)
+
     folder = write_bundle(shipped_path(topic, name), result,
-                          meta=shipped_stamp(fn, key, bind_arguments(fn, args, kwargs) if args else kwargs))
+                          meta={**shipped_stamp(fn, key, bind_arguments(fn, args, kwargs) if args else kwargs),
+                                "env": environment(kwargs.get("device"))})
     _INDEX = None
     return folder
 
@@ -580,7 +607,7 @@ def staleness(topic: str, name: str, fn: Callable | str, *args, **kwargs) -> str
     if meta.get("source") != source_hash(fn):
         recorded = meta.get("definitions")
         if not isinstance(recorded, dict):
-            return "computed by code that has changed since (it records no definitions: re-ship or restamp it)"
+            return "computed by code that has changed since (it records no definitions: re-ship it)"
         changed = freshness.changed(recorded, freshness.definitions(fn))
         shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
         return f"definitions changed since it was computed: {shown or 'the set reached'}"

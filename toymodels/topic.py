@@ -1,26 +1,23 @@
-"""The one contract every topic module follows: views, bounds, verdicts, progress, read-only results.
+"""What every topic package is made of: views, bounds, progress, read-only results.
 
-A topic module (``toymodels.rlvr``, ``toymodels.superposition``, ...) declares:
+A topic package (``toymodels.rlvr``, ``toymodels.superposition``, ...) declares in its ``__init__`` (CONTRIBUTING.md
+"The contract"; ``tests/test_contract.py`` checks it for every topic):
 
-``TOPIC``
-    its registry name (``"rlvr"``).
-``VIEWS``
-    ``topic.views(View(name, fn, kwargs), ...)``: every default view the page opens on, declared once. That
-    declaration is what the page shows (``ui.view``), what ``python -m toymodels precompute`` ships (one
-    generic loop), what ``precompute --check`` checks and what the store keys on. ``kwargs`` are the
-    arguments by parameter name; they may be a zero-argument callable when they are costly to build or
-    depend on another view (``lambda: dict(emb=load_view(TOPIC, "embeddings"))``).
-``HEADLINE``
-    the name of the view whose result ``verdict`` judges.
-``verdict(result) -> Verdict``
-    the only place where "does the toy reproduce the paper" is decided. Pages and the home page display it;
-    ``python -m toymodels verdict`` prints it.
+``TOPIC``, ``PAPER``
+    its registry name (``"rlvr"``); every number quoted from the paper (``claims.paper_numbers``).
+``VIEWS``, ``HEADLINE``
+    ``views(View(name, fn, kwargs), ...)``: every default view, declared once. That declaration is what the page
+    shows (``ui.view``), what ``python -m toymodels precompute`` ships, what ``precompute --check`` checks and
+    what the store keys on. ``HEADLINE`` names the view the topic leads with.
+``CLAIMS``, ``metrics(views)``
+    the paper's claims, each with its registered test (``claims.Claim``), judged on the views: the only place
+    where "does the toy reproduce the paper" is decided; and the verdict's metrics.
 ``reproduce(quick, seed, device, out, progress) -> dict``
-    the paper's headline experiment for the command line.
+    the paper's headline experiment for the command line (``shipped.reproduce_record``).
 
-Functions whose arguments a visitor can set are wrapped in ``@bounded(...)``: every argument is checked
-against its declared ``Range`` / ``OneOf`` (and any cross-argument budget) before any work starts, and a
-violation raises ``InputError`` with a message a page can show as it is. Nothing is clamped silently.
+Functions whose arguments a visitor can set are wrapped in ``@bounded(...)``: every argument is checked against
+its declared ``Range`` / ``OneOf`` (and any cross-argument budget) before any work starts, and a violation raises
+``InputError`` with a message a page can show as it is. Nothing is clamped silently.
 
 Long work takes ``progress``: call ``p = as_progress(progress)``, then ``p(fraction, message)``, and hand
 ``p.sub(start, end, "prefix: ")`` to inner work: nested progress with no hand-written lambdas.
@@ -39,12 +36,7 @@ import numpy as np
 import pandas as pd
 
 from toymodels.claims import Verdict  # noqa: F401 - part of the contract
-from toymodels.errors import InputError, NotStored  # noqa: F401 - part of the contract
-
-# --------------------------------------------------------------------------- errors
-
-
-
+from toymodels.errors import BudgetError, InputError, NotStored  # noqa: F401 - part of the contract
 
 # --------------------------------------------------------------------------- progress
 
@@ -182,18 +174,50 @@ def check(name: str, value: Any, spec: Any) -> Any:
     return spec.check(name, value)
 
 
-def bounded(_budget: Callable[..., None] | None = None, **specs) -> Callable:
-    """Declare a function's bounds once; every call checks them (after binding to the signature).
+#: Parameters no bound applies to: where a computation runs and how it reports.
+FREE = ("device", "progress")
+
+
+def check_budget(budget: Callable[..., None], arguments: Mapping[str, Any]) -> None:
+    """Call a bounded function's budget; an ``InputError`` it raises is a ``BudgetError``."""
+    try:
+        budget(**arguments)
+    except BudgetError:
+        raise
+    except InputError as exc:
+        raise BudgetError(str(exc)) from None
+
+
+def check_call(fn: Callable, *args, **kwargs) -> None:
+    """Run a ``@bounded`` function's checks (bounds, then budget) on these arguments without calling it: raises
+    ``InputError`` (``BudgetError`` for the budget), so a page can refuse before offering a run."""
+    sig = inspect.signature(inspect.unwrap(fn))
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise InputError(f"{fn.__name__}: {exc}") from None
+    bound.apply_defaults()
+    for name, spec in fn.bounds.items():
+        spec.check(name, bound.arguments[name])
+    if getattr(fn, "budget", None) is not None:
+        check_budget(fn.budget, bound.arguments)
+
+
+def bounded(_budget: Callable[..., None] | None = None, _free: Iterable[str] = (), **specs) -> Callable:
+    """Declare a function's bounds once (from its topic's ``KNOBS``); every call checks them (after binding to the
+    signature). The entry points of a topic are bounded; what they call is not (scikit-learn's ``transform`` /
+    ``_transform``): a view's definitions never reach a bound, so changing one stales no view.
 
     ``specs`` map parameter names to Range / OneOf / Each / Fields. ``_budget``, when given, is called with
     the bound arguments (as keywords) after the per-argument checks, for limits that involve several
-    arguments (a compute budget); it raises InputError. The wrapper exposes ``.bounds`` (the specs) so a
-    page can take a slider's limits from the same declaration.
+    arguments (a compute budget); an InputError it raises becomes a ``BudgetError``. ``_free`` names the
+    parameters left unbounded on purpose (data checked by a parser, a callback) besides ``FREE``. The wrapper
+    exposes ``.bounds`` (the specs), ``.budget`` and ``.free``.
     """
 
     def wrap(fn: Callable) -> Callable:
         sig = inspect.signature(fn)
-        unknown = set(specs) - set(sig.parameters)
+        unknown = (set(specs) | set(_free)) - set(sig.parameters)
         if unknown:
             raise TypeError(f"bounds name unknown parameter(s) of {fn.__qualname__}: {sorted(unknown)}")
 
@@ -207,11 +231,12 @@ def bounded(_budget: Callable[..., None] | None = None, **specs) -> Callable:
             for name, spec in specs.items():
                 spec.check(name, bound.arguments[name])
             if _budget is not None:
-                _budget(**bound.arguments)
+                check_budget(_budget, bound.arguments)
             return fn(*bound.args, **bound.kwargs)
 
         checked.bounds = types.MappingProxyType(dict(specs))
         checked.budget = _budget
+        checked.free = tuple(FREE) + tuple(_free)
         return checked
 
     return wrap
@@ -229,6 +254,11 @@ class View:
     that module (nor torch). ``kwargs``: the arguments by parameter name, or a zero-argument callable returning
     them (evaluated when the view is shown or shipped). ``label``: what a progress bar says while it is
     computed. ``seconds``: the expected compute time on a 2-core CPU (shown before a long run).
+
+    ``pending``: a registered run not in this build, and why (``"not yet run (20 seeds, about 36 CPU-minutes)"``).
+    A pending view is never read, by name or by key, not even an old bundle of it (its claims read "not testable
+    here" with this reason); ``precompute`` and ``precompute --check`` pass it by. ``precompute TOPIC --view NAME``
+    runs it; then delete ``pending=``.
     """
 
     name: str
@@ -236,6 +266,7 @@ class View:
     kwargs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] = field(default_factory=dict)
     label: str = "Computing…"
     seconds: float | None = None
+    pending: str | None = None
 
     def arguments(self) -> dict:
         kw = self.kwargs() if callable(self.kwargs) else self.kwargs
@@ -293,9 +324,6 @@ def views(*items: View) -> Mapping[str, View]:
             raise ValueError(f"two views named {v.name!r}")
         out[v.name] = v
     return types.MappingProxyType(out)
-
-
-# --------------------------------------------------------------------------- verdicts
 
 
 # --------------------------------------------------------------------------- read-only results

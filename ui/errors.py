@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from toymodels.topic import InputError
+from toymodels.topic import BudgetError, InputError
 
 _MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$=&"})
 
@@ -32,6 +32,9 @@ def _show_errors() -> bool:
 def report_error(exc: BaseException) -> None:
     """The one handler for an error a page or a fragment did not catch: a bad input's own message (it is
     written for a person), anything else one line for the visitor and the traceback in the server log."""
+    if isinstance(exc, BudgetError):
+        st.warning(plain(exc), icon=":material/speed:")
+        return
     if isinstance(exc, InputError):
         st.error(plain(exc), icon=":material/error:")
         return

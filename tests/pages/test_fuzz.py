@@ -1,114 +1,86 @@
-"""One generic page fuzzer: every page's widgets, moved to values inside their own declared bounds.
+"""One generic page fuzzer: every page's knobs, moved to values their topic's ``KNOBS`` offers.
 
-For each routed page, the fuzzer opens it, reads the widgets it declares (a slider's and a number input's min and
-max, a select box's, radio's and multiselect's options, a toggle), then moves randomly chosen widgets to their
-extremes and to random values inside the bounds, one at a time, and checks the page still runs without an
-exception. Buttons are left alone (a press can start a run; each topic's page tests press them). A seeded run, so a
-failure names the widget and the value and reproduces.
+For each routed page, the fuzzer opens it, then moves randomly chosen knobs (the rows of ``M.KNOBS`` with a URL id
+whose widget is on the page) to the extremes and to random values of what the row offers, one at a time, and
+checks that the page still runs without an exception and without an error box: a widget must never offer a value
+its bound refuses (a combination over a budget is a warning, not an error). Buttons are left alone (a press can
+start a run; each topic's page tests press them). A seeded run, so a failure names the knob and the value and
+reproduces.
 """
 import numpy as np
 import pytest
 
 from tests.apptest_helpers import open_page
+from toymodels.knobs import Knobs
 from toymodels.registry import PAPERS
+from toymodels.topic import Each
 
 ROUTED = [p for p in PAPERS if p.has_page]
-KINDS = ("slider", "number_input", "selectbox", "radio", "multiselect", "toggle", "checkbox")
+KINDS = ("slider", "number_input", "select_slider", "selectbox", "radio", "multiselect", "toggle", "checkbox",
+         "segmented_control")
 
 
-def _widgets(at):
-    out = []
+def _on_page(at) -> dict:
+    """The page's enabled widgets by key."""
+    out = {}
     for kind in KINDS:
         try:
             found = getattr(at, kind)
         except (AttributeError, KeyError):
             continue
-        out += [(kind, w.key) for w in found if w.key and not w.key.startswith("$$") and not w.disabled]
+        out.update({w.key: w for w in found if w.key and not w.key.startswith("$$") and not w.disabled})
     return out
 
 
-def _value(kind, w, rng):
-    """A value inside the widget's declared bounds: an extreme or a random one."""
-    if kind in ("toggle", "checkbox"):
-        return None, bool(rng.integers(2))
-    if kind in ("selectbox", "radio", "multiselect") and not _plain_options(w):
-        return None, None  # options shown through a format_func: AppTest cannot map labels back to values
-    if kind in ("selectbox", "radio"):
-        n = len(w.options)
-        return ("index", int(rng.integers(n))) if n else (None, None)
-    if kind == "multiselect":
-        n = len(w.options)
-        if not n:
-            return None, None
-        k = int(rng.integers(1, min(n, 4) + 1))
-        return "indices", sorted(rng.choice(n, size=k, replace=False).tolist())
-    lo, hi = w.min, w.max
-    if lo is None or hi is None:
-        return None, None
+def draw(row, rng, widget=None):
+    """A value the row offers (and, where the data narrow it, the widget on the page shows): an extreme or a
+    random one."""
+    if row.widget == "text":
+        return ["", "A short sentence about a cat.", "x" * row.bound.max_chars][int(rng.integers(3))]
+    choices = row.choices()
+    shown = getattr(widget, "options", None)
+    if choices is not None and shown:
+        choices = tuple(c for c in choices if row.show(c) in shown) or choices
     pick = rng.choice(["lo", "hi", "mid"])
-    x = lo if pick == "lo" else hi if pick == "hi" else lo + (hi - lo) * float(rng.random())
-    integer = isinstance(w.value, (int, np.integer)) and not isinstance(w.value, bool)
-    if kind == "slider" and isinstance(w.value, (list, tuple)):  # a range slider
-        return None, (lo, hi) if pick != "mid" else (lo, x)
-    return None, (int(round(x)) if integer else float(x))
-
-
-def _plain_options(w) -> bool:
-    """True when the widget shows its values as they are (so AppTest's labels are its values)."""
-    values = w.value if isinstance(w.value, (list, tuple)) else [w.value]
-    return all(v is None or str(v) in w.options for v in values)
-
-
-def _set(at, kind, key, how, value):
-    w = getattr(at, kind)(key=key)
-    if how == "index":
-        w.set_value(_raw(w, w.options[value]))
-    elif how == "indices":
-        _multiselect(w, value)
-    else:
-        w.set_value(value)
-
-
-def _raw(w, label: str):
-    """A plain option's value from its label (a number where the widget holds numbers)."""
-    current = w.value[0] if isinstance(w.value, (list, tuple)) and w.value else w.value
-    if isinstance(current, bool):
-        return label == "True"
-    if isinstance(current, (int, np.integer)):
-        return int(float(label))
-    if isinstance(current, (float, np.floating)):
-        return float(label)
-    return label
-
-
-def _multiselect(w, indices):
-    w.set_value([_raw(w, w.options[i]) for i in indices])
+    if isinstance(row.bound, Each):
+        n = len(choices)
+        k = int(rng.integers(1, min(n, row.bound.max_len, 4) + 1))
+        return [choices[i] for i in sorted(rng.choice(n, size=k, replace=False))]
+    if choices is not None:
+        return choices[0] if pick == "lo" else choices[-1] if pick == "hi" else choices[int(rng.integers(len(choices)))]
+    item = row.item
+    hi = min(item.hi, getattr(widget, "max", None) or item.hi)
+    item = type(item)(item.lo, hi, item.integer)
+    step = row.step() or 1.0
+    n = int(round((item.hi - item.lo) / step))
+    x = item.lo if pick == "lo" else item.lo + step * (n if pick == "hi" else int(rng.integers(n + 1)))
+    x = min(x, item.hi)
+    if row.widget == "range":
+        return (item.lo, x) if x > item.lo else (item.lo, item.hi)
+    return int(round(x)) if item.integer else float(x)
 
 
 @pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
-def test_every_widget_inside_its_bounds_keeps_the_page_running(paper):
+def test_every_knob_a_page_offers_keeps_the_page_running_without_an_error(paper):
+    m = paper.load()
+    if not isinstance(getattr(m, "KNOBS", None), Knobs):
+        pytest.xfail(f"{paper.topic}: not yet converted to KNOBS")
     rng = np.random.default_rng(sum(map(ord, paper.topic)))
     at = open_page(paper.topic, timeout=300)
     assert not at.exception, at.exception
-    widgets = _widgets(at)
-    assert widgets, f"{paper.topic}: no widget found"
+    assert not at.error, [e.value for e in at.error]
+    rows = [r for r in m.KNOBS.on_page()]
     moves = 0
     for _ in range(12):
-        kind, key = widgets[int(rng.integers(len(widgets)))]
-        try:
-            w = getattr(at, kind)(key=key)
-        except (KeyError, IndexError):  # a widget the last move removed (a section that changed)
-            widgets = _widgets(at)
-            continue
-        how, value = _value(kind, w, rng)
-        if value is None and how is None:
-            continue
-        try:
-            _set(at, kind, key, how, value)
-        except (ValueError, KeyError, IndexError, TypeError):  # AppTest refused a value the widget cannot hold
-            continue
+        widgets = _on_page(at)
+        present = [r for r in rows if r.id in widgets]
+        assert present, f"{paper.topic}: no knob of KNOBS is on the page"
+        row = present[int(rng.integers(len(present)))]
+        value = draw(row, rng, widgets[row.id])
+        assert row.offered(value), (row.key, value)
+        at.session_state[row.id] = value
         at.run(timeout=300)
         moves += 1
-        assert not at.exception, (paper.topic, kind, key, value, at.exception)
-        widgets = _widgets(at)
-    assert moves >= 6, f"{paper.topic}: only {moves} widget moves were possible"
+        assert not at.exception, (paper.topic, row.id, value, at.exception)
+        assert not at.error, (paper.topic, row.id, value, [e.value for e in at.error])
+    assert moves >= 6

@@ -26,6 +26,20 @@ OFFLINE_MARGIN = 0.03    # "little" in Spearman rho: about one seed's spread of 
 LEVEL = 0.95             # two-sided level of the intervals shown for the online difference
 PAIRED_LEVEL = 0.90      # two-sided level of the paired offline intervals (their ends are one-sided 5% bounds)
 
+#: The first registered online test (issue 29, seeds 100-119, 20 per depth), as its shipped views gave it (online_d4,
+#: online_d8; superseded by issue 41's 60 fresh seeds per depth and no longer shipped).
+FIRST_ONLINE_TEST = {"n_shallow": 20, "n_deep": 20, "solved_shallow": 4, "solved_deep": 7, "diff": 0.15,
+                     "ci": (-0.1242, 0.3978), "p_value": 0.2401}
+
+# Issue 41, registered before the runs (config.ONLINE60, QMAP16, ABLATION20, CRITIC_FRESH): every test is decided by
+# toymodels.claims' shared rules on a 90% two-sided interval (a one-sided 5% test at each end).
+RULE_LEVEL = 0.90
+CORRIDOR_EFFECT = 0.10   # "follows the corridor": c = rho(corridor) - rho(straight line) of +0.10 (a tenth of rho's
+                         # unit range; depth 4's seeds 100-119 have a median of -0.14), and depth 16's c above depth
+                         # 4's by +0.10
+ABLATION_EFFECT = 0.25   # the cost in solve rate an ablation must show (as ONLINE_EFFECT)
+ABLATION_MIN_SOLVED = 5  # precondition: the full network solves at least 5 of its 20 seeds (else nothing to lose)
+
 
 # --------------------------------------------------------------------------- tests
 
@@ -121,6 +135,60 @@ def online_test(table: pd.DataFrame, shallow: int = PRIMARY[0], deep: int = PRIM
             "p_value": fisher_greater(ka, na, kb, nb), "alpha": ALPHA, "effect": ONLINE_EFFECT}
 
 
+def online_rule_test(table: pd.DataFrame, shallow: int = PRIMARY[0], deep: int = PRIMARY[1]) -> dict:
+    """The registered test of issue 41: the difference in solve rates (deep − shallow) with its 90% Newcombe
+    interval (for the superiority rule), and Fisher's one-sided p beside it."""
+    t = online_test(table, shallow, deep)
+    a, b = table[table.depth == deep], table[table.depth == shallow]
+    t["ci"] = list(newcombe(int(a.solved.sum()), len(a), int(b.solved.sum()), len(b), RULE_LEVEL))
+    t["level"] = RULE_LEVEL
+    return t
+
+
+def t_interval(values, level: float = RULE_LEVEL) -> tuple[float, float, float]:
+    """(mean, low, high): Student's t interval of a mean (contains the mean by construction)."""
+    return paired_interval(values, level)
+
+
+def welch_interval(a, b, level: float = RULE_LEVEL) -> tuple[float, float, float]:
+    """(mean(a) − mean(b), low, high): Welch's t interval of a difference of means of independent samples."""
+    from scipy.stats import t
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    d = float(a.mean() - b.mean())
+    se = math.sqrt(va + vb)
+    dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if se > 0 else len(a) + len(b) - 2
+    half = float(t.ppf(0.5 + level / 2, dof)) * se
+    return d, d - half, d + half
+
+
+def corridor_rule_test(deep: pd.DataFrame, shallow: pd.DataFrame) -> dict:
+    """The value-map test of issue 41: per seed c = ρ(−f, corridor) − ρ(−f, straight line). The mean c of the
+    deep seeds with its 90% t interval, and the difference of means deep − shallow with its 90% Welch interval."""
+    cd = (deep.spearman_corridor - deep.spearman_euclid).to_numpy()
+    cs = (shallow.spearman_corridor - shallow.spearman_euclid).to_numpy()
+    m, lo, hi = t_interval(cd)
+    d, dlo, dhi = welch_interval(cd, cs)
+    return {"n_deep": len(cd), "n_shallow": len(cs), "mean_deep": m, "mean_deep_ci": [lo, hi],
+            "mean_shallow": float(cs.mean()), "diff": d, "diff_ci": [dlo, dhi], "median_deep": float(np.median(cd)),
+            "median_shallow": float(np.median(cs)), "level": RULE_LEVEL, "effect": CORRIDOR_EFFECT}
+
+
+def ablation_rule_test(full: pd.DataFrame, ablated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each ablation against the full network (issue 41): seeds solved, and the difference in solve rates
+    (full − ablation) with its 90% Newcombe interval."""
+    kf, nf = int((full.success > SOLVED_AT).sum()), len(full)
+    rows = []
+    for name, t in ablated.items():
+        k, n = int((t.success > SOLVED_AT).sum()), len(t)
+        lo, hi = newcombe(kf, nf, k, n, RULE_LEVEL)
+        rows.append({"ablation": name, "n_seeds": n, "solved": k, "full_solved": kf, "full_seeds": nf,
+                     "diff": kf / nf - k / n, "diff_lo": lo, "diff_hi": hi,
+                     "success_mean": float(t.success.mean()), "p_hurts": fisher_greater(kf, nf, k, n)})
+    return pd.DataFrame(rows)
+
+
 def corridor_test(table: pd.DataFrame, shallow: int, deep: int) -> dict:
     """The value map (Fig. 9): per seed c = ρ(−f, corridor) − ρ(−f, straight line) over the maze. Wilcoxon's
     signed-rank test of c > 0 and of c < 0 at ``deep``, Mann-Whitney's test of c(deep) > c(shallow)."""
@@ -170,6 +238,29 @@ def critic_paired(critic: Mapping) -> dict:
         out["wide_width"] = int(ps[ps.width != width].width.iloc[0])
         out["param_gain"] = d_wide.tolist()
         out["param_mean"], out["param_lo"], out["param_hi"] = paired_interval(d_wide)
+    return out
+
+
+def critic_contrasts(critic: Mapping) -> dict:
+    """Issue 41's offline contrasts, per seed (same data set for every critic of a seed), each with its 90% paired t
+    interval: ``depth`` = depth 64 − depth 4 at the same width (the paper's §4.6 comparison), ``width`` = depth 64 −
+    the wide depth-4 critic with depth 64's parameters (the width parity), ``step1`` = depth 16 − depth 4 and
+    ``step2`` = depth 64 − depth 16 (Fig. 11's trend)."""
+    ps = pd.DataFrame(critic["per_seed"])
+    width = int(critic["config"]["width"])
+    by = ps[ps.width == width].pivot_table(index="seed", columns="depth", values="spearman_geodesic")
+    depths = sorted(int(d) for d in critic["depths"])
+    out = {"depths": depths, "seeds": [int(s) for s in by.index], "level": RULE_LEVEL}
+    pairs = {"depth": (depths[-1], depths[0])}
+    if len(depths) >= 3:
+        pairs.update(step1=(depths[1], depths[0]), step2=(depths[-1], depths[1]))
+    for key, (a, b) in pairs.items():
+        out[key], out[f"{key}_lo"], out[f"{key}_hi"] = paired_interval((by[a] - by[b]).to_numpy(), RULE_LEVEL)
+    wide = ps[ps.width != width].set_index("seed").spearman_geodesic
+    if len(wide):
+        out["wide_width"] = int(ps[ps.width != width].width.iloc[0])
+        out["width"], out["width_lo"], out["width_hi"] = paired_interval(
+            (by[depths[-1]] - wide.reindex(by.index)).to_numpy(), RULE_LEVEL)
     return out
 
 

@@ -129,6 +129,30 @@ def online_seeds(cfg: Config = ONLINE, n_seeds: int = ONLINE_SEEDS, device=None,
             "wall_s": float(np.sum(wall))}
 
 
+# --------------------------------------------------------------------------- the registered runs of issue 41
+
+
+def environment(device: str) -> dict:
+    """Where a run ran: the device (and the GPU's name), torch, numpy and pandas versions."""
+    import platform
+
+    env = {"device": str(device), "torch": torch.__version__, "numpy": np.__version__, "pandas": pd.__version__,
+           "python": platform.python_version()}
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        env["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    return env
+
+
+def batched_seeds(cfg: Config, n_seeds: int, device=None, progress: Progress = None) -> dict:
+    """A registered deciding run (issue 41): ``online_seeds`` without the page's budget (it is run by
+    ``precompute``, on a GPU where there is one): seeds ``cfg.seed`` … ``cfg.seed + n_seeds - 1`` in chunks of
+    ``cfg.seeds``, each chunk one batched model. Adds ``environment`` (device, library versions): GPU kernels
+    reorder floating-point sums, so a rerun elsewhere gives other numbers from the same distribution."""
+    res = online_seeds.__wrapped__(cfg, n_seeds, device=device, progress=progress)
+    res["environment"] = environment(res["device"])
+    return res
+
+
 # --------------------------------------------------------------------------- speed
 
 

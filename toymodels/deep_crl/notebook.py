@@ -78,4 +78,31 @@ NOTEBOOK: tuple[dict, ...] = (
          lesson="the registered rule reads the §4.6 claim reproduced: no gain of depth as such offline (the wide "
                 "critic matches within the 0.03 margin); the stitching claim passes its test but stays illustrated "
                 "(its regime was picked on depth-gain numbers)"),
+    # ---- issue 41: the shared decision rules, and registered runs on fresh seeds (committed before they ran)
+    dict(when="issue 41", experiment="registration: online test on 60 fresh seeds per depth (online60_d4, _d8)",
+         config="U-maze, DEFAULT, depths 4 and 8, one batched model of 60 instances per depth",
+         seeds="60 (200-259) per depth",
+         result="registered: superiority rule on the solve-rate difference, 90% Newcombe, effect +0.25",
+         lesson="the 20-seed test (100-119) stays as it was (undecided); no seeds are added to it"),
+    dict(when="issue 41", experiment="registration: value map at depth 16 (qmap_d16), ablations (ablation20_*), "
+                                     "offline critic on fresh seeds (critic_fresh)",
+         config="QMAP16 (seeds 300-319, one batched model); ABLATION20 (depth 8, 400-419 per arm); CRITIC_FRESH "
+                "(stitching regime, depths 4/16/64 + wide, 108-115)", seeds="20 / 20 per arm / 8",
+         result="registered: c above 0 and above depth 4 (+0.10 effect); every ablation costs solve rate "
+                "(+0.25 effect, precondition: full solves >= 5); offline: the paper's comparison (depth 64 - 4 at "
+                "the same width) under equivalence, upper margin 0.03; stitching: each step of depth (Fig. 11)",
+         lesson="the first offline test (100-107) compared depth with a wide depth-4 critic, not the paper's "
+                "depth-at-a-width: that parity is now the toy's own finding (width_parity), and the paper's "
+                "comparison is tested on fresh seeds"),
+    dict(when="issue 41", experiment="the registered runs on an NVIDIA H200 (bench/ledger_gpu.py, one batched model "
+                                     "per arm, seven processes side by side; torch 2.11.0+cu130, tree 6a8bb13)",
+         config="online60_d4, online60_d8 (60 seeds each), qmap_d16 (20), ablation20_* (20 per arm)",
+         seeds="200-259 / 300-319 / 400-419",
+         result="depth 4 solves 12/60, depth 8 20/60: +0.13, 90% Newcombe [+0.0003, +0.26] (Fisher p = 0.074): "
+                "reproduced at the edge. Depth 16's c = -0.22 [-0.27, -0.18] (depth 4: -0.24): the value map follows "
+                "the straight line at depth 16 too: not reproduced. Full network 5/20, no residual 10/20, no "
+                "LayerNorm 2/20, ReLU 7/20: not reproduced (removing residuals or Swish does not hurt at depth 8). "
+                "GPU wall 88 / 132 / 189 / 99-129 s per view, 227 s in all (about 3 CPU-hours on one core)",
+         lesson="batched seeds cost a GPU what one seed does; the depth gain is about half the size the test was "
+                "powered for, and the mechanism (corridor-following values) does not appear by depth 16 here"),
 )

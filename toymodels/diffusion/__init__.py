@@ -15,12 +15,25 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from toymodels.claims import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Claim, Evidence, Quote, claims, paper_numbers
+from toymodels.claims import (
+    Claim,
+    Evidence,
+    Quote,
+    all_of,
+    claims,
+    equivalence,
+    exact,
+    paper_numbers,
+    pending,
+    precondition,
+)
+from toymodels.errors import NotStored
 from toymodels.topic import InputError, View, as_progress, lazy_exports, views  # noqa: F401 - InputError: for pages
 
 from .config import (  # noqa: F401 - the page reads these
     DATASETS_2D,
     FLOW_BUDGET,
+    FLOW_FRESH,
     FLOW_STUDY,
     RF_BUDGET,
     RF_STUDY,
@@ -79,6 +92,10 @@ VIEWS = views(
          seconds=expected_seconds(RFConfig())),
     View("cfm_efm", ".flows:cfm_vs_efm", dict(cfg=FLOW_STUDY), label="Training CFM and EFM velocity fields…",
          seconds=expected_seconds(FLOW_STUDY)),
+    View("cfm_efm_fresh", ".flows:cfm_vs_efm", dict(cfg=FLOW_FRESH),
+         label="Training CFM and EFM velocity fields on fresh seeds…", seconds=expected_seconds(FLOW_FRESH),
+         pending="registered (issue 41), not yet run: 12 fresh pairs, about 10 CPU-minutes; then python -m "
+                 "toymodels precompute diffusion --view cfm_efm_fresh"),
     View("process_2d", ".explore:process_2d", dict(dataset="moons", **_2D), label="Training a small denoiser…",
          seconds=20),
     View("process_2d_ring", ".explore:process_2d", dict(dataset="ring", **_2D), label="Training a small denoiser…",
@@ -105,17 +122,18 @@ TAU_GEN_FLAT = 0.35
 TAU_MEM_POINT, TAU_MEM_BAND, TAU_MEM_INSIDE = (0.8, 1.2), (0.6, 1.4), 0.75
 #: The closed-form sampler memorises: f_mem ≥ 0.95 on every training set.
 CLOSED_FORM_FMEM_MIN = 0.95
-#: CFM ≈ EFM: the paired f_mem difference's 95% interval contains 0 and lies inside ±0.10.
+#: CFM ≈ EFM: the paired f_mem difference within ±0.10 (issue 41: the equivalence rule, FM_LEVEL below).
 FM_MARGIN = 0.10
 
 
-def _iv(lo: float, hi: float, digits: int = 2) -> str:
-    return f"95% CI [{lo:.{digits}f}, {hi:.{digits}f}]"
+#: CFM ≈ EFM under the equivalence rule (issue 41, registered before the fresh run): the paired f_mem difference's
+#: 90% Student-t interval (TOST at 5%) inside ±FM_MARGIN.
+FM_LEVEL = 0.90
+REGISTERED_41 = "commit 9f87d83 (2026-11-27, issue 41)"
 
 
-def _inside(ci, band) -> bool:
-    lo, hi = (float(v) for v in ci)
-    return math.isfinite(lo) and math.isfinite(hi) and band[0] <= lo and hi <= band[1]
+def _iv(lo: float, hi: float, digits: int = 2, level: str = "95%") -> str:
+    return f"{level} CI [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def _study_seeds(res) -> int:
@@ -125,15 +143,21 @@ def _study_seeds(res) -> int:
 def _tau_gen_flat(views) -> Evidence:
     res = views["study"]
     b, (lo, hi) = float(res["tau_gen_slope"]), res["tau_gen_slope_ci"]
-    ok = _inside((lo, hi), (-TAU_GEN_FLAT, TAU_GEN_FLAT))
-    return Evidence(f"τ_gen ∝ n^{b:.2f}", REPRODUCED if ok else NOT_REPRODUCED, seeds=_study_seeds(res),
-                    uncertainty=_iv(lo, hi) + " (stratified bootstrap over seeds)",
-                    note="τ_gen: the score error against the exact GMM score has made 90% of its drop. "
-                         + ("The interval excludes 0: τ_gen falls slightly with n (full-batch training gives larger "
-                            "n larger batches), while the paper's is flat." if hi < 0 else
-                            "The interval excludes 0: τ_gen grows slightly with n." if lo > 0 else
-                            "The interval contains 0."),
-                    metrics={"tau_gen_slope": b, "tau_gen_slope_ci": [lo, hi]})
+    bm, (mlo, mhi) = float(res["tau_gen_mmd_slope"]), res["tau_gen_mmd_slope_ci"]
+    n = _study_seeds(res)
+    se = equivalence(b, (lo, hi), margin=TAU_GEN_FLAT, n=n, what="τ_gen slope (score error, registered)")
+    mmd = equivalence(bm, (mlo, mhi), margin=TAU_GEN_FLAT, n=n, what="τ_gen slope (MMD², sample quality)")
+    verdict = ("both definitions agree" if se.status == mmd.status else
+               f"the definitions disagree: the sample-quality one, closer to the paper's FID plateau, reads "
+               f"'{mmd.status}'")
+    return Evidence(f"τ_gen ∝ n^{b:.2f} (score error); n^{bm:.2f} (MMD²)", se, seeds=n,
+                    uncertainty=_iv(lo, hi) + " and " + _iv(mlo, mhi) + " (stratified bootstrap over seeds)",
+                    note=f"Decided by the registered definition (score error against the exact GMM score, 90% of its "
+                         f"drop); {verdict}. MMD²: {mmd.reason}. "
+                         + ("τ_gen falls slightly with n (full-batch training gives larger n larger batches)."
+                            if hi < 0 else ""),
+                    metrics={"tau_gen_slope": b, "tau_gen_slope_ci": [lo, hi], "tau_gen_mmd_slope": bm,
+                             "tau_gen_mmd_slope_ci": [mlo, mhi]})
 
 
 def _tau_mem_linear(views) -> Evidence:
@@ -143,10 +167,15 @@ def _tau_mem_linear(views) -> Evidence:
     frac = [float(v) for v in per["fraction_of_run"]]
     memorised = all(math.isfinite(v) for v in frac)
     inside = memorised and max(frac) <= TAU_MEM_INSIDE
-    ok = inside and TAU_MEM_POINT[0] <= a <= TAU_MEM_POINT[1] and _inside((lo, hi), TAU_MEM_BAND)
     where = (f"every crossing at ≤ {max(frac):.2f} of its run" if memorised else
              f"{sum(not math.isfinite(v) for v in frac)} of {len(frac)} models never memorised within the run")
-    return Evidence(f"τ_mem ∝ n^{a:.2f}", REPRODUCED if ok else NOT_REPRODUCED, seeds=_study_seeds(res),
+    mid, half = (TAU_MEM_BAND[0] + TAU_MEM_BAND[1]) / 2, (TAU_MEM_BAND[1] - TAU_MEM_BAND[0]) / 2
+    pmid, phalf = (TAU_MEM_POINT[0] + TAU_MEM_POINT[1]) / 2, (TAU_MEM_POINT[1] - TAU_MEM_POINT[0]) / 2
+    d = precondition(inside, f"τ_mem is the crossing inside the run; {where}") or all_of(
+        equivalence(a, (lo, hi), margin=half, target=mid, n=_study_seeds(res), what="τ_mem slope"),
+        # the registered point criterion: the slope itself in [0.8, 1.2] (a point: an interval of zero width)
+        equivalence(a, (a, a), margin=phalf, target=pmid, what="τ_mem slope (point)"))
+    return Evidence(f"τ_mem ∝ n^{a:.2f}", d, seeds=_study_seeds(res),
                     uncertainty=_iv(lo, hi) + " (stratified bootstrap over seeds)",
                     note=f"τ_mem: the sustained crossing of f_mem ≥ 2%; {where}.",
                     metrics={"tau_mem_slope": a, "tau_mem_slope_ci": [lo, hi],
@@ -157,15 +186,28 @@ def _rf_mechanism(views) -> Evidence:
     res = views["rf_study"]
     a, a_ci = float(res["tau_mem_slope"]), res["tau_mem_slope_ci"]
     b, b_ci = float(res["tau_gen_slope"]), res["tau_gen_slope_ci"]
-    ok = _inside(a_ci, TAU_MEM_BAND) and _inside(b_ci, (-TAU_GEN_FLAT, TAU_GEN_FLAT))
-    return Evidence(f"τ_mem ∝ ψ_n^{a:.2f}, τ_gen ∝ ψ_n^{b:.2f}", REPRODUCED if ok else NOT_REPRODUCED,
+    mid, half = (TAU_MEM_BAND[0] + TAU_MEM_BAND[1]) / 2, (TAU_MEM_BAND[1] - TAU_MEM_BAND[0]) / 2
+    d = all_of(equivalence(a, a_ci, margin=half, target=mid, n=int(res["seeds"]), what="τ_mem slope"),
+               equivalence(b, b_ci, margin=TAU_GEN_FLAT, n=int(res["seeds"]), what="τ_gen slope"))
+    return Evidence(f"τ_mem ∝ ψ_n^{a:.2f}, τ_gen ∝ ψ_n^{b:.2f}", d,
                     seeds=int(res["seeds"]), uncertainty=f"τ_mem slope {_iv(*a_ci)}, τ_gen slope {_iv(*b_ci)} "
                                                          "(Student t over seeds)",
                     note=f"d = {res['config']['d']}, p = {res['p']:,}: λ_min measured from U's spectrum (the first "
                          f"eigenvalue above the δ peak); the d → ∞ edge formula gives "
-                         f"ψ_n^{float(res['tau_mem_theory_slope']):.2f}. {_edge_note(res['summary'])}",
+                         f"ψ_n^{float(res['tau_mem_theory_slope']):.2f}. {_edge_note(res['summary'])} "
+                         f"{_regime_note(res)}",
                     metrics={"rf_tau_mem_slope": a, "rf_tau_mem_slope_ci": list(a_ci), "rf_tau_gen_slope": b,
                              "rf_tau_gen_slope_ci": list(b_ci)})
+
+
+def _regime_note(res) -> str:
+    """Where the run sits against Thm 3.2's regime (d → ∞, ψ_p > ψ_n ≫ 1)."""
+    cfg = res["config"]
+    psi = sorted(float(v) for v in cfg["psi_ns"])
+    return (f"Thm 3.2 is an asymptotic statement (d → ∞ with ψ_p > ψ_n ≫ 1); this run has d = {cfg['d']} and ψ_n "
+            f"down to {psi[0]:g} (n = {int(psi[0] * cfg['d'])}): outside that regime at small ψ_n, where the "
+            "measured λ_min sits far below the edge formula (a finite-d edge), so the test reads the model at "
+            "d = 40, not the theorem's limit.")
 
 
 def _edge_note(summary) -> str:
@@ -184,32 +226,46 @@ def _closed_form(views) -> Evidence:
     values = gmm + dig
     low = min(values)
     return Evidence(f"f_mem ≥ {low:.3f} on {len(values)} training sets",
-                    REPRODUCED if low >= CLOSED_FORM_FMEM_MIN else NOT_REPRODUCED, seeds=len(values),
+                    exact(low >= CLOSED_FORM_FMEM_MIN, f"the exact empirical score reproduces its training points: "
+                                                       f"f_mem ≥ {CLOSED_FORM_FMEM_MIN} on every set (a closed form, "
+                                                       "known before the run)"), seeds=len(values),
                     uncertainty=f"min {low:.3f}, mean {sum(values) / len(values):.3f} over the sets (1,000 GMM or "
                                 "500 digit samples each)",
                     note=f"{len(gmm)} GMM sets (DDIM, 100 steps) and {len(dig)} digit sets (Euler on û*, 100 steps).",
                     metrics={"closed_form_fmem_min": low, "closed_form_sets": len(values)})
 
 
+def _fm_interval(res, level: float = FM_LEVEL) -> tuple[float, float, float]:
+    """(mean, low, high): Student's t interval of the paired EFM − CFM difference of f_mem."""
+    from scipy.stats import t
+
+    d = [float(v) for v in res["fm_pairs"].f_diff]
+    n = len(d)
+    m = sum(d) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
+    half = float(t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    return m, m - half, m + half
+
+
 def _cfm_efm(views) -> Evidence:
-    res = views["cfm_efm"]
-    d, (lo, hi) = float(res["fm_diff"]), res["fm_diff_ci"]
+    first = views["cfm_efm"]
+    m0, lo0, hi0 = _fm_interval(first)
+    note = (f"The first run (seeds 0-5 per n, fe57f92) gave {m0:+.3f}, 90% CI [{lo0:+.3f}, {hi0:+.3f}], decided "
+            "then by a point-null rule (it excludes 0: 'not reproduced'); the equivalence rule is decided on fresh "
+            "seeds.")
+    try:
+        res = views["cfm_efm_fresh"]
+    except (NotStored, KeyError):
+        return Evidence(f"first run Δf_mem = {m0:+.3f}", pending(VIEWS["cfm_efm_fresh"].pending), seeds=0, note=note)
+    m, lo, hi = _fm_interval(res)
     r, (r_lo, r_hi) = float(res["fm_nn_rel_diff"]), res["fm_nn_rel_ci"]
     pairs = len(res["fm_pairs"])
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        status, why = NOT_TESTABLE, "the interval could not be formed"
-    elif lo > 0 or hi < 0:
-        status, why = NOT_REPRODUCED, "the interval excludes 0: a difference beyond seed noise"
-    elif -FM_MARGIN <= lo and hi <= FM_MARGIN:
-        status, why = REPRODUCED, f"the interval contains 0 and lies inside ±{FM_MARGIN:.2f}"
-    else:
-        status, why = NOT_TESTABLE, (f"the interval contains 0 but is wider than ±{FM_MARGIN:.2f}: too few seeds to "
-                                     "tell")
-    return Evidence(f"Δf_mem = {d:+.3f} (EFM − CFM)", status, seeds=pairs,
-                    uncertainty=_iv(lo, hi, 3) + " (Student t over paired seeds)",
-                    note=f"{why}. Median distance to held-out digits, EFM vs CFM: {100 * r:+.1f}% "
+    d = equivalence(m, (lo, hi), margin=FM_MARGIN, n=pairs, what="Δf_mem (EFM − CFM)")
+    return Evidence(f"Δf_mem = {m:+.3f} (EFM − CFM)", d, seeds=pairs,
+                    uncertainty=_iv(lo, hi, 3, "90%") + " (Student t over paired seeds)",
+                    note=f"{note} Median distance to held-out digits, EFM vs CFM: {100 * r:+.1f}% "
                          f"({_iv(100 * r_lo, 100 * r_hi, 1)} %).",
-                    metrics={"fm_diff": d, "fm_diff_ci": [lo, hi], "fm_nn_rel_diff": r,
+                    metrics={"fm_diff": m, "fm_diff_ci": [lo, hi], "fm_nn_rel_diff": r,
                              "fm_nn_rel_ci": [r_lo, r_hi]})
 
 
@@ -227,8 +283,11 @@ CLAIMS = claims(
           "§2, Fig. 2; SM B", "τ_gen ≈ 100K SGD steps for every n (CelebA, U-Net W = 32)",
           f"Same study: τ_gen = the step where the score error has made 90% of its drop; the log-log slope of τ_gen "
           f"against n (geometric means over seeds) has its 95% stratified-bootstrap interval inside "
-          f"[−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}].",
-          _tau_gen_flat, registered="commit b7554c8 (2026-11-25)"),
+          f"[−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}] (equivalence rule; wholly outside: not reproduced). Shown beside it: "
+          "the same rule on τ_gen by sample quality (MMD² ≤ 0.05), the nearer analogue of the paper's FID plateau.",
+          _tau_gen_flat, registered="commit b7554c8 (2026-11-25)",
+          fitted=("the τ_gen definition: score error, chosen after the paper notes' pilot, where it gave a slope of "
+                  "−0.14 and the MMD² definition −0.44",)),
     Claim("rf-spectrum", "mechanism",
           "In the random-features model the memorisation time τ_mem = ψ_p/(Δ_t λ_min), set by the lower edge of "
           "the ρ₁ bulk, grows ∝ ψ_n = n/d, while τ_gen ~ 1/Δ_t does not depend on ψ_n.",
@@ -236,7 +295,8 @@ CLAIMS = claims(
           "Exact gradient-flow dynamics at d = 40, p = 2,560 (ψ_p = 64), ψ_n ∈ {4, 8, 16, 32}, t = 0.1, 3 fresh "
           "seeds: the mean slope of τ_mem (λ_min measured from U's spectrum) against ψ_n has its 95% Student-t "
           f"interval inside [{TAU_MEM_BAND[0]}, {TAU_MEM_BAND[1]}], and that of τ_gen (test loss 90% of its drop) "
-          f"inside [−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}].",
+          f"inside [−{TAU_GEN_FLAT}, {TAU_GEN_FLAT}] (equivalence rule on each; not reproduced if one lies wholly "
+          "outside). d = 40 and ψ_n = 4 are outside Thm 3.2's asymptotic regime (d → ∞, ψ_n ≫ 1).",
           _rf_mechanism, registered="commit b7554c8 (2026-11-25)"),
     Claim("closed-form-memorises", "control",
           "Sampling with the exact empirical (closed-form) score only reproduces training points.",
@@ -249,19 +309,24 @@ CLAIMS = claims(
           "target (CFM): generalisation does not come from the target's noise (Bertrand et al.).",
           "Bertrand et al. (arXiv 2506.03719), Alg. 2", PAPER["cfm_efm"].value,
           "Digits (d = 64), n ∈ {64, 128}, 6 paired seeds per n (same training set, initialisation and draws of x₀, "
-          "t and batch), the SM B network of width 128, Adam 1e-3, batch 128, 10,000 steps each: the EFM − CFM "
-          "difference of f_mem at the last checkpoint over the 12 pairs is reproduced if its 95% Student-t interval "
-          f"contains 0 and lies inside ±{FM_MARGIN}, not reproduced if it excludes 0, not testable here otherwise (too "
-          "few seeds). The relative difference of the median distance to held-out digits is reported beside it. "
-          "Sizes and budget come from a CFM-only pilot on other seeds (lab notebook P1).",
-          _cfm_efm, registered="commit fe57f92 (2026-11-25)"),
+          "t and batch), the SM B network of width 128, Adam 1e-3, batch 128, 10,000 steps each, on fresh seeds "
+          "(FLOW_FRESH: everything drawn from seed 100): the equivalence rule (TOST at 5%) on the EFM − CFM "
+          f"difference of f_mem at the last checkpoint over the 12 pairs: reproduced if its {FM_LEVEL:.0%} Student-t "
+          f"interval lies inside ±{FM_MARGIN} (the margin registered in fe57f92), not reproduced if it lies wholly "
+          "outside, else not testable here. The relative difference of the median distance to held-out digits is "
+          "reported beside it.",
+          _cfm_efm, registered=REGISTERED_41),
 )
 
 
 def metrics(views) -> dict:
     """The shipped verdict metrics (issue #32); a group whose view is not stored is left out."""
-    from toymodels.errors import NotStored
-
+    fresh = {}
+    try:
+        m, lo, hi = _fm_interval(views["cfm_efm_fresh"])
+        fresh = {"fm_fresh_diff": m, "fm_fresh_diff_ci": [lo, hi]}
+    except (NotStored, KeyError):
+        pass
     out: dict = {}
     try:
         res = views["study"]
@@ -286,7 +351,7 @@ def metrics(views) -> dict:
         out.update(fm_seeds=int(res["config"]["seeds"]), fm_pairs=len(pairs), fm_mem_cfm=float(pairs.f_cfm.mean()),
                    fm_mem_efm=float(pairs.f_efm.mean()),
                    fm_mem_closed_form=float(refs.loc[refs.source == "closed-form sampler", "f_mem"].mean()),
-                   fm_diff=float(res["fm_diff"]), fm_diff_ci=list(res["fm_diff_ci"]))
+                   fm_diff=float(res["fm_diff"]), fm_diff_ci=list(res["fm_diff_ci"]), **fresh)
     except (NotStored, KeyError):
         pass
     try:

@@ -249,6 +249,9 @@ def _flow_budget(cfg, limit=FLOW_BUDGET, **_):
 #: budget from a CFM-only pilot on other seeds, lab notebook P1: there CFM's f_mem at 10⁴ steps was 0.36 for n = 64
 #: and 0 for n = 256).
 FLOW_STUDY = FlowConfig()
+#: Issue 41: CFM against EFM under the equivalence rule, on fresh seeds (their training sets, test split,
+#: initialisations and draws all derive from seed 100), registered before the run.
+FLOW_FRESH = FlowConfig(seed=100)
 
 
 def expected_seconds(cfg, kind: str | None = None) -> float:

@@ -1,7 +1,8 @@
 """Configurations, bounds and the cost model of the grokking toy (light: no numpy beyond the standard library's
 needs, read by the page for its widgets).
 
-Bounds are declared once per parameter (``BOUNDS``) and applied by ``experiments``; the cost model
+Every knob is declared once, in ``KNOBS`` (its bound, label, the values the page offers, its URL id), and applied
+by ``experiments``' bounded entry points and drawn by the page's ``ui.form``; the cost model
 ``expected_seconds`` is a fit to timings of this implementation on one thread of a 2-core CPU (see the lab
 notebook), and the budget refuses a configuration whose run would take over ``MAX_SECONDS`` or hold over
 ``MAX_BYTES`` of arrays.
@@ -11,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toymodels.errors import InputError
-from toymodels.topic import OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, OneOf, Range
 
 # Primes a visitor may pick (the paper's tasks are mod a prime; 61 is the official default).
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61)
@@ -21,23 +23,41 @@ CONTROL_LABELS = {"rfm": "RFM: learn M by iterating the AGOP",
                   "identity": "Control: M fixed at I (no feature learning)",
                   "random_circulant": "Control: a random circulant M (no learning)"}
 
-BOUNDS = {
-    "p": OneOf(*PRIMES),
-    "train_frac": Range(0.1, 0.9),
-    "op": OneOf(*OPERATIONS),
-    "iters": Range(1, 60, integer=True),
-    "bandwidth": Range(0.5, 20.0),
-    "power": Range(0.1, 1.0),
-    "ridge": Range(0.0, 1.0),
-    "control": OneOf(*CONTROLS),
-    "seed": Range(0, 2**31 - 1, integer=True),
-}
-SEEDS_BOUNDS = {"n_seeds": Range(1, 20, integer=True), "first_seed": Range(0, 2**31 - 1 - 20, integer=True)}
-
-# The values a sweep may take per parameter (the page offers these; ``sweep`` accepts any value inside BOUNDS).
+# The values a sweep may take per parameter (the page offers these; ``sweep`` accepts any value inside the bound).
 SWEEPS = {"train_frac": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), "bandwidth": (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0),
           "power": (0.25, 0.5, 0.75, 1.0)}
 SWEEP_LABELS = {"train_frac": "training fraction", "bandwidth": "bandwidth L", "power": "AGOP power s"}
+_FRAC, _L, _S = Range(0.1, 0.9), Range(0.5, 20.0), Range(0.1, 1.0)
+
+#: Every knob, once: ``run``'s config (the page's form), the seed study, and the sweep.
+KNOBS = knobs(
+    Knob("p", OneOf(*PRIMES), "p (a prime)", id="gk_p"),
+    Knob("train_frac", _FRAC, "Training fraction", 0.05, id="gk_frac"),
+    Knob("iters", Range(1, 60, integer=True), "RFM iterations", 1, id="gk_iters"),
+    Knob("bandwidth", _L, "Bandwidth L", 0.5, id="gk_L"),
+    Knob("power", _S, "AGOP power s", 0.05, id="gk_s"),
+    Knob("seed", Range(0, 2**31 - 1, integer=True), "Seed (the split)", id="gk_seed"),
+    Knob("op", OneOf(*OPERATIONS), "Operation", id="gk_op", labels={"x+y": "x + y (mod p)", "x-y": "x − y (mod p)"}),
+    Knob("control", OneOf(*CONTROLS), "Metric M", id="gk_ctrl", labels=CONTROL_LABELS),
+    Knob("ridge", Range(0.0, 1.0)),
+    Knob("iteration", Range(0, 59, integer=True), "Iteration", 1, id="gk_iter", default=5,
+         help="The metric after this RFM iteration (the heatmap and the two numbers beside it)"),
+    Knob("n_seeds", Range(1, 20, integer=True), group="study"),
+    Knob("first_seed", Range(0, 2**31 - 1 - 20, integer=True), group="study"),
+    Knob("param", OneOf(*SWEEPS), "Knob", id="gk_sweep", labels=SWEEP_LABELS, group="sweep", default="train_frac"),
+    Knob("values", Each(Range(0.1, 20.0), max_len=8), group="sweep"),
+    *(Knob("values", Each(bound, max_len=8), "Values", SWEEPS[name], id=f"gk_sweep_{name}", group=f"sweep_{name}",
+           default=SWEEPS[name][1:6:2] if len(SWEEPS[name]) > 5 else SWEEPS[name][:3])
+      for name, bound in (("train_frac", _FRAC), ("bandwidth", _L), ("power", _S))),
+    # the neural-network comparison (nn.py: NNConfig, and nn_seeds' own arguments)
+    *(Knob(name, bound, group="nn") for name, bound in dict(
+        p=Range(5, 97, integer=True), op=OneOf("x+y", "x-y"), train_frac=_FRAC, width=Range(8, 1024, integer=True),
+        activation=OneOf("quadratic", "relu"), lr=Range(1e-5, 1e-1), weight_decay=Range(0.0, 10.0),
+        max_steps=Range(1, 20000, integer=True), eval_every=Range(1, 1000, integer=True), stop_at=Range(0.0, 1.0),
+        patience=Range(1, 20, integer=True), seed=Range(0, 2**31 - 1, integer=True)).items()),
+    Knob("first_seed", Range(0, 2**31 - 1 - 20, integer=True), group="nn_study"),
+    Knob("seeds", Range(1, 20, integer=True), group="nn_study"),
+)
 
 MAX_SECONDS = 90.0      # one run, on one thread of a 2-core CPU
 MAX_BYTES = 800 << 20   # arrays held at once by one run
@@ -115,3 +135,31 @@ def check_budget(cfg: Config, n_seeds: int = 1) -> None:
     if expected_bytes(cfg) > MAX_BYTES:
         raise InputError(f"this run would hold about {expected_bytes(cfg) / 2**20:.0f} MB (limit "
                          f"{MAX_BYTES / 2**20:.0f} MB): lower p or the training fraction")
+
+
+# --------------------------------------------------------------------------- the neural-network comparison (nn.py)
+
+@dataclass(frozen=True)
+class NNConfig:
+    """One network: the task (p, op, train_frac, the split's ``seed``), the network (width, activation) and its
+    training (full batch AdamW: lr, weight_decay; at most ``max_steps``, evaluated every ``eval_every``; it stops
+    once test accuracy has stayed ≥ ``stop_at`` for ``patience`` evaluations)."""
+    p: int = 61
+    op: str = "x+y"
+    train_frac: float = 0.5
+    width: int = 512
+    activation: str = "quadratic"
+    lr: float = 1e-3
+    weight_decay: float = 1.0
+    max_steps: int = 4000
+    eval_every: int = 100
+    stop_at: float = 0.99
+    patience: int = 3
+    seed: int = 0
+
+
+
+#: Issue 41's registered run (nn-features): 8 fresh splits, seeds 100-107, the configuration of the pilot (seeds 0-1,
+#: lab notebook), which grokked by step 1,000 on both.
+NN_STUDY = NNConfig()
+NN_FIRST_SEED, NN_SEEDS = 100, 8

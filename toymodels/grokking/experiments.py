@@ -13,14 +13,13 @@ import dataclasses
 import numpy as np
 
 from toymodels.errors import InputError
-from toymodels.topic import Each, Fields, OneOf, Range, as_progress, bounded
+from toymodels.topic import as_progress, bounded
 
 from . import rfm
 from .config import (
-    BOUNDS,
+    KNOBS,
     MAX_BYTES,
     MAX_SECONDS,
-    SEEDS_BOUNDS,
     SWEEPS,
     Config,
     SeedsConfig,
@@ -62,7 +61,7 @@ def _control_metric(cfg: Config) -> np.ndarray:
     return np.eye(2 * cfg.p)
 
 
-@bounded(cfg=Fields(**BOUNDS), _budget=_budget)
+@bounded(cfg=KNOBS.fields(Config), _budget=_budget)
 def run(cfg: Config = DEFAULT, progress=None) -> dict:
     """RFM on (x ∘ y) mod p (or a control), iteration by iteration.
 
@@ -110,8 +109,7 @@ def _study_budget(cfg: SeedsConfig, progress=None) -> None:
                          "iterations or the seeds")
 
 
-@bounded(cfg=Fields(run=Fields(**BOUNDS), n_seeds=SEEDS_BOUNDS["n_seeds"], first_seed=SEEDS_BOUNDS["first_seed"]),
-         _budget=_study_budget)
+@bounded(cfg=KNOBS.fields(SeedsConfig, group="study", run=KNOBS.fields(Config)), _budget=_study_budget)
 def run_seeds(cfg: SeedsConfig = DEFAULT_STUDY, progress=None) -> dict:
     """``run`` over ``cfg.n_seeds`` splits: per-seed, per-iteration arrays (seeds × iterations) of ``train_acc``,
     ``test_acc``, ``test_mse`` and ``circulant_deviation``; per seed ``random_circulant_test_acc`` and
@@ -133,7 +131,7 @@ def _sweep_budget(cfg: Config, param: str, values, progress=None) -> None:
     if param not in SWEEPS:
         raise InputError(f"param must be one of {', '.join(SWEEPS)}; got {param!r}")
     for v in values:
-        BOUNDS[param].check(param, v)
+        KNOBS.specs(param)[param].check(param, v)
     if cfg.control != "rfm":
         raise InputError("a sweep runs RFM (set the metric to RFM)")
     secs = sum(expected_seconds(dataclasses.replace(cfg, **{param: v})) for v in values)
@@ -142,7 +140,7 @@ def _sweep_budget(cfg: Config, param: str, values, progress=None) -> None:
                          "smaller p or fewer iterations")
 
 
-@bounded(cfg=Fields(**BOUNDS), param=OneOf(*SWEEPS), values=Each(Range(0.1, 20.0), max_len=8), _budget=_sweep_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs("param", "values", group="sweep"), _budget=_sweep_budget)
 def sweep(cfg: Config = SWEEP_DEFAULT, param: str = "train_frac", values=SWEEPS["train_frac"], progress=None) -> dict:
     """``run`` once per value of ``param`` (the rest of ``cfg`` fixed): per value, the per-iteration curves (no
     metric snapshots) and both controls. Returns ``param``, ``values``, ``runs`` (one dict per value), ``config``."""

@@ -27,24 +27,32 @@ def validate_matrix(A) -> np.ndarray:
     return A
 
 
+def _short(text, limit: int = 160) -> str:
+    """One line of at most ``limit`` characters: what a message may quote of a file's name or a reader's error."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
 def load_matrix(data: bytes, filename: str) -> tuple[np.ndarray, str]:
-    """Read an uploaded .npy (allow_pickle=False) or .safetensors file; returns (matrix, tensor name)."""
-    name = filename.lower()
+    """Read an uploaded .npy (allow_pickle=False) or .safetensors file; returns (matrix, tensor name). Every
+    failure is an InputError of one line that quotes at most 60 characters of the file's name."""
+    name = str(filename).lower()
+    filename = _short(filename, 60)
     if name.endswith(".npy"):
         try:
             A = np.load(io.BytesIO(data), allow_pickle=False)
         except ValueError as exc:
             raise InputError(f"could not read {filename} as a plain .npy array (pickled objects are refused): "
-                             f"{exc}") from None
+                             f"{_short(exc)}") from None
         except Exception as exc:  # noqa: BLE001 - any malformed file is a user error
-            raise InputError(f"could not read {filename} as .npy: {exc}") from None
+            raise InputError(f"could not read {filename} as .npy: {_short(exc)}") from None
         return validate_matrix(A), "array"
     if name.endswith(".safetensors"):
         from safetensors.numpy import load as st_load
         try:
             tensors = st_load(data)
         except Exception as exc:  # noqa: BLE001
-            raise InputError(f"could not read {filename} as .safetensors: {exc}") from None
+            raise InputError(f"could not read {filename} as .safetensors: {_short(exc)}") from None
         mats = {k: v for k, v in tensors.items() if v.ndim == 2}
         if not mats:
             raise InputError(f"{filename} holds no 2-D tensor")

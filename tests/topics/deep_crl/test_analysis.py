@@ -56,17 +56,21 @@ def _online(depth, solved, n=20, corridor=0.0, seed0=100):
     return {"per_seed": per_seed, "curves": pd.DataFrame(), "chance_accuracy": 1 / 256}
 
 
-def _critic(depth_gain, param_gain, seeds=8):
+def _critic(depth_gain, param_gain, seeds=8, step1=None):
+    """Offline critics at depths 4, 16, 64 and a wide depth-4 one; depth 16 sits ``step1`` above depth 4 (half the
+    gain by default)."""
     rng = np.random.default_rng(1)
     base = rng.normal(0.64, 0.02, seeds)
+    step1 = depth_gain / 2 if step1 is None else step1
     rows = []
     for k in range(seeds):
         noise = rng.normal(0, 0.005, 3)
-        for d, w, rho in ((4, 64, base[k]), (64, 64, base[k] + depth_gain + noise[0]),
+        for d, w, rho in ((4, 64, base[k]), (16, 64, base[k] + step1 + noise[2]),
+                          (64, 64, base[k] + depth_gain + noise[0]),
                           (4, 254, base[k] + depth_gain - param_gain + noise[1])):
-            rows.append({"depth": d, "width": w, "seed": 100 + k, "spearman_geodesic": rho, "params": w * 10,
+            rows.append({"depth": d, "width": w, "seed": 108 + k, "spearman_geodesic": rho, "params": w * 10,
                          "spearman_occupancy": 0.1, "retrieval": 0.4})
-    return {"per_seed": pd.DataFrame(rows), "depths": [4, 64], "config": {"width": 64, "maze": "rings19"},
+    return {"per_seed": pd.DataFrame(rows), "depths": [4, 16, 64], "config": {"width": 64, "maze": "rings19"},
             "wide": {"width": 254, "params": 2540, "spearman": 0.7}, "euclid_scored_spearman": 0.2,
             "random_retrieval": 0.07}
 
@@ -76,37 +80,84 @@ def _judge(claim_id, views):
     return C.judge(claim, views)
 
 
-@pytest.mark.parametrize("solved,status", [((2, 14), C.REPRODUCED), ((10, 4), C.NOT_REPRODUCED),
-                                           ((3, 6), C.NOT_TESTABLE)])
+def _online60(solved4, solved8):
+    return {"online60_d4": _online(4, solved4, n=60, seed0=200), "online60_d8": _online(8, solved8, n=60, seed0=200)}
+
+
+@pytest.mark.parametrize("solved,status", [((12, 30), C.REPRODUCED), ((12, 18), C.NOT_REPRODUCED),
+                                           ((30, 38), C.NOT_TESTABLE)])
 def test_the_online_depth_claim_follows_its_registered_rule(solved, status):
-    views = {"online_d4": _online(4, solved[0]), "online_d8": _online(8, solved[1])}
-    j = _judge("depth-online", views)
-    assert j.status == status and j.seeds == 40 and "Fisher" in j.uncertainty
-    p = stats.fisher_exact([[solved[1], 20 - solved[1]], [solved[0], 20 - solved[0]]], alternative="greater").pvalue
+    j = _judge("depth-online", _online60(*solved))
+    assert j.status == status and j.seeds == 120 and j.rule == "superiority" and "Fisher" in j.uncertainty
+    p = stats.fisher_exact([[solved[1], 60 - solved[1]], [solved[0], 60 - solved[0]]], alternative="greater").pvalue
     assert j.metrics["p_value"] == pytest.approx(p)
+    lo, hi = A.newcombe(solved[1], 60, solved[0], 60, 0.90)
+    assert j.metrics["diff_ci"] == pytest.approx([lo, hi])
+    # the rule by hand: excludes 0 upwards -> reproduced; excludes +0.25 -> not reproduced
+    assert (lo > 0) == (status == C.REPRODUCED) and (hi < 0.25 and lo <= 0) == (status == C.NOT_REPRODUCED)
 
 
-@pytest.mark.parametrize("c4,c16,status", [(-0.05, 0.1, C.REPRODUCED), (-0.05, -0.1, C.NOT_REPRODUCED),
-                                           (-0.05, 0.0, C.NOT_TESTABLE)])
+def test_the_first_online_test_is_reported_beside_the_registered_run():
+    views = {**_online60(12, 30), "online_d4": _online(4, 4), "online_d8": _online(8, 7)}
+    assert "seeds 100-119" in _judge("depth-online", views).note
+
+
+@pytest.mark.parametrize("c4,c16,status", [(-0.15, 0.3, C.REPRODUCED), (-0.15, -0.1, C.NOT_REPRODUCED),
+                                           (-0.15, 0.05, C.NOT_TESTABLE)])
 def test_the_value_map_claim_follows_its_registered_rule(c4, c16, status):
-    views = {"online_d4": _online(4, 5, corridor=c4), "online_d16": _online(16, 5, corridor=c16)}
-    assert _judge("qmap-corridor", views).status == status
+    def spread(r, sd, seed):
+        r = dict(r)
+        ps = r["per_seed"].copy()
+        ps["spearman_corridor"] += np.random.default_rng(seed).normal(0, sd, len(ps))
+        r["per_seed"] = ps
+        return r
+
+    views = {"online60_d4": spread(_online(4, 5, n=60, corridor=c4), 0.2, 1),
+             "qmap_d16": spread(_online(16, 5, corridor=c16), 0.25, 2)}
+    j = _judge("qmap-corridor", views)
+    assert j.status == status, j.reason
+    lo, hi = j.metrics["mean_deep_ci"]
+    assert lo <= j.metrics["mean_deep"] <= hi
 
 
 @pytest.mark.parametrize("depth_gain,param_gain,offline,stitching", [
-    (0.05, 0.0, C.REPRODUCED, C.ILLUSTRATED),            # depth's gain is the parameters': §4.6 holds
-    (0.08, 0.06, C.NOT_REPRODUCED, C.ILLUSTRATED),       # depth beats a wide net: depth helps offline
-    (0.0, 0.0, C.REPRODUCED, C.NOT_REPRODUCED)])         # no gain at all
+    (0.0, 0.0, C.REPRODUCED, C.NOT_REPRODUCED),          # no gain of depth at the same width: §4.6 holds
+    (0.08, 0.06, C.NOT_REPRODUCED, C.ILLUSTRATED),       # depth helps at the same width (stitching: fitted)
+    (0.03, 0.0, C.NOT_TESTABLE, C.ILLUSTRATED)])         # a gain at the margin: offline undecided
 def test_the_offline_claims_follow_their_registered_rules(depth_gain, param_gain, offline, stitching):
-    views = {"critic": _critic(depth_gain, param_gain)}
-    assert _judge("offline-depth", views).status == offline
+    views = {"critic_fresh": _critic(depth_gain, param_gain)}
+    j = _judge("offline-depth", views)
+    assert j.status == offline and j.rule == "equivalence", j.reason
     s = _judge("stitching-depth", views)
-    assert s.status == stitching                          # fitted: a passing test reads "illustrated"
+    assert s.status == stitching, s.reason                # fitted: a passing test reads "illustrated"
+    assert s.metrics["step1"] != j.metrics["depth_gain"]  # stitching reads its own contrasts, not the offline one
 
 
-def test_a_claim_whose_runs_are_missing_is_not_testable():
-    j = _judge("depth-online", {"online_d4": _online(4, 3)})
-    assert j.status == C.NOT_TESTABLE and j.note
+def test_the_width_parity_is_its_own_finding():
+    assert M.width_parity({}) is None
+    same = M.width_parity({"critic_fresh": _critic(0.06, 0.0)})
+    assert same.status == C.REPRODUCED and same.rule == "equivalence"
+    assert M.width_parity({"critic_fresh": _critic(0.09, 0.08)}).status == C.NOT_REPRODUCED
+
+
+def _arm(solved, ab, n=20):
+    r = _online(8, solved, n=n, seed0=400)
+    return r
+
+
+@pytest.mark.parametrize("full,abl,status,rule", [
+    (12, (2, 1, 3), C.REPRODUCED, "superiority"), (12, (2, 12, 3), C.NOT_REPRODUCED, "superiority"),
+    (12, (2, 7, 3), C.NOT_TESTABLE, "superiority"), (3, (0, 0, 0), C.NOT_TESTABLE, "precondition")])
+def test_the_ablations_claim_follows_its_registered_rule(full, abl, status, rule):
+    views = {"ablation20_none": _arm(full, "none"),
+             **{f"ablation20_{ab}": _arm(k, ab) for ab, k in zip(M.ABLATIONS[1:], abl)}}
+    j = _judge("ablations", views)
+    assert (j.status, j.rule) == (status, rule), j.reason
+
+
+def test_a_claim_whose_runs_are_missing_is_pending():
+    j = _judge("depth-online", {"online60_d4": _online(4, 3, n=60)})
+    assert j.status == C.NOT_TESTABLE and j.rule == "pending" and "online60_d8" in j.reason
 
 
 def test_metrics_are_json_lists_and_survive_a_missing_depth():

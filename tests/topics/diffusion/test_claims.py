@@ -39,6 +39,7 @@ def _study(slope_mem=1.0, slope_gen=0.0, frac=0.3, cf=1.0, seeds=5, **kw):
     for col in ("tau_mem", "tau_gen"):
         b, lo, hi = experiments.slope_interval(per, col)
         out[f"{col}_slope"], out[f"{col}_slope_ci"] = b, [lo, hi]
+    out["tau_gen_mmd_slope"], out["tau_gen_mmd_slope_ci"] = out["tau_gen_slope"], out["tau_gen_slope_ci"]
     summary = per.groupby("n").agg(tau_mem=("tau_mem", "mean"), tau_gen=("tau_gen", "mean"),
                                    fraction_of_run=("fraction_of_run", "mean")).reset_index()
     summary["fraction_of_run_max"] = summary.fraction_of_run
@@ -50,7 +51,7 @@ def _study(slope_mem=1.0, slope_gen=0.0, frac=0.3, cf=1.0, seeds=5, **kw):
 
 def _fm(diffs, nn_rel=0.0, cf=1.0):
     d = np.asarray(diffs, float)
-    pairs = pd.DataFrame({"n": 64, "seed": range(d.size), "f_cfm": 0.3, "f_efm": 0.3 + d})
+    pairs = pd.DataFrame({"n": 64, "seed": range(d.size), "f_cfm": 0.3, "f_efm": 0.3 + d, "f_diff": d})
     mean, lo, hi = flows.paired_interval(d)
     refs = pd.DataFrame({"n": 64, "seed": range(d.size), "source": "closed-form sampler", "f_mem": cf})
     return {"config": {"seeds": d.size}, "fm_pairs": pairs, "references": refs, "fm_diff": mean, "fm_diff_ci": [lo, hi],
@@ -60,7 +61,8 @@ def _fm(diffs, nn_rel=0.0, cf=1.0):
 def _rf(slope_mem=(1.0, 0.95, 1.05), slope_gen=(0.0, 0.05, -0.05)):
     per = pd.DataFrame({"tau_mem_slope": slope_mem, "tau_gen_slope": slope_gen})
     summary = pd.DataFrame({"psi_n": [4.0, 32.0], "lambda_min": [0.05, 0.016], "lambda_min_theory": [0.1, 0.016]})
-    out = {"seeds": len(per), "config": {"d": 40}, "p": 2560, "tau_mem_theory_slope": 1.0, "summary": summary}
+    out = {"seeds": len(per), "config": {"d": 40, "psi_ns": [4, 8, 16, 32]}, "p": 2560, "tau_mem_theory_slope": 1.0,
+           "summary": summary}
     for k in ("tau_mem_slope", "tau_gen_slope"):
         m, lo, hi = experiments.seed_interval(per[k])
         out[k], out[f"{k}_ci"] = m, [lo, hi]
@@ -75,20 +77,23 @@ def _judge(claim_id, views):
 def test_tau_mem_claim_reproduces_a_linear_law_and_refuses_the_rest():
     assert _judge("tau-mem-linear", {"study": _study(1.0)}).status == C.REPRODUCED
     assert _judge("tau-mem-linear", {"study": _study(0.5)}).status == C.NOT_REPRODUCED     # √n is not ∝ n
-    assert _judge("tau-mem-linear", {"study": _study(1.0, frac=0.9)}).status == C.NOT_REPRODUCED   # at the edge
+    edge = _judge("tau-mem-linear", {"study": _study(1.0, frac=0.9)})             # at the edge of its run
+    assert (edge.status, edge.rule) == (C.NOT_TESTABLE, "precondition")
     noisy = _study(1.0, noise=2.0)                                                # an interval wider than the band
-    assert not (0.6 <= noisy["tau_mem_slope_ci"][0] and noisy["tau_mem_slope_ci"][1] <= 1.4)
-    assert _judge("tau-mem-linear", {"study": noisy}).status == C.NOT_REPRODUCED
+    assert noisy["tau_mem_slope_ci"][0] < 0.6 < 1.4 < noisy["tau_mem_slope_ci"][1]
+    assert _judge("tau-mem-linear", {"study": noisy}).status == C.NOT_TESTABLE    # straddles: more seeds
     never = _study(1.0)
     never["per_model"].loc[0, "fraction_of_run"] = float("nan")                   # one model never memorised
     j = _judge("tau-mem-linear", {"study": never})
-    assert j.status == C.NOT_REPRODUCED and "never memorised" in j.note
+    assert j.status == C.NOT_TESTABLE and j.rule == "precondition" and "never memorised" in j.reason
     j = _judge("tau-mem-linear", {"study": _study(1.0)})
     assert j.seeds == 5 and "95% CI" in j.uncertainty
 
 
 def test_tau_gen_claim_needs_the_whole_interval_inside_the_band():
-    assert _judge("tau-gen-flat", {"study": _study(1.0, 0.0)}).status == C.REPRODUCED
+    flat = _judge("tau-gen-flat", {"study": _study(1.0, 0.0)})
+    assert flat.status == C.ILLUSTRATED and flat.rule == "equivalence"          # fitted: its definition was chosen
+    assert "MMD" in flat.ours and "agree" in flat.note
     assert _judge("tau-gen-flat", {"study": _study(1.0, 0.5)}).status == C.NOT_REPRODUCED
     assert _judge("tau-gen-flat", {"study": _study(1.0, -0.5)}).status == C.NOT_REPRODUCED
     assert _judge("tau-gen-flat", {}).status == C.NOT_TESTABLE                    # nothing stored: no guess
@@ -97,8 +102,10 @@ def test_tau_gen_claim_needs_the_whole_interval_inside_the_band():
 def test_rf_claim_uses_the_student_interval_over_seeds():
     j = _judge("rf-spectrum", {"rf_study": _rf()})
     assert j.status == C.REPRODUCED and "0.50 at ψ_n = 4, 1.00 at ψ_n = 32" in j.note      # measured / edge
-    assert _judge("rf-spectrum", {"rf_study": _rf(slope_mem=(0.7, 0.5, 0.6))}).status == C.NOT_REPRODUCED
-    assert _judge("rf-spectrum", {"rf_study": _rf(slope_gen=(0.3, 0.5, 0.4))}).status == C.NOT_REPRODUCED
+    assert "outside that regime" in j.note
+    assert _judge("rf-spectrum", {"rf_study": _rf(slope_mem=(0.45, 0.44, 0.46))}).status == C.NOT_REPRODUCED
+    assert _judge("rf-spectrum", {"rf_study": _rf(slope_mem=(0.7, 0.5, 0.6))}).status == C.NOT_TESTABLE  # straddles
+    assert _judge("rf-spectrum", {"rf_study": _rf(slope_gen=(0.5, 0.52, 0.48))}).status == C.NOT_REPRODUCED
 
 
 def test_closed_form_claim_needs_every_training_set():
@@ -109,15 +116,25 @@ def test_closed_form_claim_needs_every_training_set():
 
 
 def test_cfm_efm_claim_three_outcomes():
-    same = _fm([0.01, -0.02, 0.0, 0.015, -0.01, 0.005])
-    assert _judge("cfm-equals-efm", {"cfm_efm": same}).status == C.REPRODUCED
-    differ = _fm([0.2, 0.25, 0.18, 0.22, 0.21, 0.19])
-    assert _judge("cfm-equals-efm", {"cfm_efm": differ}).status == C.NOT_REPRODUCED
-    small_but_real = _fm([0.02, 0.021, 0.019, 0.02, 0.022, 0.018])                # excludes 0: beyond seed noise
-    assert _judge("cfm-equals-efm", {"cfm_efm": small_but_real}).status == C.NOT_REPRODUCED
-    too_noisy = _fm([0.3, -0.3, 0.25, -0.2, 0.1])
-    j = _judge("cfm-equals-efm", {"cfm_efm": too_noisy})
-    assert j.status == C.NOT_TESTABLE and "too few seeds" in j.note
+    first = _fm([0.01, 0.012, 0.008, 0.011, 0.009, 0.01])
+
+    def judge(fresh):
+        return _judge("cfm-equals-efm", {"cfm_efm": first, "cfm_efm_fresh": fresh})
+
+    assert judge(_fm([0.01, -0.02, 0.0, 0.015, -0.01, 0.005])).status == C.REPRODUCED
+    assert judge(_fm([0.2, 0.25, 0.18, 0.22, 0.21, 0.19])).status == C.NOT_REPRODUCED
+    # excludes 0 but lies well inside ±0.1: equal within the margin (issue 41: no longer "not reproduced")
+    small_but_real = judge(_fm([0.02, 0.021, 0.019, 0.02, 0.022, 0.018]))
+    assert small_but_real.status == C.REPRODUCED and small_but_real.rule == "equivalence"
+    j = judge(_fm([0.3, -0.3, 0.25, -0.2, 0.1]))
+    assert j.status == C.NOT_TESTABLE and "seeds would decide it" in j.reason
+    # the interval is the 90% Student t (TOST at 5%), computed here by scipy
+    d = [0.01, -0.02, 0.0, 0.015, -0.01, 0.005]
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.90)
+    assert judge(_fm(d)).metrics["fm_diff_ci"] == pytest.approx([ci.low, ci.high])
+    # the fresh run not shipped: pending, the first run in the note
+    p = _judge("cfm-equals-efm", {"cfm_efm": first})
+    assert p.rule == "pending" and "first run" in p.note
 
 
 def test_fm_reading_follows_the_interval_and_the_fits():

@@ -65,13 +65,18 @@ def test_the_removal_tests_decide_as_written():
     assert M._removal_evidence(v, "sink_seeds", "g1_elementwise", removes=True).status == C.REPRODUCED
     assert M._removal_evidence(v, "sink_seeds", "g1_headshared", removes=False).status == C.REPRODUCED
     ev = M._removal_evidence(v, "sink_seeds", "g1_headshared", removes=True)
-    assert ev.status == C.NOT_REPRODUCED and "keeps most" in ev.note and ev.seeds == 5 and ev.uncertainty
+    assert ev.status == C.NOT_REPRODUCED and "outside the margin" in ev.reason and ev.seeds == 5 and ev.uncertainty
+    assert ev.rule == "equivalence"
     # 0.1: removes 0.61 of the excess in every seed (no spread): removes, so "keeps" is not reproduced
     assert M._removal_evidence(v, "sink_seeds", "g2_elementwise", removes=False).status == C.NOT_REPRODUCED
     # too few seeds with a baseline sink: not testable
     flat = _sweep({"baseline": [0.2, 0.05, 0.05, 0.05, 0.2], "g1_elementwise": gone})
     ev = M._removal_evidence(_views(sink_seeds=flat), "sink_seeds", "g1_elementwise", removes=True)
-    assert ev.status == C.NOT_TESTABLE and "2 seeds" in ev.note
+    assert ev.status == C.NOT_TESTABLE and ev.rule == "precondition" and "2 of 5 seeds" in ev.reason
+    # an interval straddling one half: not testable here (issue 41), never "not reproduced"
+    wide = _sweep({"baseline": base, "g1_input_independent": [0.19, 0.05, 0.2, 0.06, 0.15]})
+    ev = M._removal_evidence(_views(sink_seeds=wide), "sink_seeds", "g1_input_independent", removes=False)
+    assert ev.metrics["removed_lo"] < 0.5 < ev.metrics["removed_hi"] and ev.status == C.NOT_TESTABLE
 
 
 def test_the_headline_is_illustrated_because_the_sink_configuration_was_chosen_on_it():
@@ -86,10 +91,12 @@ def test_sparse_gate_and_loss_tests():
     ev = M._sparse({"sink_seeds": sw})
     assert ev.status == C.REPRODUCED and ev.metrics["gate_mean_g1"] == pytest.approx(0.12)
     sw["summary"].loc[sw["summary"].variant == "g1_elementwise", "gate_mean"] = [0.10, 0.42, 0.14, 0.31, 0.13]
-    assert M._sparse({"sink_seeds": sw}).status == C.NOT_REPRODUCED          # the interval reaches past 0.25
+    assert M._sparse({"sink_seeds": sw}).status == C.NOT_TESTABLE            # the interval straddles 0.25
+    sw["summary"].loc[sw["summary"].variant == "g1_elementwise", "gate_mean"] = [0.40, 0.42, 0.44, 0.41, 0.43]
+    assert M._sparse({"sink_seeds": sw}).status == C.NOT_REPRODUCED          # wholly above 0.25
     # loss: both models at the Bayes CE (excess 0.01) -> not testable; a clear gain far from it -> reproduced
     solved = _sweep({"baseline": [0.2] * 5, "g1_elementwise": [0.04] * 5})
-    assert M._loss({"sink_seeds": solved}).status == C.NOT_TESTABLE
+    assert M._loss({"sink_seeds": solved}).rule == "precondition"
     gain = _sweep({"baseline": [0.2] * 5, "g1_elementwise": [0.04] * 5},
                   loss={"baseline": [2.5, 2.6, 2.55, 2.5, 2.6], "g1_elementwise": [2.3, 2.35, 2.3, 2.32, 2.4]})
     assert M._loss({"sink_seeds": gain}).status == C.REPRODUCED
@@ -113,12 +120,16 @@ def test_the_massive_activation_band_is_one_criterion_over_seeds():
     # 220/15 = 14.7 meets; 209/114 = 1.8 cut too small; 13 not massive; 150/30 = 5.0 meets; 99 just below 100
     assert t.meets.tolist() == [True, False, False, True, False]
     assert t.last_layer_fattn_baseline.tolist() == [pytest.approx(0.4)] * 5
+    # 3 of 5 baselines massive: the premise (4) fails -> "not testable here: precondition", not "not reproduced"
     ev = M._massive({"mact_seeds": _mact_sweep([(220, 15), (209, 114), (13, 95), (150, 30), (99, 1)])})
-    assert ev.status == C.NOT_REPRODUCED and ev.metrics["mact_seeds_meeting"] == 2 and ev.seeds == 5
+    assert (ev.status, ev.rule) == (C.NOT_TESTABLE, "precondition") and ev.metrics["mact_seeds_meeting"] == 2
+    # premise met: the share rule over seeds (Clopper-Pearson); 4 of 5 cannot exclude one half -> not testable
     ev = M._massive({"mact_seeds": _mact_sweep([(220, 15), (300, 20), (130, 5), (150, 30), (99, 1)])})
-    assert ev.status == C.REPRODUCED and ev.metrics["mact_seeds_meeting"] == 4
+    assert (ev.status, ev.rule) == (C.NOT_TESTABLE, "superiority") and ev.metrics["mact_seeds_meeting"] == 4
+    ev = M._massive({"mact_seeds": _mact_sweep([(220, 15), (300, 200)] * 8)})     # 8 of 16 meet: [0.25, 0.75]
+    assert ev.status == C.NOT_REPRODUCED
     head = next(c for c in M.CLAIMS if c.id == "massive-removed")
-    assert C.judge(head, {"mact_seeds": _mact_sweep([(220, 15)] * 5)}).status == C.ILLUSTRATED
+    assert C.judge(head, {"mact_seeds": _mact_sweep([(220, 15)] * 15)}).status == C.ILLUSTRATED
 
 
 def test_the_real_model_test():
@@ -136,7 +147,7 @@ def test_every_claim_is_not_testable_without_its_results():
 
     for claim in M.CLAIMS:
         j = C.judge(claim, Missing())
-        assert j.status == C.NOT_TESTABLE and j.note, claim.id
+        assert j.status == C.NOT_TESTABLE and (j.note or j.reason), claim.id
     ids = [c.id for c in M.CLAIMS]
     assert {"headshared-keeps-bb", "headshared-keeps-hsd", "g2-keeps-bb", "g2-keeps-hsd", "g1-removes-hsd"} <= set(ids)
     assert sum(c.kind == "headline" for c in M.CLAIMS) == 3
