@@ -210,8 +210,13 @@ def test_claims_read_the_real_sample_metrics():
 
 
 def test_pending_claims_say_so():
-    ev = H._intra({})
-    assert ev.rule == "pending" and "not yet run" in ev.note
+    """While only the top-p draw is measured, the min-p claims read "pending", naming the run."""
+    smp = _fake_samples()
+    t = smp["table"]
+    top = {**smp, "table": t[t["decoding"] == "top-p"].reset_index(drop=True)}
+    m = R.sample_metrics(top, RNG.normal(size=(len(top["table"]), 12)), seed=0)
+    for ev in (H._minp({"lm_metrics": m}), H._minp_lowers({"lm_metrics": m})):
+        assert ev.rule == "pending" and ev.status == "not testable here" and ev.note
 
 
 def test_live_samples_is_bounded_and_measures_its_pool(monkeypatch, tmp_path):
