@@ -5,6 +5,7 @@ once it is called); every paper in ``toymodels.registry`` whose page file exists
 """
 import logging
 import os
+import re
 
 import streamlit as st
 
@@ -17,8 +18,11 @@ _BADGE = {True: ("Reproduced", "green", ":material/check_circle:"),
 
 
 def _plain(text: str) -> str:
-    """Our own verdict text as literal markdown (Home stays light: it does not import ``ui``)."""
-    return "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~:$=&" else c for c in text)
+    """Our own verdict text as literal markdown (Home stays light: it does not import ``ui``), with its
+    subscripts and exponents set as such: ``τ_mem ∝ n^0.93`` reads τ<sub>mem</sub> ∝ n<sup>0.93</sup>."""
+    out = "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~:$=&" else c for c in text)
+    out = re.sub(r"(?<![\\\w])([^\W\d_])\\_([^\W\d_]+)", r"\1<sub>\2</sub>", out)  # τ\_mem -> τ<sub>mem</sub>
+    return re.sub(r"(?<=[\w)])\^((?:\\-|−)?\d+(?:\\\.\d+)?)", r"<sup>\1</sup>", out)  # n^0\.93 -> n<sup>0\.93</sup>
 
 
 SECTIONS = ((AWARD, "Best Paper awards", None), (RUNNER_UP, "Runners-up", None),
@@ -44,11 +48,14 @@ def home() -> None:
             "2. *RLVR & reasoning*: one estimator (pass@k) and one surprising crossover.\n"
             "3. *Superposition & scaling*: arrows in 2-D that explain a scaling law.\n"
             "4. *Diffusion memorization*: watch a model generalise, then memorise.\n\n"
-            "Each page opens on the finished picture; the knobs come after."
+            "Each page opens on its headline figure, computed in advance, with our number beside the paper's; "
+            "the knobs come after, and a guided tour takes you through it."
         )
         right.markdown(
-            "**Practitioner?** Every page has a *Reproduce* panel (our number beside the paper's) and a "
-            "*Sweep* panel with CSV download. The same experiments run from the command line:\n"
+            "**Practitioner?** Every page puts our number beside the paper's, then a ledger of the paper's "
+            "claims, each with its pre-registered test and its status; figures download as SVG and PNG, tables "
+            "as CSV, and each page gives the code that rebuilds its view. The headline experiments run from the "
+            "command line:\n"
             "```\npython -m toymodels list\npython -m toymodels reproduce rlvr --quick\n```\n"
             "The last line printed is JSON with the headline metrics. Settings live in the URL, so a link "
             "reopens the same view."
@@ -70,21 +77,21 @@ def home() -> None:
                          icon=":material/emoji_events:" if award in (AWARD, RUNNER_UP) else ":material/science:")
                 st.markdown(f"#### {paper.short_title}")
                 st.markdown(f"*{paper.title}*  \n<small>{paper.authors}</small>", unsafe_allow_html=True)
-                st.markdown(paper.claim)
+                st.markdown(_plain(paper.claim), unsafe_allow_html=True)
                 v = verdicts.get(paper.topic)
                 if v:
                     text, color, icon = _BADGE.get(v.get("reproduced"), _BADGE[None])
                     left, right = st.columns(2)
                     for col, label, key in ((left, "Our toy", "ours"), (right, "Paper", "paper")):
                         col.caption(label)  # whole words, never truncated like a metric's value
-                        col.markdown(f"**{_plain(str(v.get(key) or 'n/a'))}**")
+                        col.markdown(f"**{_plain(str(v.get(key) or 'n/a'))}**", unsafe_allow_html=True)
                     claims = v.get("claims") or []
                     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
                         st.badge(text, color=color, icon=icon)
                         if claims:
                             done = sum(c["status"] == "reproduced" for c in claims)
                             st.caption(f"{done} of {len(claims)} claims reproduced")
-                st.markdown(f"**Paper's number:** {paper.headline}")
+                st.markdown(f"**Paper's number:** {_plain(paper.headline)}", unsafe_allow_html=True)
                 links = f"[arXiv {paper.arxiv}]({paper.arxiv_url})"
                 links += f" · [official code]({paper.code_url})" if paper.code_url else " · no official code"
                 st.markdown(links)
@@ -103,10 +110,14 @@ for award, section in ((AWARD, "Best Papers"), (RUNNER_UP, "Runners-up"), (MORE,
              for p in PAPERS if p.award == award and p.has_page]
     if pages:
         sections[section] = pages
+# The favicon before the router: set first, it stops the router from making each page's material icon the
+# favicon, which the browser would fetch from a font CDN (an emoji is drawn locally: the app works offline).
+# A presenter link (``?present=1``) opens with the sidebar folded away.
+st.set_page_config(page_icon="🏆", layout="wide",
+                   initial_sidebar_state="collapsed" if "present" in st.query_params else "auto")
 page = st.navigation(sections)
 # The browser tab names the page (set after navigation, which knows which page is open).
-st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.title} · {APP_TITLE}",
-                   page_icon=":material/emoji_events:", layout="wide")
+st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.title} · {APP_TITLE}")
 
 
 def _warm_up() -> None:

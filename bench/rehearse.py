@@ -95,7 +95,7 @@ def install(app: Path, venv: Path, notes: list[str]) -> float:
                 f"without it, from the configured package index (pip config)")
         log(note)
         notes.append(note)
-        req = venv.parent / "requirements.fallback.txt"
+        req = app.parent / "requirements.fallback.txt"  # in the work folder (removed at the end), not beside --venv
         req.write_text("\n".join(ln for ln in lines if CPU_INDEX not in ln) + "\n")
     start = time.perf_counter()
     uv = shutil.which("uv")

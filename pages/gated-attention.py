@@ -17,25 +17,13 @@ SHORT = {"baseline": "baseline", "g1_elementwise": "G1 elementwise", "g1_headwis
 D = M.SINK_CFG
 COLOR = {v: ui.PALETTE[i] for i, v in enumerate(M.VARIANTS)}
 
-PRESETS = {  # id -> (label, config)
-    "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", D),
-    "hsd": (f"Head-specific dormancy (shipped, seed {M.HSD_SEEDS[0]})",
-            replace(M.HSD_CFG, variant="g1_elementwise", seed=M.HSD_SEEDS[0])) if M.HSD_CFG else
-           (f"Head-specific dormancy ({M.HSD_PILOT2[0]}, the second pilot's first candidate; a live run)",
-            replace(M.hsd_config(M.HSD_PILOT2[0]), variant="g1_elementwise", seed=M.HSD_SEEDS[0])),
-    "massive": (f"Massive-activation configuration ({M.MACT_NAME}, shipped)", M.MACT_CFG),
-    "no_qknorm": ("Without QK-norm, lr 1e-2", replace(D, qk_norm=False, lr=1e-2)),
-    "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", replace(D, pos="rope", lr=3e-3, qk_norm=False)),
-    "rope_qknorm": ("Paper-like: RoPE + QK-norm (as Qwen3)", replace(D, pos="rope", qk_norm=True)),
-    "deeper": ("Deeper: 3 layers, 4 heads, 300 steps", replace(D, n_layers=3, n_heads=4, steps=300)),
-}
-FORM_KEYS = ("n_layers", "n_heads", "d_model", "seq_len", "steps", "lr", "seed", "pos", "qk_norm")
 
 
 def _preset_settings(pid: str, variant: str) -> dict:
     """The widget values that open preset ``pid`` with ``variant`` (a tour step sets them, so the link does too)."""
-    cfg = PRESETS[pid][1]
-    return {"ga_preset": pid, "ga_variant": variant, **{f"ga_{k}": getattr(cfg, k) for k in FORM_KEYS}}
+    cfg = M.PRESETS[pid][1]
+    return {"ga_preset": pid, "ga_variant": variant,
+            **{r.id: getattr(cfg, r.name) for r in M.KNOBS.on_page() if r.group is None}}
 
 
 TOUR = [
@@ -79,7 +67,6 @@ ui.claims_table(verdict)
 active = ui.tour(TOUR)
 if not fresh:
     st.caption("Some shipped results are stale: the code changed after they were computed (see the notes below).")
-status = {j.id: j.status for j in verdict.claims}
 ours = {j.id: j for j in verdict.claims}
 
 head = ui.view(M, "compare_all")
@@ -205,7 +192,7 @@ with tab_story:
                            _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
 
     st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
-    hcfg = hsd_seeds["config"] if hsd_seeds else vars(PRESETS["hsd"][1])
+    hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
     st.markdown(
         f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
         f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
@@ -228,9 +215,7 @@ with tab_story:
                      .rename(index=SHORT), width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns
                                     if c != "seeds"})
-        layer_opts = list(range(1, hcfg["n_layers"] + 1))
-        hl = ui.choice(st.segmented_control, "Layer", {str(i): f"layer {i}" for i in layer_opts},
-                       key="ga_hsd_layer")
+        hl = ui.knob(M.KNOBS, "ga_hsd_layer", hi=hcfg["n_layers"])
         hshown = 40
         for head_i in range(hcfg["n_heads"]):
             cols = st.columns(3)
@@ -321,8 +306,7 @@ with tab_story:
                 "This is the phenomenon the gate removes, in a model that has no gate; there is no gated twin of it "
                 "to compare with. (BERT is post-norm, so its activations stay tens, not thousands, of times the "
                 "median.)")
-    text = st.text_area("Your own sentence", key="ga_text", max_chars=M.MAX_CHARS, bind="query-params",
-                        placeholder="Type a sentence and press the button to read MiniLM's attention on it")
+    text = ui.knob(M.KNOBS, "ga_text")
     if text and text.strip():
         with ui.guard():
             mine = ui.compute(M.minilm_sink, [text], label="Reading your sentence with MiniLM…",
@@ -345,142 +329,29 @@ with tab_story:
                 "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
 
     st.subheader("Which controls the toy reproduces, and why")
-    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or ""}
-            for j in verdict.claims if j.kind == "control"]
+    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or "",
+             "why": j.note} for j in verdict.claims if j.kind == "control"]
     st.table(pd.DataFrame(rows).set_index("status"))
-    notes = []
-    if status.get("headshared-keeps-bb") == "not reproduced":
-        notes.append("**Head-shared gate, Bigram-Backcopy: not reproduced.** Every head is idle on the same queries "
-                     "(the non-triggers), so one gate shared by the heads closes them all and the sink goes.")
-    if status.get("headshared-keeps-hsd") == "reproduced":
-        notes.append("**Head-shared gate, head-specific dormancy: reproduced.** When each query needs one head and "
-                     "not the other, a shared gate must stay open for the busy head, so the idle one parks its "
-                     "attention on the first token: the paper's explanation, in a toy.")
-    elif status.get("headshared-keeps-hsd") == "not reproduced":
-        notes.append("**Head-shared gate, head-specific dormancy: not reproduced.** Even when each query needs a "
-                     "different head, the shared gate removes the sink here.")
-    if status.get("input-independent-keeps-bb") == "not reproduced":
-        notes.append("**Input-independent gate σ(θ), Bigram-Backcopy: not decided.** On average it keeps most of the "
-                     f"sink, as in the paper ({ours['input-independent-keeps-bb'].ours}), but over 5 seeds the "
-                     f"interval ({ours['input-independent-keeps-bb'].uncertainty}) straddles one half, so the "
-                     "registered test does not pass.")
-    if status.get("ns-sigmoid-keeps-bb") == "reproduced":
-        notes.append("**NS-sigmoid 0.5 + 0.5σ, Bigram-Backcopy: reproduced.** A gate that cannot go below one half "
-                     "cannot close a head, so the sink stays.")
-    if M.VIEWS["hsd_seeds"].pending:
-        notes.append("**Head-specific dormancy:** every control on this task is *not testable here* until its "
-                     "registered runs are run (section 2).")
-    if status.get("g2-keeps-bb") == "reproduced" or status.get("g2-keeps-hsd") == "reproduced":
-        notes.append("**G2 (a gate on the values).** A value gate can make the first token's value small (a cheap "
-                     "place to park attention) but cannot close a head for a query, so the sink stays, as in the "
-                     "paper; here it can even grow.")
-    st.markdown("\n\n".join(notes) if notes else "See the table above.")
 
 # --------------------------------------------------------------------------- explore (the knobs)
 SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
 if M.HSD_NAME:
     SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]), first)
-STEPS = tuple(range(M.LIMITS["steps"][0], M.LIMITS["steps"][1] + 1, 50))
-FORM = {  # knob -> (allowed values, parse)
-    "n_layers": (tuple(range(M.LIMITS["n_layers"][0], M.LIMITS["n_layers"][1] + 1)), int),
-    "n_heads": (M.CHOICES["n_heads"], int), "d_model": (M.CHOICES["d_model"], int),
-    "seq_len": (M.CHOICES["seq_len"], int), "steps": (STEPS, int), "lr": (M.CHOICES["lr"], float),
-    "seed": (range(0, 10000), int), "pos": (("learned", "rope"), str),
-    "qk_norm": ((True, False), lambda s: {"true": True, "false": False}[s.lower()]),
-}
+FORM = ["ga_n_layers", "ga_n_heads", "ga_d_model", "ga_seq_len", "ga_steps", "ga_lr", "ga_seed", "ga_pos",
+        "ga_qk_norm"]
 
 
-def _preset_cfg(pid: str) -> M.Config:
-    return PRESETS[pid][1]
-
-
-def _defaults() -> dict:
-    return {"ga_preset": "default", "ga_variant": "g1_elementwise", "ga_layer": 1, "ga_head": 1, "ga_shown": 48,
-            **{f"ga_{k}": getattr(D, k) for k in FORM}}
-
-
-VALID = {"ga_preset": tuple(PRESETS), "ga_variant": tuple(GATED), "ga_layer": range(1, 5), "ga_head": range(1, 9),
-         "ga_shown": (32, 48, 64), **{f"ga_{k}": v for k, (v, _) in FORM.items()}}
-PARSE = {"ga_preset": str, "ga_variant": str, "ga_layer": int, "ga_head": int, "ga_shown": int,
-         **{f"ga_{k}": p for k, (_, p) in FORM.items()}}
-
-
-def _read_link() -> list[tuple[str, str]]:
-    """On a session's first run, take the knobs from the URL; return the values that are not valid."""
-    if st.session_state.get("ga_link_read"):
-        return []
-    st.session_state["ga_link_read"] = True
-    notices = []
-    for key in _defaults():
-        raw = st.query_params.get(key)
-        if raw is None:
-            continue
-        try:
-            value = PARSE[key](raw)
-            ok = value in VALID[key]
-        except (ValueError, KeyError, TypeError):
-            ok = False
-        if ok:
-            st.session_state[key] = value
-        else:
-            notices.append((key, raw))
-    pid = st.session_state.get("ga_preset", "default")
-    if "ga_preset" in st.query_params and not any(f"ga_{k}" in st.query_params for k in FORM):
-        _fill_form(pid)       # a preset link without its own knobs: the preset's values
-    return notices
-
-
-def _fill_form(pid: str) -> None:
-    cfg = _preset_cfg(pid)
-    for k in FORM:
-        value = getattr(cfg, k)
-        st.session_state[f"ga_{k}"] = value if value in FORM[k][0] else getattr(D, k)
-
-
-def _write_link() -> None:
-    """Mirror the knobs into the URL (ids and numbers; defaults omitted)."""
-    for key, default in _defaults().items():
-        value = st.session_state.get(key, default)
-        if value == default:
-            st.query_params.pop(key, None)
-        else:
-            st.query_params[key] = str(value).lower() if isinstance(value, bool) else str(value)
+def _fill_form() -> None:
+    """A new preset fills the settings below with its configuration."""
+    cfg = M.PRESETS[st.session_state["ga_preset"]][1]
+    for key in FORM:
+        st.session_state[key] = getattr(cfg, M.KNOBS[key].name)
 
 
 with tab_explore:
-    bad_link = _read_link()
-    for k, v in _defaults().items():
-        st.session_state.setdefault(k, v)
-    ui.link_notice(bad_link)
-
-    def _on_preset():
-        _fill_form(st.session_state["ga_preset"])
-
-    st.selectbox("Preset", list(PRESETS), key="ga_preset", format_func=lambda p: PRESETS[p][0],
-                 on_change=_on_preset, help="Fills the settings below. Shipped presets show at once; the others "
-                                            "need Train.")
-    with st.form("ga_form"):
-        c = st.columns(4)
-        c[0].select_slider("Layers", FORM["n_layers"][0], key="ga_n_layers")
-        c[1].select_slider("Heads", FORM["n_heads"][0], key="ga_n_heads")
-        c[2].select_slider("Width d", FORM["d_model"][0], key="ga_d_model")
-        c[3].select_slider("Sequence length T", FORM["seq_len"][0], key="ga_seq_len")
-        c = st.columns(4)
-        c[0].select_slider("Steps", FORM["steps"][0], key="ga_steps")
-        c[1].select_slider("Learning rate", FORM["lr"][0], key="ga_lr", format_func=lambda x: f"{x:g}")
-        c[2].number_input("Seed", 0, 9999, key="ga_seed")
-        c[3].radio("Positions", FORM["pos"][0], key="ga_pos", horizontal=True,
-                   format_func=lambda x: {"learned": "learned", "rope": "RoPE"}[x])
-        st.toggle("Per-head QK-norm", key="ga_qk_norm")
-        st.form_submit_button("Apply settings", icon=":material/tune:",
-                              help="Shows the result at once when these settings are shipped or trained already; "
-                                   "otherwise a Train button appears with its expected time.")
-    pid = st.session_state["ga_preset"]
-    CAST = {"lr": float, "pos": str, "qk_norm": bool}
-    cfg = replace(_preset_cfg(pid), **{k: CAST.get(k, int)(st.session_state[f"ga_{k}"]) for k in FORM})
-    variant = st.selectbox("Gated variant to compare with the baseline", GATED, key="ga_variant",
-                           format_func=NAMES.get)
-    _write_link()
+    pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
+    cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
+    variant = ui.knob(M.KNOBS, "ga_variant")
     shipped = SHIPPED.get(pid)
     res = None
     if shipped is not None and replace(shipped[0], variant="baseline") == replace(cfg, variant="baseline") and \
@@ -488,16 +359,11 @@ with tab_explore:
         res = shipped[1]
     else:
         try:
-            M.check_compare(cfg, ["baseline", variant])            # out of bounds: a message, before anything runs
-            problem = None
-        except M.InputError as exc:
-            problem = str(exc)
-        if problem:
-            st.error(f"{ui.plain(problem)}. Showing the shipped sink default below.", icon=":material/error:")
+            res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
+                             seconds=M.expected_seconds(cfg, 2))
+        except M.InputError as exc:                                # over budget: a warning, before anything runs
+            ui.report_error(exc)
         else:
-            with ui.guard():
-                res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
-                                 seconds=M.expected_seconds(cfg, 2))
             if res is None:
                 st.info("Showing the shipped sink default below until these settings are trained.",
                         icon=":material/info:")
@@ -522,15 +388,9 @@ with tab_explore:
                    "the token the next one depends on); the first column is `<s>`, where a sink piles up.")
         c = st.columns(3)
         n_l, n_h = int(res["config"]["n_layers"]), int(res["config"]["n_heads"])
-        if st.session_state["ga_layer"] > n_l:
-            st.session_state["ga_layer"] = 1
-        if st.session_state["ga_head"] > n_h:
-            st.session_state["ga_head"] = 1
-        layer = c[0].selectbox("Layer", list(range(1, n_l + 1)), key="ga_layer")
-        head_i = c[1].selectbox("Head", list(range(1, n_h + 1)), key="ga_head")
-        shown = min(int(c[2].select_slider("Positions shown", [32, 48, 64], key="ga_shown")),
-                    int(res["config"]["seq_len"]))
-        _write_link()
+        layer = ui.knob(M.KNOBS, "ga_layer", hi=n_l, where=c[0])
+        head_i = ui.knob(M.KNOBS, "ga_head", hi=n_h, where=c[1])
+        shown = min(ui.knob(M.KNOBS, "ga_shown", where=c[2]), int(res["config"]["seq_len"]))
         cols = st.columns(2)
         for col, v in zip(cols, pair):
             a = np.asarray(res["maps"][v], dtype=np.float32)[layer - 1, head_i - 1]
@@ -600,11 +460,8 @@ with tab_explore:
                      cli="python -m toymodels reproduce gated-attention --quick")
     if ui.shown("sweep", active):
         with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched models)"):
-            with st.form("ga_sweep"):
-                lrs = st.multiselect("Learning rates", [1e-3, 3e-3, 1e-2, 2e-2, 3e-2], M.DEFAULT_LRS, key="ga_lrs",
-                                     format_func=lambda x: f"{x:g}", max_selections=5)
-                pressed = st.form_submit_button("Run the sweep at the settings above", icon=":material/play_arrow:")
-            lrs = sorted(float(x) for x in lrs)
+            lrs = sorted(float(x) for x in ui.knob(M.KNOBS, "ga_lrs"))
+            pressed = st.button("Run the sweep at the settings above", icon=":material/play_arrow:")
             if not lrs:
                 st.warning("Pick at least one learning rate.")
             elif pressed or st.session_state.get("ga_ran_sweep") == repr((cfg, lrs)):

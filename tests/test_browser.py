@@ -73,7 +73,17 @@ def _open(browser, url: str, shot: str, timeout_s: float = 240, width: int = 140
     return page, errors
 
 
-def test_home_shows_one_card_per_paper(app_url, browser):
+def test_home_shows_one_card_per_paper_and_fetches_nothing_from_elsewhere(app_url, browser):
+    """The app works offline: no font, icon or script from another host (a material-icon favicon would come
+    from a font CDN)."""
+    hosts = set()
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
+    page.goto(f"{app_url}/supercollapse")
+    page.wait_for_selector("h1", timeout=120_000)
+    _wait_idle(page, 120)
+    page.close()
+    assert hosts <= {app_url.split("/")[2]}, hosts
     page, errors = _open(browser, app_url, "home.png")
     assert "NeurIPS 2025 Best Papers Explorer" in page.title()
     assert not _problems(page), _problems(page)
@@ -108,24 +118,115 @@ def _problems(page) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
-def test_every_page_opens_with_its_result_above_the_fold_and_no_chart_overflows(warm_url, browser, paper):
+PAGES = [p for p in PAPERS if p.has_page]
+#: pages not yet redrawn picture first (issue 44), by check: expected to fail it; a page that passes a check while
+#: listed here fails the test, so the lists only shrink
+_ALL = {"diffusion", "gated-attention", "deep-crl", "hivemind", "superposition", "rlvr", "transductive", "grokking",
+        "supercollapse", "induction-heads"}
+NOT_YET = {"above the fold": set(_ALL), "every step has a target": set(_ALL), "390 px": _ALL - {"grokking"}}
+
+#: where the page's first chart and its headline number sit on opening, and the viewport's height
+_FOLD = """() => {
+  const shown = (el) => { const r = el.getBoundingClientRect();
+                          return r.width > 0 && r.height > 0 && el.checkVisibility({checkVisibilityCSS: true}); };
+  const chart = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].find(shown);
+  const num = document.querySelector('.st-key-headline-number');
+  return {chart: chart ? Math.round(chart.getBoundingClientRect().top) : null,
+          number: num ? [Math.round(num.getBoundingClientRect().top), Math.round(num.getBoundingClientRect().bottom)]
+                      : null, height: innerHeight};
+}"""
+
+#: every chart drawn on screen (not in a closed tab or expander): its ui.chart key and on-screen width
+_CHARTS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].flatMap((el) => {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0 || !el.checkVisibility({checkVisibilityCSS: true})) return [];
+  let box = el.parentElement;
+  while (box && !([...box.classList].some((c) => c.startsWith('st-key-chart-') && !c.endsWith('-downloads'))))
+    box = box.parentElement;
+  if (!box) return [];
+  const key = [...box.classList].find((c) => c.startsWith('st-key-chart-')).slice('st-key-'.length);
+  return [{key, width: Math.round(r.width)}];
+})"""
+
+#: text cut at the left or right edge of the viewport (outside a frame that scrolls sideways)
+_CUT = """() => {
+  const W = window.innerWidth, out = [];
+  const scrolls = (el) => { for (let a = el.parentElement; a; a = a.parentElement) {
+      const s = getComputedStyle(a); if (/(auto|scroll)/.test(s.overflowX) && a.scrollWidth > a.clientWidth + 1)
+        return true; } return false; };
+  document.querySelectorAll('h1, h2, h3, h4, p, li, .katex-display, [data-testid="stCaptionContainer"], text')
+    .forEach((el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || el.closest('.st-key-tour-box')) return;
+      if ((r.left < -1 || r.right > W + 1) && !scrolls(el))
+        out.push(`${el.tagName} "${(el.textContent || '').trim().slice(0, 50)}" `
+                 + `${Math.round(r.left)}..${Math.round(r.right)}`);
+    });
+  return out;
+}"""
+
+
+def _svg_width(content: bytes) -> float:
+    import re
+
+    head = content[:2000].decode("utf-8", "replace")
+    match = re.search(r'<svg[^>]*?\swidth="([\d.]+)', head)
+    assert match, head[:200]
+    return float(match.group(1))
+
+
+def _expect(topic: str, checks: dict[str, list[str]]) -> None:
+    """Fail on any check's problems, except a check a page is listed under in NOT_YET (then it must still have
+    some: the lists only shrink); xfail when only listed checks fail."""
+    hard, soft = [], []
+    for what, problems in checks.items():
+        if topic in NOT_YET[what]:
+            if not problems:
+                hard.append(f"{topic} now passes '{what}': remove it from NOT_YET['{what}']")
+            else:
+                soft.append(f"{what}: {problems[:3]}")
+        elif problems:
+            hard.append(f"{what}: {problems}")
+    assert not hard, hard
+    if soft:
+        pytest.xfail(f"{topic} is not yet picture first: {soft}")
+
+
+@pytest.mark.parametrize("paper", PAGES, ids=lambda p: p.topic)
+def test_every_page_opens_on_its_picture_and_exports_what_the_screen_shows(warm_url, browser, paper):
+    """Issue 44 at 1400x900: a chart starts above the fold and the headline number is in view; every chart fits
+    its column, and its SVG is at least as wide as the chart on screen. Then at 390x844: no text cut at the left
+    or right edge (tables scroll inside their frame), no chart wider than its column."""
     page, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}.png")
     assert paper.short_title in page.title()
     assert not _problems(page), _problems(page)
     assert not errors, errors
-    ledger = page.locator(".st-key-claims-ledger")  # every page opens on its claims table
-    page.evaluate("window.scrollTo(0, 0)")
-    assert ledger.count() == 1, "no claims table (ui.claims_table), or two"
-    box = ledger.bounding_box()
-    assert box is not None and box["y"] + 120 <= 900, f"claims table starts below the fold at 1400x900: {box}"
-    assert "Status" in ledger.inner_text() and "Paper" in ledger.inner_text() and "Ours" in ledger.inner_text()
+    page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     assert page.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 1400 px"
+    narrow = []
+    for chart in page.evaluate(_CHARTS):
+        button = page.locator(f".st-key-{chart['key']}-svg button").first
+        with page.expect_download(timeout=60_000) as download:
+            button.click()
+        content = Path(download.value.path()).read_bytes()
+        assert content.lstrip().startswith((b"<svg", b"<?xml")) and b"</svg>" in content[-200:], content[:80]
+        if _svg_width(content) < chart["width"] - 1:
+            narrow.append(f"{chart['key']}: SVG {_svg_width(content):.0f} px < {chart['width']} px on screen")
+    assert not narrow, narrow
+    page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    fold = page.evaluate(_FOLD)
+    problems = []
+    if fold["chart"] is None or fold["chart"] >= fold["height"]:
+        problems.append(f"the first chart starts at {fold['chart']} px, below the fold")
+    if fold["number"] is None or not (0 <= fold["number"][0] and fold["number"][1] <= fold["height"]):
+        problems.append(f"the headline number (.st-key-headline-number) is not in view: {fold['number']}")
+    # the same page on a phone (no rerun: the layout and the charts follow the width)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(SHOTS / f"{paper.topic}-390.png"))
+    phone = page.evaluate(_CUT) + [f"chart wider than its column: {o}" for o in page.evaluate(_OVERFLOWS)]
     page.close()
-    narrow, errors = _open(browser, f"{warm_url}/{paper.topic}", f"{paper.topic}-800.png", width=800)
-    assert not _problems(narrow) and not errors
-    assert narrow.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 800 px"
-    narrow.close()
+    _expect(paper.topic, {"above the fold": problems, "390 px": phone})
 
 
 _BACKGROUND = """() => {
@@ -133,25 +234,73 @@ _BACKGROUND = """() => {
   return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255;
 }"""
 
+#: where the active tour step's target and the tour box are
+_TARGET = """() => {
+  const sel = window.__toyTourTarget, box = document.querySelector('.st-key-tour-box');
+  const el = sel && document.querySelector(sel), b = box && box.getBoundingClientRect();
+  return {sel: sel || null, top: el ? el.getBoundingClientRect().top : null,
+          box: b ? [b.top, b.bottom] : null, height: innerHeight,
+          step: box ? (box.innerText.match(/Step (\\d+) of (\\d+)/) || []).slice(1).map(Number) : []};
+}"""
 
-@pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
-def test_every_page_takes_the_tour_in_the_dark_theme_and_gives_a_chart_for_slides(warm_url, browser, paper):
-    """Issue 35: ``?tour=1`` opens step 1 (in the dark theme the browser asks for), no chart overflows, and the
-    first chart's SVG download is an SVG rendered offline."""
+
+def _target_in_view(page, step: int, timeout_s: float = 20.0) -> dict:
+    """Wait until the tour box shows ``step`` and its target (if it names one) has been scrolled into the
+    part of the view the box leaves free; returns the last measurement."""
+    deadline = time.time() + timeout_s
+    while True:
+        t = page.evaluate(_TARGET)
+        ok = t["step"][:1] == [step] and t["box"] is not None and (
+            t["sel"] is None or (t["top"] is not None and 0 <= t["top"] < t["box"][0]))
+        if ok or time.time() > deadline:
+            return {**t, "ok": ok}
+        page.wait_for_timeout(250)
+
+
+@pytest.mark.parametrize("paper", PAGES, ids=lambda p: p.topic)
+def test_every_tour_takes_you_to_what_it_talks_about_in_the_dark_theme(warm_url, browser, paper):
+    """Issues 35 and 44: ``?tour=1`` opens step 1 in view (in the dark theme the browser asks for); each Next
+    scrolls the step's target into view beside the box (a step that asks for a prediction is revealed first);
+    End tour leaves a link with no tour and no knob the tour set."""
     page, errors = _open(browser, f"{warm_url}/{paper.topic}?tour=1", f"{paper.topic}-tour-dark.png", theme="dark")
     assert not _problems(page), _problems(page)
     assert not errors, errors
     assert page.evaluate(_BACKGROUND) < 0.3, "the dark theme is not applied"
-    box = page.locator(".st-key-tour-box")
-    assert box.count() == 1 and "Step 1 of" in box.inner_text(), "?tour=1 does not open step 1"
     assert page.evaluate(_OVERFLOWS) == [], "a chart is wider than its column at 1400 px"
-    svg = page.get_by_role("button", name="SVG").first
-    svg.scroll_into_view_if_needed()
-    with page.expect_download(timeout=60_000) as download:
-        svg.click()
-    content = Path(download.value.path()).read_bytes()
-    assert content.lstrip().startswith((b"<svg", b"<?xml")) and b"</svg>" in content[-200:], content[:80]
+    first = _target_in_view(page, 1)
+    assert first["box"] is not None and first["box"][1] <= first["height"], f"step 1 is not in view: {first}"
+    n = first["step"][1]
+    missed, untargeted = [], []
+    for step in range(1, n + 1):
+        if step > 1:
+            page.locator(".st-key-tour-next button").first.click()
+        t = _target_in_view(page, step)
+        reveal = page.locator(".st-key-tour-reveal button")
+        if reveal.count():  # a prediction first: pick the first answer, then reveal
+            choice = page.locator(".st-key-tour-box [role='radiogroup'] label").first
+            if choice.count():
+                choice.click()
+            reveal.first.click()
+            page.wait_for_timeout(300)
+            t = _target_in_view(page, step)
+        if t["sel"] is None:
+            untargeted.append(step)
+        elif not t["ok"]:
+            missed.append(f"step {step}: {t['sel']} at {t['top']} px (box from {t['box']})")
+    _wait_idle(page, 120)
+    page.locator(".st-key-tour-end button").first.click()
+    deadline, last = time.time() + 60, None  # End reruns the page; each widget drops its value from the link as
+    while time.time() < deadline:           # it is drawn: wait until the link stays the same on a settled page
+        _wait_idle(page, 120, settle_ms=1000)
+        if page.url == last and "tour=" not in page.url:
+            break
+        last = page.url
+        page.wait_for_timeout(500)
+    leftover = page.url.split("?", 1)[1] if "?" in page.url else ""
     page.close()
+    assert not missed, missed
+    assert not leftover, f"End tour left settings in the link: {leftover}"
+    _expect(paper.topic, {"every step has a target": [f"steps {untargeted} name no target"] if untargeted else []})
 
 
 def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tmp_path):

@@ -301,11 +301,14 @@ def test_the_code_for_a_view_rebuilds_the_same_call():
     M.Config = Config
     M.run = lambda *a, **k: calls.append((a, k)) or "done"
     namespace = {"M": M}
-    body = snippet.split("\n", 1)[1]  # after the import line
+    body = snippet.replace("import toymodels.demo as M\n", "")  # M is the stand-in above
     exec(body, namespace)  # noqa: S102 - our own generated code, checked here
     assert namespace["result"] == "done"
     assert calls == [((Config(steps=5, lr=0.1, name="x'y"),), {"seeds": [1, 2], "quick": True})]
-    assert snippet.startswith("import toymodels.demo as M\n")
+    assert "set_thread_policy(1)" in snippet and "import toymodels.demo as M\n" in snippet
+    from toymodels.threads import _THREADS_SET
+
+    assert _THREADS_SET == 1  # the snippet ran on one thread, as the page computes
 
 
 def test_the_shared_memo_is_bounded_by_bytes_as_well_as_count():
@@ -320,3 +323,175 @@ def test_the_shared_memo_is_bounded_by_bytes_as_well_as_count():
     big = memo.get("big", lambda: np.zeros(1_000_000))  # 8 MB: served, not kept
     assert big.shape == (1_000_000,) and "big" not in memo.items
     assert approx_bytes({"t": __import__("pandas").DataFrame({"x": np.arange(1000)})}) >= 8000
+
+
+# --------------------------------------------------------------------------- picture first (issue 44)
+
+
+def test_an_export_is_as_wide_as_the_screen_whatever_its_axes_and_rows():
+    """A categorical axis exported at its minimum step (20 px a band) put "4/20 solved" over "7/20 solved";
+    a 14,762-row heatmap raised Altair's MaxRowsError instead of downloading."""
+    import re
+
+    import altair as alt
+    import pandas as pd
+
+    import ui
+
+    def width(svg: str) -> float:
+        return float(re.search(r'<svg[^>]*?\swidth="([\d.]+)', svg).group(1))
+
+    df = pd.DataFrame({"depth": ["4", "8"], "solved": [4, 7]})
+    bars = alt.Chart(df).mark_bar().encode(x="depth:N", y="solved:Q")
+    labels = alt.Chart(df).mark_text(dy=-8).encode(x="depth:N", y="solved:Q", text="solved:Q")
+    assert width(ui.export_svg(bars + labels, 620)) == 620
+    assert width(ui.export_svg(bars)) == ui.SLIDE_WIDTH
+    big = pd.DataFrame({"i": range(14_762), "v": range(14_762)})
+    assert width(ui.export_svg(alt.Chart(big).mark_rect().encode(x="i:Q", y="v:Q"), 500)) == 500
+    side = ui.export_svg(alt.hconcat(bars, bars), 800)  # concatenations share the width out
+    assert 760 <= width(side) <= 900  # each view 392 px wide, plus its axes
+
+
+def _charts_in_columns_app():
+    import altair as alt
+    import pandas as pd
+    import streamlit as st
+
+    import ui
+
+    df = pd.DataFrame({"x": [1, 2], "y": [3, 4]})
+    ui.chart(alt.Chart(df).mark_line().encode(x="x", y="y"), "full")
+    left, _ = st.columns(2)
+    with left:
+        ui.chart(alt.Chart(df).mark_line().encode(x="x", y="y"), "half")
+        ui.chart(alt.Chart(df).mark_line().encode(x="x", y="y"), "wide", span=0.7)
+
+
+def test_a_chart_in_a_column_exports_at_its_share_of_the_slide():
+    import ui
+
+    at = AppTest.from_function(_charts_in_columns_app, default_timeout=30).run()
+    assert not at.exception, at.exception
+    helps = {b.proto.id.rsplit("-", 2)[-2] if False else b.label + str(i): b.help
+             for i, b in enumerate(at.get("download_button")) if b.label == "SVG"}
+    widths = [int(h.split(" px")[0].split()[-1]) for h in helps.values()]
+    assert widths == [ui.SLIDE_WIDTH, ui.SLIDE_WIDTH // 2, round(0.7 * ui.SLIDE_WIDTH)]
+
+
+def _tour_kinds_app():
+    import streamlit as st
+
+    import ui
+
+    calls = st.session_state.setdefault("calls", [])
+    steps = [ui.Step("Start", "The default.", {"mode": "b"}, target="chart-a"),
+             ui.Step("Guess", "It is twelve.", {"n": 12, "mode": "c", "tabs": "Second"}, target="chart-b",
+                     predict="Will n grow?", choices=("yes", "no")),
+             ui.Step("Run it", "Computed for you.", {"n": 5}, compute=True)]
+    active = ui.tour(steps)
+    mode = ui.choice(st.radio, "mode", {"a": "A", "b": "B", "c": "C"}, key="mode", default="b")
+    n = st.slider("n", 1, 20, 3, key="n", bind="query-params")
+    first, second = st.tabs(["First", "Second"], key="tabs", on_change="rerun")
+    st.markdown(f"mode={mode} n={n} open={'second' if second.open else 'first'} step={active and active.title}")
+    result = ui.compute(lambda k: calls.append(k) or k * 2, n, label="Computing…", seconds=10.0)
+    st.markdown(f"result={result}")
+
+
+def test_a_tour_step_can_ask_first_open_a_tab_compute_and_end_where_it_began():
+    at = AppTest.from_function(_tour_kinds_app, default_timeout=30)
+    at.query_params["tour"] = "1"
+    at.run()
+    assert not at.exception, at.exception
+    assert "mode=b n=3 open=first" in at.markdown[-2].value
+    at.button(key="tour-next").click().run()
+    assert "Predict first" in " ".join(m.value for m in at.markdown)
+    assert "mode=b n=3 open=first" in at.markdown[-2].value  # nothing changes before the reveal
+    assert at.button(key="tour-reveal").disabled  # an answer first
+    at.radio(key="tour-guess-2").set_value("yes").run()
+    at.button(key="tour-reveal").click().run()
+    assert "mode=c n=12 open=second" in at.markdown[-2].value, at.markdown[-2].value
+    assert "You predicted: *yes*" in " ".join(m.value for m in at.markdown)
+    at.button(key="tour-next").click().run()
+    assert "result=10" in at.markdown[-1].value  # 10 s: a button off the tour, computed on it
+    assert not any(b.label.startswith("Compute (about 10 s)") for b in at.button)
+    at.button(key="tour-end").click().run()
+    assert "mode=b n=3 open=first" in at.markdown[-2].value, at.markdown[-2].value  # the defaults again
+    assert "tour" not in at.query_params and "n" not in at.query_params
+    assert any(b.label == "Compute (about 10 s)" for b in at.button)  # off the tour: a button again
+
+
+def _ledger_app():
+    import ui
+    from toymodels.claims import Decision, Evidence, Judged, Verdict
+
+    def row(i, kind, status):
+        return Judged(f"c{i}", kind, f"Claim {i}.", "Fig. 1", "1.0", "a test", status, "0.9", 1, None, (), "", "",
+                      {}, "exact", "why")
+
+    v = Verdict(True, "2 of 3 claims reproduced (1 illustrated)", "0.9", "1.0",
+                claims=(row(1, "headline", "reproduced"), row(2, "control", "reproduced"),
+                        row(3, "mechanism", "illustrated")))
+    assert Decision and Evidence
+    ui.ledger_strip(v)
+    ui.claims_table(v, heading="The ledger")
+
+
+def test_the_ledger_strip_says_the_headline_status_counts_and_words_and_links_to_the_ledger():
+    at = AppTest.from_function(_ledger_app, default_timeout=30).run()
+    assert not at.exception, at.exception
+    strip = at.markdown[0].value
+    assert "**Headline claim:** :green[✔ reproduced]" in strip
+    assert "2 :green[✔ reproduced]" in strip and "1 :orange[◐ illustrated]" in strip and "(#ledger)" in strip
+    legend = at.caption[0].value
+    for word in ("reproduced", "not reproduced", "illustrated", "not testable here"):
+        assert f"{word}]:" in legend
+    assert at.subheader[0].value == "The ledger" and at.subheader[0].proto.anchor == "ledger"
+
+
+def test_a_term_links_to_its_definition_and_an_unknown_term_is_refused():
+    import pytest
+
+    import ui
+
+    md = ui.term("F-Attn", "gated-attention")
+    assert md.startswith("[F-Attn](#glossary \"The share of attention on the first token")
+    assert ui.term("Clopper-Pearson").startswith("[Clopper-Pearson](#glossary ")
+    with pytest.raises(KeyError):
+        ui.term("flux capacitor", "gated-attention")
+
+
+def test_the_bibtex_is_complete_and_protects_its_titles():
+    import ui
+    from toymodels.registry import get_paper
+
+    bib = ui.bibtex(get_paper("gated-attention"))
+    assert "title     = {{Gated Attention for Large Language Models" in bib
+    software = bib.split("@software", 1)[1]
+    assert "title   = {{NeurIPS 2025 Best Papers Explorer" in software
+    assert "author  = {{" in software and "url     = {http" in software and "version =" in software
+
+
+def test_code_for_a_view_prints_the_number_shown_and_names_its_key():
+    import sys
+
+    cite = sys.modules["ui.cite"]
+    lines = cite.prints({"Δ/σ": ("result['summary']['ratio']", "0.23")})
+    namespace = {"result": {"summary": {"ratio": 0.23}}}
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(lines, namespace)  # noqa: S102 - our own generated code
+    assert out.getvalue().strip() == "Δ/σ: 0.23"
+    assert "# the page shows 0.23; it is result['summary']['ratio']" in lines
+
+
+def test_a_compute_button_says_what_it_will_do():
+    import sys
+
+    compute = sys.modules["ui.compute"]
+    assert compute._imperative("Sweeping learning rates…") == "Sweep learning rates"
+    assert compute._imperative("Running seeded SGD…") == "Run seeded SGD"
+    assert compute._imperative("Solving the class exactly…") == "Solve the class exactly"
+    assert compute._imperative("Run this sweep") == "Run this sweep"

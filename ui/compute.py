@@ -85,6 +85,21 @@ def _seconds_text(seconds: float | None) -> str:
     return f"about {seconds / 60:.0f} min"
 
 
+_VERBS = {"analysing": "Analyse", "computing": "Compute", "embedding": "Embed", "estimating": "Estimate",
+          "iterating": "Iterate", "reading": "Read", "running": "Run", "solving": "Solve", "subsampling": "Subsample",
+          "sweeping": "Sweep", "training": "Train"}
+
+
+def _imperative(label: str) -> str:
+    """A button's text from a progress label: "Sweeping learning rates…" -> "Sweep learning rates" (a button
+    that reads "Sweeping" before anything runs says something that is not happening)."""
+    words = label.rstrip("…. ").split(" ", 1)
+    verb = _VERBS.get(words[0].lower())
+    if verb is None:
+        return "Run: " + label.rstrip("…. ") if words[0].lower().endswith("ing") else label.rstrip("…. ")
+    return " ".join([verb] + words[1:])
+
+
 def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None = None,
             seconds: float | None = None, cost_text: str | None = None, button: str | None = None,
             **kwargs) -> Any:
@@ -109,12 +124,14 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
     if hit:
         return _MEMO.get(key, lambda: topic.freeze(value))
     if run is None:
-        if seconds is not None and seconds <= AUTO_SECONDS:
+        from .tour import tour_computes
+
+        if seconds is not None and (seconds <= AUTO_SECONDS or tour_computes(seconds)):
             run = True
         else:
             if getattr(fn, "bounds", None) is not None:  # out of bounds: say so now, not after a button press
                 _check_only(fn, args, kwargs)
-            text = f"{(button or label).rstrip('…. ')} ({cost_text or _seconds_text(seconds)})"
+            text = f"{button or _imperative(label)} ({cost_text or _seconds_text(seconds)})"
             run = st.button(text, key=f"run-{key}", icon=":material/play_arrow:", type="primary")
     if not run:
         return None
@@ -162,18 +179,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
 
 def _check_only(fn: Callable, args: tuple, kwargs: dict) -> None:
     """Run a ``@bounded`` function's checks (bounds and budget) without calling it: raises InputError."""
-    import inspect
-
-    sig = inspect.signature(fn.__wrapped__)
-    try:
-        bound = sig.bind(*args, **kwargs)
-    except TypeError as exc:
-        raise InputError(f"{fn.__name__}: {exc}") from None
-    bound.apply_defaults()
-    for name, spec in fn.bounds.items():
-        spec.check(name, bound.arguments[name])
-    if getattr(fn, "budget", None) is not None:
-        topic.check_budget(fn.budget, bound.arguments)
+    topic.check_call(fn, *args, **kwargs)
 
 
 def view(module, name: str) -> Any:

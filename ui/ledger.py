@@ -2,6 +2,7 @@
 and the device footer."""
 from __future__ import annotations
 
+import threading
 from typing import Any, Iterable
 
 import pandas as pd
@@ -11,22 +12,34 @@ from toymodels import shipped
 from toymodels.registry import AWARD, RUNNER_UP, Paper, get_paper
 from toymodels.topic import Verdict
 
+from .errors import plain
 from .links import _hand_over_to_router, drop_unusable_link_values, dropped_link_notice
 from .memory import _MEMO
 
+_HEADER = threading.local()  # this script run's header row (each run has its own thread)
+
+
+def header_row():
+    """The row under the title that holds the award, the links (and the tour's start button), or None; once
+    per run (``paper_header`` sets it again)."""
+    row, _HEADER.row = getattr(_HEADER, "row", None), None
+    return row
+
 
 def paper_header(topic: str) -> Paper:
-    """Title, authors, award badge, paper and code links, and the TL;DR. Returns the paper's metadata."""
+    """Title; a row with the award badge, the paper and code links (and the tour's button, ``ui.tour``); the
+    paper's title and authors in small type; the TL;DR. Returns the paper's metadata."""
     drop_unusable_link_values()  # before any widget of the page seeds itself from the link
     _hand_over_to_router()
+    st.session_state["_tour_compute"] = False  # until this page's tour says otherwise
     paper = get_paper(topic)
     st.title(paper.short_title)
-    st.markdown(f"**{paper.title}**  \n{paper.authors}")
     label = {AWARD: "NeurIPS 2025 Best Paper", RUNNER_UP: "NeurIPS 2025 Runner-up"}.get(
         paper.award, f"{paper.award} · {paper.venue}")
     if paper.track != "Main track":
         label += f" · {paper.track}"
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # wraps on a narrow screen
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key="header-row")
+    with row:  # wraps on a narrow screen
         st.badge(label, icon=":material/emoji_events:", color="orange" if paper.award == AWARD else "gray")
         st.link_button("arXiv", paper.arxiv_url, icon=":material/description:", width="content",
                        help=f"arXiv {paper.arxiv}")
@@ -34,9 +47,25 @@ def paper_header(topic: str) -> Paper:
             st.link_button("Code", paper.code_url, icon=":material/code:", width="content", help=paper.code)
         else:
             st.caption("No official code released")
+    _HEADER.row = row
+    st.caption(f"*{plain(paper.title)}* · {plain(paper.authors)}")
     st.markdown(f"**TL;DR.** {paper.tldr}")
     dropped_link_notice()
     return paper
+
+
+def headline(ours: str, paper: str, source: str = "", notice: str = "", ours_label: str = "Our toy",
+             paper_label: str = "Paper", key: str = "headline-number") -> None:
+    """Our headline number beside the paper's, and one line of what to notice: for the column beside the
+    headline figure (keyed ``headline-number``: the browser test checks it is visible on opening)."""
+    with st.container(key=key, gap="small"):
+        left, right = st.columns(2, gap="small")
+        left.caption(ours_label)
+        left.markdown(f"#### {ours}")
+        right.caption(paper_label + (f" ({source})" if source else ""))
+        right.markdown(f"#### {paper}")
+        if notice:
+            st.markdown(f"**What to notice.** {notice}")
 
 
 def reproduce_panel(rows: Iterable[dict], verdict: Verdict | str | None = None,
@@ -82,22 +111,63 @@ def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
 
 _STATUS = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced", "illustrated": "◐ illustrated",
            "not testable here": "○ not testable here"}
+_COLOR = {"reproduced": "green", "not reproduced": "red", "illustrated": "orange", "not testable here": "gray"}
+#: the four status words, in one line each (the ledger strip's legend and the glossary)
+STATUS_WORDS = {
+    "reproduced": "its test, written and committed before the run that decided it, passed on our runs",
+    "not reproduced": "that test failed on our runs",
+    "illustrated": "the toy shows it, but a setting was chosen by looking at these numbers, so it cannot count",
+    "not testable here": "our toy cannot decide it (no run yet, too few seeds, or beyond what a toy can show)",
+}
+LEDGER_ANCHOR = "ledger"
 
 
-def claims_table(verdict: Verdict, key: str = "claims") -> None:
-    """The topic's ledger, compact: one row per claim (claim, paper, ours, status), the paper's source beside
-    its number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the
-    commit that registered it). The first thing under a page's title."""
+def status_word(status: str) -> str:
+    """A status as coloured markdown with its symbol (``:green[✔ reproduced]``)."""
+    return f":{_COLOR.get(status, 'gray')}[{_STATUS.get(status, status)}]"
+
+
+def status_legend() -> str:
+    """The four status words with their meanings, in one line of markdown."""
+    return " · ".join(f"{status_word(s)}: {meaning}" for s, meaning in STATUS_WORDS.items())
+
+
+def ledger_strip(verdict: Verdict, key: str = "ledger-strip") -> None:
+    """The ledger in three lines, under the headline figure: the headline claim's status, the counts of the
+    four statuses, what the four words mean, and a link to the full ledger further down (``claims_table``)."""
+    heads = [j for j in verdict.claims if j.kind == "headline"] or list(verdict.claims[:1])
+    if not heads:
+        return
+    counts = {s: sum(j.status == s for j in verdict.claims) for s in _STATUS}
+    with st.container(border=True, key=key, gap="small"):
+        head = " ".join(f"{status_word(j.status)}" for j in heads)
+        which = "Headline claim" if len(heads) == 1 else f"Headline claims ({len(heads)})"
+        st.markdown(f"**{which}:** {head} · **All {len(verdict.claims)} claims:** "
+                    + " · ".join(f"{n} {status_word(s)}" for s, n in counts.items() if n)
+                    + f" · [the full ledger, claim by claim ↓](#{LEDGER_ANCHOR})")
+        st.caption(status_legend())
+
+
+def claims_table(verdict: Verdict, key: str = "claims", heading: str | None = None) -> None:
+    """The topic's ledger: one row per claim (status, claim, paper, ours, kind), the paper's source beside its
+    number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the commit
+    that registered it). ``heading``: a subheader above it, the anchor ``ledger_strip`` links to. The table
+    scrolls inside its frame on a narrow screen (its words wrap on a wide one)."""
     rows = [{"Status": _STATUS.get(j.status, j.status) + (": precondition" if j.rule == "precondition" else ""),
              "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
              "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""), "Kind": j.kind}
             for j in verdict.claims]
     if not rows:
         return
-    with st.container(key=f"{key}-ledger"):  # .st-key-claims-ledger: the browser test finds it above the fold
+    if heading:
+        st.subheader(heading, anchor=LEDGER_ANCHOR)
+    st.html(f"<style>.st-key-{key}-ledger [data-testid='stTable'] {{overflow-x: auto;}}"
+            f" .st-key-{key}-ledger table {{min-width: 44rem;}}</style>")
+    with st.container(key=f"{key}-ledger"):  # .st-key-claims-ledger: the browser test finds it
         st.markdown(f"**{verdict.summary}.** Our toy against the paper, claim by claim:")
         st.table(pd.DataFrame(rows), hide_index=True, border="horizontal",  # wraps: every word of a claim shows
                  alt=f"The ledger of claims: {verdict.summary}")
+        st.caption(status_legend())
     with st.expander("How each claim is tested", icon=":material/rule:"):
         for j in verdict.claims:
             seeds = f"{j.seeds} seed(s)" + (f", {j.uncertainty}" if j.uncertainty else "") if j.seeds else "no run"

@@ -2,7 +2,7 @@
 import pytest
 
 import toymodels.gated_attention as M
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_link, open_page
 
 
 def _page():
@@ -47,7 +47,7 @@ def test_page_bad_combination_is_a_message():
     next(b for b in at.button if "Apply" in b.label).click()
     at.run()
     assert not at.exception, at.exception
-    assert any("compute budget" in e.value for e in at.error)
+    assert any("compute budget" in w.value for w in at.warning) and not at.error   # over budget: a warning
 
 
 @pytest.mark.parametrize("params", [
@@ -58,11 +58,7 @@ def test_page_bad_combination_is_a_message():
 ])
 def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
     """Issue 14 finding 10: a link with an unknown value opens the default view with a notice, never crashes."""
-    at = _page()
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.session_state["ga_link_read"] = False
-    at.run()
+    at = open_link("gated-attention", params)
     assert not at.exception, at.exception
     assert any("were not used" in w.value for w in at.warning)
     assert at.selectbox(key="ga_variant").value == "g1_elementwise"
@@ -70,11 +66,7 @@ def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
 
 
 def test_link_with_ids_opens_that_view():
-    at = _page()
-    at.query_params["ga_variant"] = "g1_headwise"
-    at.query_params["ga_preset"] = "massive"
-    at.session_state["ga_link_read"] = False
-    at.run()
+    at = open_link("gated-attention", {"ga_variant": "g1_headwise", "ga_preset": "massive"})
     assert not at.exception, at.exception
     assert at.selectbox(key="ga_variant").value == "g1_headwise"
     assert at.select_slider(key="ga_n_layers").value == 4

@@ -53,7 +53,7 @@ def test_p31_runs_live_and_replaces_the_numbers(page):
 
 def test_a_sweep_at_p31_runs_from_its_button(page):
     page.select_slider(key="gk_p").set_value(31).run(timeout=180)
-    button = next((b for b in page.button if b.label.startswith("Sweeping")), None)
+    button = next((b for b in page.button if b.label.startswith("Sweep")), None)
     if button is not None:   # the cost model may put it under the auto-run threshold
         button.click().run(timeout=300)
     assert not page.exception, page.exception
@@ -76,7 +76,7 @@ def test_a_long_run_waits_for_its_button_and_an_over_budget_one_is_refused():
     at = open_page(M.TOPIC, 180)
     at.number_input(key="gk_seed").set_value(1).run(timeout=180)    # p = 61, seed 1: not shipped, ~20 s
     assert not at.exception
-    assert any(b.label.startswith("Iterating RFM (about") for b in at.button)
+    assert any(b.label.startswith("Iterate RFM (about") for b in at.button)
     assert "shipped default run" in _text(at)
     at.slider(key="gk_frac").set_value(0.9).run(timeout=60)
     at.slider(key="gk_iters").set_value(60).run(timeout=60)

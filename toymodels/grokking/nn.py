@@ -12,9 +12,9 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from toymodels.topic import Range, bounded
+from toymodels.topic import bounded
 
-from .config import NN_BOUNDS, NNConfig
+from .config import KNOBS, NNConfig
 from .rfm import circulant_deviation, one_hot_inputs, split
 
 
@@ -37,7 +37,7 @@ def network_agop(W1: torch.Tensor, W2: torch.Tensor, X: torch.Tensor, activation
         return (out / len(X)).cpu().numpy()
 
 
-@bounded(cfg=NN_BOUNDS)
+@bounded(cfg=KNOBS.fields(NNConfig, group="nn"))
 def train_nn(cfg: NNConfig = NNConfig(), device=None) -> dict:  # noqa: B008
     """Train one network. Returns its curves (step, train and test accuracy and loss, D of W₁ᵀW₁); D of W₁ᵀW₁ and
     of the network's AGOP (over the training inputs) at initialisation and at the end; W₁ᵀW₁'s deviation from the
@@ -100,7 +100,7 @@ def train_nn(cfg: NNConfig = NNConfig(), device=None) -> dict:  # noqa: B008
             "steps": int(curves["step"][-1]), "nfm": nfm().astype(np.float32), "device": str(dev)}
 
 
-@bounded(cfg=NN_BOUNDS, seeds=Range(1, 20, integer=True))
+@bounded(cfg=KNOBS.fields(NNConfig, group="nn"), **KNOBS.specs(group="nn_study"))
 def nn_seeds(cfg: NNConfig, first_seed: int, seeds: int, device=None) -> dict:
     """``seeds`` networks on splits ``first_seed`` … (each its own split and initialisation): per seed, whether it
     grokked, D of W₁ᵀW₁ at initialisation and at the end, and the steps; the curves of every seed; the first seed's

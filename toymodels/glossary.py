@@ -1,0 +1,114 @@
+"""Terms of art, defined once: the words of the ledger, the statistics its tests use, and each topic's own
+jargon. Pages link a term's first use to its definition (``ui.term``) and list the terms at the bottom
+(``ui.glossary``). Plain text (no Streamlit, no markdown beyond ``_x_`` subscripts written as text)."""
+from __future__ import annotations
+
+from typing import Mapping
+
+#: the four statuses of a claim (the same words as ``toymodels.claims``)
+STATUS = {
+    "reproduced": "The claim's test, written and committed before the run that decided it, passed on our runs.",
+    "not reproduced": "That test failed on our runs: our toy does not show the claim at the tested size.",
+    "illustrated": "The toy shows the claim, but a setting was chosen by looking at these very numbers, so it "
+                   "cannot count as a test.",
+    "not testable here": "Our toy cannot decide the claim: no run yet, too few seeds for the test's power, or "
+                         "beyond what a toy can show (the reason is given).",
+}
+
+#: statistics and words the ledger's tests use on every page
+COMMON = {
+    "seed": "The number that fixes a run's random choices (initial weights, data order, samples). Same seed, "
+            "same numbers on the CPU; claims over seeds report their spread.",
+    "95% CI": "A 95% confidence interval: a range built so that, over repeated experiments, it contains the "
+              "true value 95% of the time.",
+    "bootstrap": "An interval from resampling the data (here usually the seeds) with replacement many times and "
+                 "reading the spread of the recomputed statistic.",
+    "Clopper-Pearson": "The exact confidence interval of a share k of n (e.g. seeds that show an effect), from "
+                       "the binomial distribution; conservative for small n.",
+    "Newcombe": "Newcombe's interval for the difference of two shares (k1/n1 − k2/n2), built from each share's "
+                "Wilson interval.",
+    "Fisher's exact test": "A test of whether two shares differ, exact for small counts (it enumerates every "
+                           "table with the same margins).",
+    "TOST": "Two one-sided tests: the way to show that an effect is absent, by showing it is smaller than a "
+            "margin in both directions (a 90% interval inside ± the margin).",
+    "pre-registered": "Written and committed, with its thresholds, before the run that decides it, so the "
+                      "numbers could not shape the test.",
+}
+
+#: each topic's own terms, by topic (the page's URL path)
+TOPIC: Mapping[str, Mapping[str, str]] = {
+    "gated-attention": {
+        "SDPA": "Scaled dot-product attention: softmax(QKᵀ/√d)·V, the output of one attention head before the "
+                "heads are concatenated and multiplied by W_O.",
+        "G1": "The paper's best gate position: a sigmoid gate multiplying each head's SDPA output, elementwise "
+              "and head-specific, computed from the token's own hidden state.",
+        "G2": "A gate on the value projection instead (after W_V), the paper's second position.",
+        "attention sink": "A token (here the first) that receives a large share of attention from queries that "
+                          "have nothing better to attend to.",
+        "F-Attn": "The share of attention on the first token, averaged over heads and queries (the paper's "
+                  "measure of the attention sink).",
+        "M-Act": "Massive activation: the largest |h| in each layer's residual stream (its output hidden state), "
+                 "averaged over layers: the paper's measure of massive activations (Sun et al., 2024, call an "
+                 "activation massive at about a thousand times the median |h|).",
+        "Bigram-Backcopy": "A synthetic next-token task (Guo et al., 2024) on which small transformers grow an "
+                           "attention sink: tokens follow a random bigram chain, except that after a trigger "
+                           "token the token before the trigger is copied.",
+    },
+    "superposition": {
+        "superposition": "Representing more features than the model has dimensions, by giving them directions "
+                         "that overlap a little.",
+        "N_eff": "The effective number of features: how many features carry the probability mass (1 / Σ p_i² "
+                 "for feature frequencies p_i).",
+        "Welch bound": "The smallest possible mean squared overlap of n unit vectors in m dimensions, "
+                       "(n − m)/(m(n − 1)): how tightly features can be packed.",
+        "α_m": "The exponent of the loss against the model width m: loss ∝ m^−α_m.",
+    },
+    "grokking": {
+        "grokking": "Test accuracy jumping long after training accuracy is perfect.",
+        "AGOP": "Average gradient outer product: the mean over training inputs of ∇f ∇fᵀ, the directions in which "
+                "the predictor f changes; RFM uses it as the kernel's metric.",
+        "RFM": "Recursive Feature Machine: solve a kernel regression, set the kernel's metric to the AGOP of the "
+               "solution, repeat.",
+        "block-circulant": "A matrix whose blocks are constant along (wrapped) diagonals: the structure modular "
+                           "addition has, which the learned metric acquires.",
+    },
+    "transductive": {
+        "Littlestone dimension": "The depth of the deepest complete mistake tree a class shatters: the number of "
+                                 "mistakes an adversary can force in the standard online game.",
+        "transductive": "The learner sees the whole sequence of unlabeled points in advance; only their labels "
+                        "are revealed one by one.",
+        "VC dimension": "The size of the largest set of points the class labels in every possible way.",
+    },
+    "diffusion": {
+        "τ_gen": "The training time at which generated samples become good (the score error has fallen).",
+        "τ_mem": "The training time at which the model starts reproducing its training examples.",
+        "f_mem": "The fraction of generated samples that are copies of a training example.",
+        "EFM": "Empirical flow matching: training on the exact, noiseless target of the empirical optimal "
+               "denoiser.",
+        "CFM": "Conditional flow matching: the usual training on noisy single-example targets.",
+    },
+    "deep-crl": {
+        "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
+                          "goals by telling true (state, future state) pairs from shuffled ones.",
+    },
+    "rlvr": {
+        "RLVR": "Reinforcement learning with verifiable rewards: the reward is 1 when an automatic checker "
+                "accepts the answer.",
+        "pass@k": "The probability that at least one of k sampled answers is correct (estimated without bias "
+                  "from n ≥ k samples).",
+    },
+    "hivemind": {
+        "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
+                       "(they answer alike), measured by embedding similarity.",
+    },
+    "supercollapse": {
+        "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "
+                         "of one model do (spread Δ below the seed noise σ).",
+        "compute-optimal": "Trained for the number of steps that gives the lowest loss for the compute spent.",
+    },
+}
+
+
+def terms(topic: str | None = None) -> dict[str, str]:
+    """Every term a page of ``topic`` may define: the topic's own, then the common ones."""
+    return {**(TOPIC.get(topic, {}) if topic else {}), **COMMON}

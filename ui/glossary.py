@@ -1,0 +1,35 @@
+"""Terms of art defined where they are used: ``term`` links a word to its definition (shown on hover, and in the
+page's glossary at the bottom, where the link leads); ``glossary`` draws that list. The definitions live in
+``toymodels.glossary``."""
+from __future__ import annotations
+
+import streamlit as st
+
+from toymodels import glossary as G
+
+ANCHOR = "glossary"
+
+
+def _definition(word: str, topic: str | None) -> str:
+    found = G.terms(topic).get(word) or G.STATUS.get(word)
+    if found is None:
+        raise KeyError(f"{word!r} is not in toymodels.glossary (topic {topic!r})")
+    return found
+
+
+def term(word: str, topic: str | None = None, shown: str | None = None) -> str:
+    """Markdown for ``word`` (or ``shown``) linked to the glossary, its definition as the link's hover text.
+    Raises KeyError for a word the glossary lacks (a page cannot link a term it never defines)."""
+    title = _definition(word, topic).replace("\\", "").replace('"', "'")
+    return f'[{shown or word}](#{ANCHOR} "{title}")'
+
+
+def glossary(topic: str | None, words: list[str] | None = None, key: str = "glossary") -> None:
+    """The page's glossary: ``words`` (default: every term of the topic, then the four status words), each with
+    its definition, under a heading that ``term`` links to."""
+    names = words if words is not None else list(G.TOPIC.get(topic, {}))
+    with st.container(key=key):
+        st.subheader("Terms used on this page", anchor=ANCHOR)
+        lines = [f"- **{w}**: {_definition(w, topic)}" for w in names]
+        lines += [f"- **{w}**: {d}" for w, d in G.STATUS.items()]
+        st.markdown("\n".join(lines))
