@@ -105,3 +105,36 @@ def test_a_visitors_sentence_waits_for_a_button_then_runs():
     button.click().run()
     assert not at.exception, at.exception
     assert any("first_token_attention" in df.value.columns for df in at.dataframe)
+
+
+def test_real_model_sections_read_shipped_views_without_loading_smollm2():
+    from toymodels import realmodels as R
+
+    loaded_before = R.is_loaded("smollm2")
+    at = _page()
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "real-massive-smollm2" in text and "lbl-valley-is-sink-smollm2" in text and "ablation-zero-sink" in text
+    assert not any("SmolLM2" in b.label for b in at.button)         # no live run without a prompt
+    assert R.is_loaded("smollm2") == loaded_before
+
+
+def test_a_visitors_prompt_loads_smollm2_once_per_server_process(monkeypatch):
+    """Two visitors (two sessions of one server process) read their prompts: the model is loaded once."""
+    from toymodels import realmodels as R
+
+    calls = []
+    real_loader = R._LOADERS["smollm2"]
+    monkeypatch.setitem(R._LOADERS, "smollm2", lambda: calls.append(1) or real_loader())
+    monkeypatch.setattr(R, "_LOADED", {})
+    for prompt in ("Rivers carry sand to the sea, grain by grain.", "The choir sang until the candles burned out."):
+        at = _page()
+        at.text_area(key="ga_real_text").set_value(prompt).run(timeout=300)
+        assert not at.exception, at.exception
+        button = [b for b in at.button if "SmolLM2" in b.label]
+        if button:                                                 # the first visitor pays the load: a button
+            assert "(about " in button[0].label
+            button[0].click().run(timeout=600)         # loading SmolLM2: 20 CPU-s, minutes on a busy machine
+        assert not at.exception, at.exception
+        assert any("Token 0's largest |h| peaks at block" in c.value for c in at.caption)
+    assert len(calls) == 1 and R.is_loaded("smollm2")

@@ -90,6 +90,7 @@ from .notebook import (  # noqa: F401
     search_table,
     seed_replicates,
 )
+from .real import VISITOR_CHARS, expected_real_seconds  # noqa: F401
 from .real import prompts as real_prompts
 from .real_claims import claims_for as real_claims_for
 from .real_claims import real_metrics
@@ -629,4 +630,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                    "massive_activation", "massive_stats", "_uniform_floor", "_rope", "_apply_rope")},
     **{name: ".data" for name in ("BigramBackcopy", "HeadSpecificDormancy", "make_data")},
     "minilm_sink": ".minilm",
+    "real_prompt": ".real",
+    "real_model": ".real",
 })
