@@ -144,6 +144,25 @@ class Each:
 
 
 @dataclass(frozen=True)
+class AnyOf:
+    """A value one of ``specs`` accepts (a swept knob's values: numbers for one knob, names for another)."""
+
+    specs: tuple
+
+    def __init__(self, *specs):
+        object.__setattr__(self, "specs", tuple(specs))
+
+    def check(self, name: str, value: Any) -> Any:
+        errors = []
+        for spec in self.specs:
+            try:
+                return spec.check(name, value)
+            except InputError as exc:
+                errors.append(str(exc))
+        raise InputError(" or ".join(errors))
+
+
+@dataclass(frozen=True)
 class Maybe:
     """None (the function picks its own default), or a value ``spec`` accepts."""
 

@@ -60,10 +60,11 @@ def _kind(knob: Knob, choices: tuple | None) -> str:
     return "slider" if knob.step() else "number"
 
 
-def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
+def _draw(knob: Knob, where, on_change: Callable | None = None, disabled: bool = False) -> Any:
     choices = knob.choices()
     kind = _kind(knob, choices)
-    common = dict(key=knob.id, help=knob.help or None, **({"on_change": on_change} if on_change else {}))
+    common = dict(key=knob.id, help=knob.help or None, disabled=disabled,
+                  **({"on_change": on_change} if on_change else {}))
     if kind == "text":
         return where.text_area(knob.label, max_chars=knob.bound.max_chars, placeholder=knob.help or None, **common)
     if kind == "toggle":
@@ -88,10 +89,10 @@ def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
 
 
 def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | None = None,
-         on_change: Callable | None = None) -> Any:
+         on_change: Callable | None = None, disabled: bool = False) -> Any:
     """One knob's widget (``table[key]``), bound to the URL by its id; returns its value (``default``: the
     row's own when None). ``hi``: a lower top for a range whose end the data sets (the last iteration of a run, the
-    layers of a model). ``on_change``: the widget's callback."""
+    layers of a model). ``on_change``: the widget's callback; ``disabled``: shown, not settable."""
     row = table[key]
     default = row.default if default is None else default
     if hi is not None and isinstance(row.bound, Range) and hi < row.limits()[1]:
@@ -99,19 +100,21 @@ def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | No
         row = dataclasses.replace(row, span=(row.limits()[0], hi), offer=offer)
         default = min(default, hi)
         table = Knobs([row, *(r for r in table.values() if r.key != key)])
-    return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change)[row.name]
+    return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change,
+                disabled=disabled)[row.name]
 
 
 def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, columns: int | Sequence = 4,
          submit: str | None = None, key: str | None = None, where=None,
-         on_change: Callable | None = None) -> Any:
+         on_change: Callable | None = None, disabled: bool = False) -> Any:
     """Widgets for the knobs ``keys`` of ``table`` (by default every row a page offers, in order), ``columns`` to a
     row, bound to the URL by their ids; returns ``base`` with the knobs' values (a dataclass: ``replace``; a dict:
     updated; None: a dict by knob name).
 
     The link is read once per session for the whole table (a value no knob offers: one notice); after the
     widgets, each knob's value goes into the link by its id, left out when it is the default (``base``'s field).
-    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text (``key``: the form's key).
+    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text, or of ``submit(result)`` (its
+    expected time, say); ``key``: the form's key, ``submitted(key)`` whether it was pressed.
     ``on_change``: called when a widget changes (when the form is applied, with ``submit``)."""
     _read_link(table)
     rows = [table[k] for k in keys] if keys is not None else table.on_page()
@@ -129,14 +132,14 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
         cols = box.columns(columns) if not isinstance(columns, int) or columns > 1 else [box]
         values = {}
         for i, r in enumerate(rows):
-            value = _draw(r, cols[i % len(cols)], None if submit else on_change)
+            value = _draw(r, cols[i % len(cols)], None if submit else on_change, disabled)
             values[r.name] = tuple(value) if isinstance(defaults[r.id], tuple) else value
+        result = dataclasses.replace(base, **values) if dataclasses.is_dataclass(base) else {**(base or {}), **values}
         if submit:
-            st.form_submit_button(submit, icon=":material/tune:", on_click=on_change, key=f"{box_key}-submit")
+            st.form_submit_button(submit(result) if callable(submit) else submit, icon=":material/tune:",
+                                  on_click=on_change, key=f"{box_key}-submit")
     _write_link(rows, defaults)
-    if dataclasses.is_dataclass(base):
-        return dataclasses.replace(base, **values)
-    return {**(base or {}), **values}
+    return result
 
 
 def submitted(key: str) -> bool:

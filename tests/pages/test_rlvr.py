@@ -67,7 +67,7 @@ def test_training_with_your_own_settings():
     at.slider(key="rl_a_run").set_value(0.5)
     at.select_slider(key="rl_K").set_value(4)
     at.select_slider(key="rl_n").set_value(128)
-    at.button(key="rl_train").click().run()
+    at.button(key="rl_form-submit").click().run()
     assert not at.exception, at.exception
     assert not at.error
     assert any(df.value.shape[0] == 2 * len(M.TYPED_LENGTHS) for df in at.dataframe)   # both splits, every length
