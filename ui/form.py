@@ -75,7 +75,8 @@ def _draw(knob: Knob, where, on_change: Callable | None = None, disabled: bool =
     if kind == "select_slider":
         return where.select_slider(knob.label, list(choices), format_func=knob.show, **common)
     if kind == "radio":
-        return where.radio(knob.label, list(choices), format_func=knob.show, horizontal=True, **common)
+        return where.radio(knob.label, list(choices), format_func=knob.show,
+                           horizontal=all(len(knob.show(c)) <= 24 for c in choices), **common)
     if kind == "selectbox":
         return where.selectbox(knob.label, list(choices), format_func=knob.show, **common)
     if kind == "segmented":
