@@ -12,6 +12,8 @@ Each measurement names its baseline:
   sacrebleu docs suggest) against ``hivemind.self_bleu``; the numbers must agree to 1e-9;
 * Vendi: ``exp(entropy(eigvalsh(K / n)))`` on the n x n cosine kernel (the definition, as in the vendi-score
   package's ``score_K``) against the d x d dual form ``hivemind.vendi_score_embeddings``;
+* PCA to 2-D: scikit-learn's ``PCA(2, svd_solver="full")`` (an SVD of the n x d matrix) against
+  ``hivemind.pca_2d`` (the top two eigenvectors of the d x d scatter matrix); the same scores up to sign;
 * the full analysis of ``--n-cap`` responses with their embeddings given (target: <= 3 s on one core).
 
 Times are wall seconds and CPU seconds (``time.process_time``) with torch and BLAS held to one thread; on a
@@ -102,10 +104,22 @@ def main(argv=None) -> dict:
         out["vendi_n"] = a.n_vendi
         out["vendi_rel_diff"] = abs(vk - vd) / vk
 
+        # --- PCA to 2-D: scikit-learn's full SVD of the n x d matrix (the straightforward version) vs the top
+        # two eigenvectors of the d x d scatter matrix (hivemind.pca_2d); equal up to each axis's sign
+        from sklearn.decomposition import PCA
+
+        Xp = X.astype(np.float64)
+        PCA(n_components=2, svd_solver="full").fit_transform(Xp[:50])  # first-call imports outside the timing
+        D.pca_2d(Xp[:50])
+        ref, out["pca_baseline_full_svd_s"], out["pca_baseline_full_svd_cpu_s"] = timed(
+            PCA(n_components=2, svd_solver="full").fit_transform, Xp)
+        got, out["pca_ours_s"], out["pca_ours_cpu_s"] = timed(D.pca_2d, Xp)
+        out["pca_max_abs_diff"] = float(np.abs(np.abs(ref) - np.abs(got)).max())
+
         # --- the full analysis at the cap (embeddings given): 10 prompts x 4 models x n/40 responses
         if a.n_cap > 0:
             rows = [(f"m{i % 4}", f"p{(i // 4) % 10}", t_) for i, t_ in enumerate(synthetic(a.n_cap, seed=2))]
-            df = pd.DataFrame(rows, columns=list(D.COLUMNS))
+            df = pd.DataFrame(rows, columns=["model", "prompt", "response"])
             e = np.random.default_rng(3).normal(size=(a.n_cap, 384)).astype(np.float32)
             D.analyze(df.head(40), e[:40])  # imports outside the timing
             cfg = D.Config(neighbours=100, k_clusters=12)

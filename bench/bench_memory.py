@@ -349,9 +349,10 @@ def _attention_cands(page: bool):
     from toymodels import gated_attention as A
 
     base = replace(A.Config(), steps=100, eval_every=50)
-    if page:   # the page's widgets: layers 1-4, heads/width/length from CHOICES, batch and the rest fixed
-        grid = _grid(n_layers=[4], n_heads=list(A.CHOICES["n_heads"]), d_model=list(A.CHOICES["d_model"]),
-                     seq_len=list(A.CHOICES["seq_len"]), pos=["learned", "rope"])
+    if page:   # the page's widgets: layers 1-4, heads/width/length from KNOBS, batch and the rest fixed
+        grid = _grid(n_layers=[4], n_heads=list(A.KNOBS["ga_n_heads"].choices()),
+                     d_model=list(A.KNOBS["ga_d_model"].choices()), seq_len=list(A.KNOBS["ga_seq_len"].choices()),
+                     pos=["learned", "rope"])
     else:
         grid = _grid(n_layers=[4], n_heads=[1, 2, 4, 8], d_model=[16, 32, 64, 128], seq_len=[128, 256],
                      batch_size=[64, 32, 16, 4], pos=["learned", "rope"])

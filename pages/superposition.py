@@ -106,6 +106,43 @@ st.caption("The strong line is not straight: between neighbouring widths its exp
 
 story, notebook = st.tabs(["The paper, step by step", "Lab notebook"])
 
+
+def llm_overlap_section() -> None:
+    """The paper's Fig. 6a measurement on the real models at hand, beside 1/m, the Welch bound and the toy."""
+    t = ui.view(M, "llm_overlaps")["table"]
+    t = t[t["N"].notna()]
+    j = next((c for c in verdict.claims if c.id == "llm-overlap"), None)
+    st.subheader("Three real language models (the paper's Fig. 6a measurement)")
+    ms = np.geomspace(300, 800, 20)
+    line = M.PAPER["llm_overlap_line"].value
+    ref = pd.concat([pd.DataFrame({"m": ms, "overlap": 1 / ms, "line": "1/m (random unit vectors)"}),
+                     pd.DataFrame({"m": ms, "overlap": line / ms,
+                                   "line": f"≈ {line:g}/m: the paper's LLMs ({M.PAPER['llm_overlap_line'].source})"})])
+    pts = pd.concat([t.assign(what="raw (the paper's)")[["m", "overlap", "model", "what"]],
+                     t.assign(what="rows centred", overlap=t["overlap_centred"])[["m", "overlap", "model", "what"]]])
+    lines = alt.Chart(ref).mark_line(strokeDash=[4, 3]).encode(
+        x=alt.X("m:Q", scale=alt.Scale(type="log", domain=[300, 800]), title="width m"),
+        y=alt.Y("overlap:Q", scale=alt.Scale(type="log"), title="mean squared overlap ⟨(Ŵ_i·Ŵ_j)²⟩"),
+        color=alt.Color("line:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(range=[ui.NEUTRAL, ui.PALETTE[1]])))
+    dots = alt.Chart(pts).mark_point(filled=True, size=90).encode(
+        x="m:Q", y="overlap:Q", shape=alt.Shape("what:N", title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["model", "m", "what", alt.Tooltip("overlap:Q", format=".4f")])
+    labels = alt.Chart(t).mark_text(align="left", dx=8, color=ui.PALETTE[0]).encode(x="m:Q", y="overlap:Q",
+                                                                                      text="model:N")
+    ui.chart((lines + dots + labels).properties(height=340), "superposition_llm_overlaps", data=t,
+             alt_text="mean squared overlap of three real models' LM-head rows against width, with 1/m and the "
+                      "paper's LLM line")
+    st.dataframe(t[["model", "m", "N", "overlap", "inv_m", "welch", "m_times_overlap", "overlap_centred",
+                    "m_times_overlap_centred"]].round(5), hide_index=True, width="stretch")
+    if j is not None:
+        st.markdown(f"**llm-overlap ({j.status}).** {j.note}")
+    st.caption("Every row of each matrix, every pair i < j, exactly (streamed through the m × m Gram). SmolLM2's and "
+               "Gemma-3's embeddings are their LM heads (tied), read from their GGUF files (Q8_0, dequantised); "
+               "MiniLM's are an encoder's word embeddings. Gemma-3-270M is not a dependency of this project: its "
+               "row comes from a one-off run on its PyPI files (SHA-256 in the view).")
+
+
 with story:
     # ======================================================================== the mechanism
     st.subheader("The mechanism: overlaps fall as 1/m, near the Welch bound")
@@ -472,6 +509,7 @@ with story:
                    f"roughly as 1/m and their losses give α_m = {M.PAPER['alpha_llm'].value} ± 0.04 "
                    f"({M.PAPER['alpha_llm'].source}). An encoder's input "
                    "embedding is not an LM head: an illustration.")
+        llm_overlap_section()
         up = st.file_uploader("Your own embedding or LM-head matrix (vocabulary × width): .npy (no pickles) or "
                               ".safetensors", type=["npy", "safetensors"], key="sp_upload")
         if up is not None:

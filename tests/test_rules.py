@@ -181,7 +181,7 @@ def test_evidence_takes_a_decision_and_the_ledger_keeps_its_rule():
 STATUS_NAMES = {"REPRODUCED", "NOT_REPRODUCED", "NOT_TESTABLE", "ILLUSTRATED"}
 #: Topics whose claims still map statuses by hand: each must leave this set as it is converted (the test fails
 #: when a listed topic no longer needs to be here, and when an unlisted one maps by hand). Issue 41.
-NOT_YET_CONVERTED = {"hivemind", "rlvr", "supercollapse",
+NOT_YET_CONVERTED = {"rlvr", "supercollapse",
                      "superposition", "transductive"}
 
 
@@ -189,16 +189,38 @@ def _package_dir(topic: str) -> Path:
     return ROOT / "toymodels" / topic.replace("-", "_")
 
 
+def _statuses_in(node) -> list[str]:
+    """Status strings ``node`` evaluates to: a constant, or a branch of a conditional (``a if c else b``, ``a or
+    b``); a comparison with a status (reading it) does not count."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if node.value in C.STATUSES else []
+    if isinstance(node, ast.IfExp):
+        return _statuses_in(node.body) + _statuses_in(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [v for x in node.values for v in _statuses_in(x)]
+    return []
+
+
 def hand_mapping(topic: str) -> list[str]:
-    """Where a topic's package maps to a status by hand: a status string, a status constant imported from (or
-    read off) ``toymodels.claims``, or a ``Decision`` built directly instead of by a rule."""
+    """Where a topic's package maps to a status by hand: a status string given to ``Evidence`` or returned, assigned
+    or put in a dict's values (a status chosen by an if/else), a status constant imported from (or read off)
+    ``toymodels.claims``, or a ``Decision`` built directly instead of by a rule. Reading a status (a dict keyed by
+    status, a comparison) is not mapping."""
     found = []
     for path in sorted(_package_dir(topic).rglob("*.py")):
         tree = ast.parse(path.read_text())
         where = path.relative_to(ROOT)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and node.value in C.STATUSES:
-                found.append(f"{where}:{node.lineno} the status {node.value!r} written by hand")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Evidence":
+                status = node.args[1] if len(node.args) > 1 else next(
+                    (k.value for k in node.keywords if k.arg == "status"), None)
+                if status is not None and _statuses_in(status):
+                    found.append(f"{where}:{node.lineno} Evidence given the status {_statuses_in(status)} by hand")
+            elif isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign)) and node.value is not None and \
+                    _statuses_in(node.value) and not isinstance(node.value, ast.Dict):
+                found.append(f"{where}:{node.lineno} the status {_statuses_in(node.value)} chosen by hand")
+            elif isinstance(node, ast.Dict) and any(v is not None and _statuses_in(v) for v in node.values):
+                found.append(f"{where}:{node.lineno} a dict whose values are statuses")
             elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("claims"):
                 for a in node.names:
                     if a.name in STATUS_NAMES or a.name == "Decision":
@@ -217,13 +239,21 @@ def test_no_topic_maps_intervals_to_statuses_by_hand():
 def test_the_static_check_finds_a_hand_mapping(tmp_path, monkeypatch):
     fake = tmp_path / "toymodels" / "fake_topic"
     fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("from toymodels.claims import Evidence, REPRODUCED\n"
-                                      "def f(lo):\n    return Evidence('x', 'reproduced' if lo > 0 else 'x')\n")
+    (fake / "__init__.py").write_text(
+        "from toymodels.claims import Evidence, REPRODUCED\n"
+        "def f(lo):\n    return Evidence('x', 'reproduced' if lo > 0 else 'x')\n"
+        "def _status(ok):\n    return 'reproduced' if ok else 'not reproduced'\n"
+        "def g(ok):\n    s = 'illustrated'\n    return s\n"
+        "WHY = {('a', 'reproduced'): 'prose'}\n"            # reading a status: allowed
+        "def h(j):\n    return j.status == 'not reproduced'\n")
     import sys
 
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     found = hand_mapping("fake-topic")
-    assert any("imports REPRODUCED" in f for f in found) and any("'reproduced'" in f for f in found)
+    assert any("imports REPRODUCED" in f for f in found)
+    assert any(":3 Evidence given" in f for f in found)
+    assert any(":5 the status" in f for f in found) and any(":7 the status" in f for f in found)
+    assert not any(":9 " in f or ":11 " in f for f in found), found
 
 
 @pytest.mark.parametrize("topic", sorted(set(TOPICS) - NOT_YET_CONVERTED))

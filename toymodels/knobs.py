@@ -73,7 +73,10 @@ class Knob:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
     def offered(self, value: Any) -> bool:
-        """Whether a page offers ``value`` (inside the bound, and among the offered values where there are)."""
+        """Whether a page offers ``value`` (inside the bound, and among the offered values where there are; an empty
+        text box always)."""
+        if self.widget == "text" and value == "":
+            return True
         try:
             self.bound.check(self.name, value)
         except Exception:  # noqa: BLE001 - any refusal means "not offered"

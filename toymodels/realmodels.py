@@ -17,8 +17,9 @@ Memory (resident set, measured by ``bench/bench_realmodels.py`` on this project'
 ``MODELS[key].memory_mb``): a server process holds one copy of each model for all its visitors. Loading SmolLM2
 adds about 680 MB to a process that has already imported torch and transformers (float32 weights: 538 MB) and
 peaks about 260 MB higher while the GGUF file is dequantised (about 17 CPU-seconds); MiniLM adds about 120 MB and its
-sentence embedder 55 MB more (the weights are shared). Every computation with a
-model runs under that model's lock (``busy``), one at a time per process, so a model's working memory
+sentence embedder 55 MB more (the weights are shared). A Streamlit server that opened the gated-attention page and
+ran a visitor's prompt through SmolLM2 peaked at 1,345 MB resident (VmHWM), well under a hosted server's 2.7 GB.
+Every computation with a model runs under that model's lock, one at a time per process, so a model's working memory
 (``TRACE_MB``, ``GEN_MB``) is counted once, not once per visitor.
 
 The API (nothing here imports torch until a model is used; importing a topic stays light):

@@ -188,6 +188,21 @@ def check_budget(budget: Callable[..., None], arguments: Mapping[str, Any]) -> N
         raise BudgetError(str(exc)) from None
 
 
+def check_call(fn: Callable, *args, **kwargs) -> None:
+    """Run a ``@bounded`` function's checks (bounds, then budget) on these arguments without calling it: raises
+    ``InputError`` (``BudgetError`` for the budget), so a page can refuse before offering a run."""
+    sig = inspect.signature(inspect.unwrap(fn))
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise InputError(f"{fn.__name__}: {exc}") from None
+    bound.apply_defaults()
+    for name, spec in fn.bounds.items():
+        spec.check(name, bound.arguments[name])
+    if getattr(fn, "budget", None) is not None:
+        check_budget(fn.budget, bound.arguments)
+
+
 def bounded(_budget: Callable[..., None] | None = None, _free: Iterable[str] = (), **specs) -> Callable:
     """Declare a function's bounds once (from its topic's ``KNOBS``); every call checks them (after binding to the
     signature). The entry points of a topic are bounded; what they call is not (scikit-learn's ``transform`` /

@@ -179,18 +179,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
 
 def _check_only(fn: Callable, args: tuple, kwargs: dict) -> None:
     """Run a ``@bounded`` function's checks (bounds and budget) without calling it: raises InputError."""
-    import inspect
-
-    sig = inspect.signature(fn.__wrapped__)
-    try:
-        bound = sig.bind(*args, **kwargs)
-    except TypeError as exc:
-        raise InputError(f"{fn.__name__}: {exc}") from None
-    bound.apply_defaults()
-    for name, spec in fn.bounds.items():
-        spec.check(name, bound.arguments[name])
-    if getattr(fn, "budget", None) is not None:
-        topic.check_budget(fn.budget, bound.arguments)
+    topic.check_call(fn, *args, **kwargs)
 
 
 def view(module, name: str) -> Any:

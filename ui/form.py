@@ -60,10 +60,12 @@ def _kind(knob: Knob, choices: tuple | None) -> str:
     return "slider" if knob.step() else "number"
 
 
-def _draw(knob: Knob, where) -> Any:
+def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
     choices = knob.choices()
     kind = _kind(knob, choices)
-    common = dict(key=knob.id, help=knob.help or None)
+    common = dict(key=knob.id, help=knob.help or None, **({"on_change": on_change} if on_change else {}))
+    if kind == "text":
+        return where.text_area(knob.label, max_chars=knob.bound.max_chars, placeholder=knob.help or None, **common)
     if kind == "toggle":
         return where.toggle(knob.label, **common)
     if kind == "multiselect":
@@ -84,16 +86,19 @@ def _draw(knob: Knob, where) -> Any:
     return where.number_input(knob.label, num(item.lo), num(item.hi), step=num(knob.step() or 1), **common)
 
 
-def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | None = None) -> Any:
+def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | None = None,
+         on_change: Callable | None = None) -> Any:
     """One knob's widget (``table[key]``), bound to the URL by its id; returns its value (``default``: the
-    row's own when None). ``hi``: a lower top for a range whose end the data sets (the last iteration of a run)."""
+    row's own when None). ``hi``: a lower top for a range whose end the data sets (the last iteration of a run, the
+    layers of a model). ``on_change``: the widget's callback."""
     row = table[key]
     default = row.default if default is None else default
     if hi is not None and isinstance(row.bound, Range) and hi < row.bound.hi:
-        row = dataclasses.replace(row, bound=dataclasses.replace(row.bound, hi=hi))
+        offer = tuple(v for v in row.offer if v <= hi) if isinstance(row.offer, tuple) else row.offer
+        row = dataclasses.replace(row, bound=dataclasses.replace(row.bound, hi=hi), offer=offer)
         default = min(default, hi)
         table = Knobs([row, *(r for r in table.values() if r.key != key)])
-    return form(table, {row.name: default}, [key], columns=1, where=where)[row.name]
+    return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change)[row.name]
 
 
 def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, columns: int | Sequence = 4,
@@ -105,7 +110,8 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
 
     The link is read once per session for the whole table (a value no knob offers: one notice); after the
     widgets, each knob's value goes into the link by its id, left out when it is the default (``base``'s field).
-    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text (``key``: the form's key)."""
+    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text (``key``: the form's key).
+    ``on_change``: called when a widget changes (when the form is applied, with ``submit``)."""
     _read_link(table)
     rows = [table[k] for k in keys] if keys is not None else table.on_page()
     defaults = {r.id: default_of(r, base) for r in rows}
@@ -121,7 +127,7 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
         cols = box.columns(columns) if not isinstance(columns, int) or columns > 1 else [box]
         values = {}
         for i, r in enumerate(rows):
-            value = _draw(r, cols[i % len(cols)])
+            value = _draw(r, cols[i % len(cols)], None if submit else on_change)
             values[r.name] = tuple(value) if isinstance(defaults[r.id], tuple) else value
         if submit:
             st.form_submit_button(submit, icon=":material/tune:", on_click=on_change)

@@ -20,20 +20,27 @@ KINDS = ("slider", "number_input", "select_slider", "selectbox", "radio", "multi
          "segmented_control")
 
 
-def _on_page(at) -> set[str]:
-    keys = set()
+def _on_page(at) -> dict:
+    """The page's enabled widgets by key."""
+    out = {}
     for kind in KINDS:
         try:
             found = getattr(at, kind)
         except (AttributeError, KeyError):
             continue
-        keys |= {w.key for w in found if w.key and not w.key.startswith("$$") and not w.disabled}
-    return keys
+        out.update({w.key: w for w in found if w.key and not w.key.startswith("$$") and not w.disabled})
+    return out
 
 
-def draw(row, rng):
-    """A value the row offers: an extreme or a random one."""
+def draw(row, rng, widget=None):
+    """A value the row offers (and, where the data narrow it, the widget on the page shows): an extreme or a
+    random one."""
+    if row.widget == "text":
+        return ["", "A short sentence about a cat.", "x" * row.bound.max_chars][int(rng.integers(3))]
     choices = row.choices()
+    shown = getattr(widget, "options", None)
+    if choices is not None and shown:
+        choices = tuple(c for c in choices if row.show(c) in shown) or choices
     pick = rng.choice(["lo", "hi", "mid"])
     if isinstance(row.bound, Each):
         n = len(choices)
@@ -42,6 +49,8 @@ def draw(row, rng):
     if choices is not None:
         return choices[0] if pick == "lo" else choices[-1] if pick == "hi" else choices[int(rng.integers(len(choices)))]
     item = row.item
+    hi = min(item.hi, getattr(widget, "max", None) or item.hi)
+    item = type(item)(item.lo, hi, item.integer)
     step = row.step() or 1.0
     n = int(round((item.hi - item.lo) / step))
     x = item.lo if pick == "lo" else item.lo + step * (n if pick == "hi" else int(rng.integers(n + 1)))
@@ -63,10 +72,11 @@ def test_every_knob_a_page_offers_keeps_the_page_running_without_an_error(paper)
     rows = [r for r in m.KNOBS.on_page()]
     moves = 0
     for _ in range(12):
-        present = [r for r in rows if r.id in _on_page(at)]
+        widgets = _on_page(at)
+        present = [r for r in rows if r.id in widgets]
         assert present, f"{paper.topic}: no knob of KNOBS is on the page"
         row = present[int(rng.integers(len(present)))]
-        value = draw(row, rng)
+        value = draw(row, rng, widgets[row.id])
         assert row.offered(value), (row.key, value)
         at.session_state[row.id] = value
         at.run(timeout=300)

@@ -2,7 +2,7 @@
 import pytest
 
 import toymodels.gated_attention as M
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_link, open_page
 
 
 def _page():
@@ -47,7 +47,7 @@ def test_page_bad_combination_is_a_message():
     next(b for b in at.button if "Apply" in b.label).click()
     at.run()
     assert not at.exception, at.exception
-    assert any("compute budget" in e.value for e in at.error)
+    assert any("compute budget" in w.value for w in at.warning) and not at.error   # over budget: a warning
 
 
 @pytest.mark.parametrize("params", [
@@ -58,11 +58,7 @@ def test_page_bad_combination_is_a_message():
 ])
 def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
     """Issue 14 finding 10: a link with an unknown value opens the default view with a notice, never crashes."""
-    at = _page()
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.session_state["ga_link_read"] = False
-    at.run()
+    at = open_link("gated-attention", params)
     assert not at.exception, at.exception
     assert any("were not used" in w.value for w in at.warning)
     assert at.selectbox(key="ga_variant").value == "g1_elementwise"
@@ -70,11 +66,7 @@ def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
 
 
 def test_link_with_ids_opens_that_view():
-    at = _page()
-    at.query_params["ga_variant"] = "g1_headwise"
-    at.query_params["ga_preset"] = "massive"
-    at.session_state["ga_link_read"] = False
-    at.run()
+    at = open_link("gated-attention", {"ga_variant": "g1_headwise", "ga_preset": "massive"})
     assert not at.exception, at.exception
     assert at.selectbox(key="ga_variant").value == "g1_headwise"
     assert at.select_slider(key="ga_n_layers").value == 4
@@ -113,3 +105,36 @@ def test_a_visitors_sentence_waits_for_a_button_then_runs():
     button.click().run()
     assert not at.exception, at.exception
     assert any("first_token_attention" in df.value.columns for df in at.dataframe)
+
+
+def test_real_model_sections_read_shipped_views_without_loading_smollm2():
+    from toymodels import realmodels as R
+
+    loaded_before = R.is_loaded("smollm2")
+    at = _page()
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "real-massive-smollm2" in text and "lbl-valley-is-sink-smollm2" in text and "ablation-zero-sink" in text
+    assert not any("SmolLM2" in b.label for b in at.button)         # no live run without a prompt
+    assert R.is_loaded("smollm2") == loaded_before
+
+
+def test_a_visitors_prompt_loads_smollm2_once_per_server_process(monkeypatch):
+    """Two visitors (two sessions of one server process) read their prompts: the model is loaded once."""
+    from toymodels import realmodels as R
+
+    calls = []
+    real_loader = R._LOADERS["smollm2"]
+    monkeypatch.setitem(R._LOADERS, "smollm2", lambda: calls.append(1) or real_loader())
+    monkeypatch.setattr(R, "_LOADED", {})
+    for prompt in ("Rivers carry sand to the sea, grain by grain.", "The choir sang until the candles burned out."):
+        at = _page()
+        at.text_area(key="ga_real_text").set_value(prompt).run(timeout=300)
+        assert not at.exception, at.exception
+        button = [b for b in at.button if "SmolLM2" in b.label]
+        if button:                                                 # the first visitor pays the load: a button
+            assert "(about " in button[0].label
+            button[0].click().run(timeout=600)         # loading SmolLM2: 20 CPU-s, minutes on a busy machine
+        assert not at.exception, at.exception
+        assert any("Token 0's largest |h| peaks at block" in c.value for c in at.caption)
+    assert len(calls) == 1 and R.is_loaded("smollm2")

@@ -163,7 +163,7 @@ def test_page_refuses_too_many_models_with_a_message():
     assert any("4,000,000 characters; the limit is 100" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5, 6])
 def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     from tests.apptest_helpers import open_home
     from toymodels.registry import get_paper
@@ -172,10 +172,10 @@ def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     at.query_params["tour"] = str(step)
     at.switch_page(get_paper("hivemind").page).run()
     assert not at.exception, at.exception
-    assert any(f"Step {step} of 5" in c.value for c in at.caption)
-    if step == 3:
+    assert any(f"Step {step} of 6" in c.value for c in at.caption)
+    if step == 4:
         assert at.slider(key="hm_threshold").value == 0.5
-    if step == 5:
+    if step == 6:
         assert at.radio(key="hm_source").value == "paste"
 
 
@@ -188,3 +188,24 @@ def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
     assert "Claim" in ledger.columns and len(ledger) == len(H.CLAIMS)
     tables = [d.value for d in at.dataframe]
     assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)
+
+
+def test_the_page_opens_on_a_real_models_answers_shown_as_text():
+    """With the real samples shipped, the page opens on SmolLM2's answers to one prompt (a table of text, never
+    markup), and the prompt and decoding selectors redraw it; while the run is pending it says so."""
+    import toymodels.hivemind as H
+
+    at = _page()
+    assert not at.exception, at.exception
+    if "lm_metrics" not in H.VIEWS:
+        assert any("registered and not yet shipped" in i.value for i in at.info)
+        return
+    assert "answers the same question" in at.subheader[0].value
+    answers = at.dataframe[0].value  # the first table after the ledger: the answers
+    assert list(answers.columns[:2]) == ["sample", "response"] and len(answers) == H.N_PER_POOL
+    at.selectbox(key="hm_real_prompt").set_value("k01").run()
+    assert not at.exception, at.exception
+    if "min-p" in set(at.radio(key="hm_real_decoding").options):
+        at.radio(key="hm_real_decoding").set_value("min-p").run()  # k01 (closed) is drawn under top-p only
+        assert not at.exception, at.exception
+        assert any("top-p only" in i.value for i in at.info)

@@ -123,7 +123,7 @@ VIEWS = views(
     View("critic", ".critic:critic_experiment", dict(cfg=CRITIC_TEST, depths=CRITIC_DEPTHS, wide=True),
          label="Offline critics, depths 4, 16, 64 and a wide one…", seconds=1700),
     View("critic_search", ".critic:critic_search", dict(depths=[4, 16], seeds=2, steps=600, batch_size=128),
-         label="Searching for a regime where depth matters…", seconds=500, pending=_MOVED),
+         label="Searching for a regime where depth matters…", seconds=500),
     # the registered runs of issue 41 (fresh seeds; each arm one batched model, on a GPU where there is one)
     *(View(f"online60_d{d}", ".experiments:batched_seeds", dict(cfg=replace(ONLINE60, depth=d), n_seeds=ONLINE60.seeds),
            label=f"Training {ONLINE60.seeds} agents at depth {d}…",

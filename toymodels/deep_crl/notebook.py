@@ -105,4 +105,14 @@ NOTEBOOK: tuple[dict, ...] = (
                 "GPU wall 88 / 132 / 189 / 99-129 s per view, 227 s in all (about 3 CPU-hours on one core)",
          lesson="batched seeds cost a GPU what one seed does; the depth gain is about half the size the test was "
                 "powered for, and the mechanism (corridor-following values) does not appear by depth 16 here"),
+    dict(when="issue 39", experiment="the views orphaned by the package move, recomputed on the CPU (one thread, "
+                                     "nice 10, tree 47354f5)",
+         config="critic_search (10 regimes x depths 4 and 16, 2 seeds, 600 steps); train_d8 (3 seeds)", seeds="2 / 3",
+         result="critic_search: 286 CPU-s; depth 4's numbers identical to the pre-move bundle, depth 16's within "
+                "0.007 in rho (largest: stitching batch 512, gain 0.133 -> 0.139); depth helps in the same 9 of 10 "
+                "regimes. train_d8: 233 CPU-s; per-seed success 0.00 / 0.58 / 0.98 (pre-move bundle: 0.01 / 1.00 / "
+                "0.99), the same to the last digit on trees 7586203 and 47354f5, so the change predates issue 39",
+         lesson="critic_search is shipped again (the lab notebook's search table). train_d8 and the three "
+                "ablation_* views stay pending: since issue 41 nothing reads them (ablation20_* decide the "
+                "ablations claim), so recomputing them (about 12 CPU-minutes) buys nothing"),
 )

@@ -37,9 +37,6 @@ from toymodels.topic import InputError, Progress, View, as_progress, lazy_export
 from .config import (  # noqa: F401  (the page and the tests read them here)
     AFTER_DELIMITER,
     ALL_VARIANTS,
-    BOUNDS,
-    CFG_BOUNDS,
-    CHOICES,
     COPY_RULES,
     DEFAULT,
     DEFAULT_LRS,
@@ -53,12 +50,16 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     HSD_PILOTS,
     HSD_SEEDS,
     II_SEEDS,
+    KNOBS,
     LIMITS,
     MACT_CFG,
     MACT_NAME,
     MACT_SEEDS,
     MACT_VARIANTS,
+    MAX_CHARS,
+    MAX_TEXTS,
     MAX_WORK,
+    PRESETS,
     SEARCH_BASE,
     SEARCH_CONFIGS,
     SINK_CFG,
@@ -69,13 +70,12 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     Config,
     ConfigError,
     check_budget,
-    check_compare,
     expected_seconds,
     hsd_config,
     search_config,
     validate,
 )
-from .minilm import MAX_CHARS, MAX_TEXTS, SENTENCES  # noqa: F401
+from .minilm import SENTENCES  # noqa: F401
 from .notebook import (  # noqa: F401
     HSD_PILOT,
     HSD_PILOT2_RESULTS,
@@ -90,6 +90,7 @@ from .notebook import (  # noqa: F401
     search_table,
     seed_replicates,
 )
+from .real import VISITOR_CHARS, expected_real_seconds  # noqa: F401
 from .real import prompts as real_prompts
 from .real_claims import claims_for as real_claims_for
 from .real_claims import real_metrics
@@ -371,12 +372,40 @@ def _g2_massive(views) -> Evidence:
                     uncertainty=f"largest over the seeds {top:.1f}×")
 
 
-def _control(view: str, variant: str, removes: bool):
+#: Why a control came out as it did, by claim and status: the toy's mechanism, in the claim's note (the page
+#: shows it beside the claim; it judges nothing itself).
+_G2_WHY = ("A value gate can make the first token's value small (a cheap place to park attention) but cannot close a "
+           "head for a query, so the sink stays, as in the paper; here it can even grow.")
+_WHY = {
+    ("headshared-keeps-bb", "not reproduced"): "Every head is idle on the same queries (the non-triggers), so one "
+                                               "gate shared by the heads closes them all and the sink goes.",
+    ("headshared-keeps-hsd", "reproduced"): "When each query needs one head and not the other, a shared gate must "
+                                            "stay open for the busy head, so the idle one parks its attention on the "
+                                            "first token: the paper's explanation, in a toy.",
+    ("headshared-keeps-hsd", "not reproduced"): "Even when each query needs a different head, the shared gate "
+                                                "removes the sink here.",
+    ("ns-sigmoid-keeps-bb", "reproduced"): "A gate that cannot go below one half cannot close a head, so the sink "
+                                           "stays.",
+    ("g2-keeps-bb", "reproduced"): _G2_WHY,
+    ("g2-keeps-hsd", "reproduced"): _G2_WHY,
+}
+
+
+def _control(view: str, variant: str, removes: bool, claim: str = ""):
     if (view, variant) == ("sink_seeds", "g1_input_independent"):
-        return _input_independent
-    if (view, variant) == ("sink_seeds", "g2_elementwise"):
-        return _g2_keeps
-    return lambda views: _removal_evidence(views, view, variant, removes)
+        decide = _input_independent
+    elif (view, variant) == ("sink_seeds", "g2_elementwise"):
+        decide = _g2_keeps
+    else:
+        def decide(views):
+            return _removal_evidence(views, view, variant, removes)
+
+    def explained(views) -> Evidence:
+        ev = decide(views)
+        why = _WHY.get((claim, ev.status))
+        return replace(ev, note=f"{ev.note} {why}".strip()) if why else ev
+
+    return explained
 
 
 def _removal_test(removes: bool, where: str) -> str:
@@ -418,7 +447,7 @@ def _control_claims():
             out.append(Claim(
                 f"{stem}-{task}", "control", f"{statement} ({TASK_NAMES[view]} task).", pv.source,
                 f"F-Attn {PAPER['fattn_baseline'].value:g} → {pv.value:g}: {100 * PAPER_REMOVED[variant]:.0f}% of "
-                "the sink removed", test, _control(view, variant, removes),
+                "the sink removed", test, _control(view, variant, removes, f"{stem}-{task}"),
                 fitted=_SINK_FITTED if view == "sink_seeds" and removes else (),
                 registered=REGISTERED_41 if fresh else REGISTERED if view == "sink_seeds" else REGISTERED_HSD))
             if (variant, view) == ("g2_elementwise", "sink_seeds"):
@@ -601,4 +630,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                    "massive_activation", "massive_stats", "_uniform_floor", "_rope", "_apply_rope")},
     **{name: ".data" for name in ("BigramBackcopy", "HeadSpecificDormancy", "make_data")},
     "minilm_sink": ".minilm",
+    "real_prompt": ".real",
+    "real_model": ".real",
 })

@@ -1,17 +1,19 @@
 """Gated attention: the configurations, their bounds and their cost (light: no torch).
 
 ``Config`` is one training run of the toy (the gated layer of paper Eq. 5 and its controls, see ``model``).
-``LIMITS`` declares every knob's bounds once: ``validate``, the ``@bounded`` entry points (``CFG_BOUNDS``) and the
-page's widgets all read it. ``expected_seconds`` is the cost model (one CPU thread). The shipped configurations
-live here too: the sink default ``SINK_CFG``, the massive-activation search ``SEARCH_CONFIGS`` and its pick
-``MACT_CFG``.
+``KNOBS`` declares every knob once (its bound, label, the values the page offers, its URL id): the ``@bounded``
+entry points and the page's ``ui.form`` read it. ``expected_seconds`` is the cost model (one CPU thread). The
+shipped configurations live here too: the sink default ``SINK_CFG``, the massive-activation search
+``SEARCH_CONFIGS`` and its pick ``MACT_CFG``, and the page's ``PRESETS``.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from toymodels.topic import Each, Fields, InputError, OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.realmodels import Text
+from toymodels.topic import Each, InputError, OneOf, Range
 
 VARIANTS: dict[str, str] = {
     "baseline": "Baseline (no gate)",
@@ -157,19 +159,6 @@ def check_budget(cfg: Config, factor: float = 1.0, instances: int = 1) -> None:
                           + (", or try fewer learning rates" if instances > 1 else ""))
 
 
-# --------------------------------------------------------------------------- bounds (one source of truth)
-
-#: the knobs a visitor sets, with the values the page offers
-CHOICES = {"n_heads": (1, 2, 4, 8), "d_model": (16, 32, 64, 96, 128), "seq_len": (64, 96, 128, 192, 256),
-           "lr": (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2)}
-#: every numeric knob as a Range (whole numbers where the default is one), from LIMITS: the one declaration that
-#: ``validate``, the ``@bounded`` entry points and the page's widgets read
-BOUNDS = {name: Range(lo, hi, integer=isinstance(getattr(Config(), name), int)) for name, (lo, hi) in LIMITS.items()}
-CFG_BOUNDS = Fields(
-    **BOUNDS, variant=OneOf(*VARIANTS), pos=OneOf("rope", "learned"), qk_norm=OneOf(True, False),
-    decay_embeddings=OneOf(True, False), copy_rule=OneOf(*COPY_RULES), after_delimiter=OneOf(*AFTER_DELIMITER),
-    task=OneOf(*TASKS))
-
 #: expected CPU seconds of one training step per unit of ``_work / steps`` (measured: 4 layers, d 64, T 64,
 #: batch 32 takes about 75 ms a step on one thread of this 2-core machine)
 SECONDS_PER_WORK = 0.075 / (32 * 64 * 4)
@@ -191,16 +180,6 @@ def _live_budget(cfg, variants=("baseline",), **_) -> None:
     validate(cfg)
     check_budget(cfg)
 
-
-#: The bounds of ``experiments.compare``, declared here so the page checks a comparison without importing torch.
-COMPARE_BOUNDS = dict(cfg=CFG_BOUNDS, variants=Each(OneOf(*VARIANTS), max_len=len(VARIANTS)))
-
-
-def check_compare(cfg: Config, variants: list[str]) -> None:
-    """Raise InputError when ``compare(cfg, variants)`` would be refused (bounds or budget), without running it."""
-    for name, value in (("cfg", cfg), ("variants", variants)):
-        COMPARE_BOUNDS[name].check(name, value)
-    _live_budget(cfg=cfg, variants=variants)
 
 
 # --------------------------------------------------------------------------- the shipped configurations
@@ -294,3 +273,82 @@ def hsd_config(name: str) -> Config:
 #: P3 did not learn the task, P2 learned it with too weak a sink (F-Attn 0.068 against 2 x 0.035), P4 did both.
 HSD_NAME = None      # the second pilot's pick (notebook.HSD_RULE2); the first rule picked P4
 HSD_CFG = hsd_config(HSD_NAME) if HSD_NAME else None
+
+
+#: The page's presets: id -> (label, configuration). The shipped ones show at once; the others need a training.
+PRESETS = {
+    "default": ("Sink default: Bigram-Backcopy, 2 layers × 2 heads, T = 128, QK-norm, lr 2e-2 (shipped)", SINK_CFG),
+    "hsd": (f"Head-specific dormancy (shipped, seed {HSD_SEEDS[0]})",
+            replace(HSD_CFG, variant="g1_elementwise", seed=HSD_SEEDS[0])) if HSD_CFG else
+           (f"Head-specific dormancy ({HSD_PILOT2[0]}, the second pilot's first candidate; a live run)",
+            replace(hsd_config(HSD_PILOT2[0]), variant="g1_elementwise", seed=HSD_SEEDS[0])),
+    "massive": (f"Massive-activation configuration ({MACT_NAME}, shipped)", MACT_CFG),
+    "no_qknorm": ("Without QK-norm, lr 1e-2", replace(SINK_CFG, qk_norm=False, lr=1e-2)),
+    "rope_notes": ("Notes' CPU setup: RoPE, no QK-norm, lr 3e-3",
+                   replace(SINK_CFG, pos="rope", lr=3e-3, qk_norm=False)),
+    "rope_qknorm": ("Paper-like: RoPE + QK-norm (as Qwen3)", replace(SINK_CFG, pos="rope", qk_norm=True)),
+    "deeper": ("Deeper: 3 layers, 4 heads, 300 steps", replace(SINK_CFG, n_layers=3, n_heads=4, steps=300)),
+}
+
+
+# --------------------------------------------------------------------------- the knobs (one declaration each)
+
+MAX_TEXTS = 8          # texts per MiniLM call
+MAX_CHARS = 400        # characters per text MiniLM reads (at most 256 tokens)
+_SEED = Range(0, 2**31 - 1, integer=True)
+_LR = Range(1e-4, 3e-2)
+_STEPS = Range(50, 3000, integer=True)
+
+#: Every knob, once: ``Config``'s fields (the entry points' ``cfg``), the other arguments of the entry points, and
+#: what the page's Explore tab offers (group "page"), each with its URL id.
+KNOBS = knobs(
+    Knob("n_layers", Range(1, 4, integer=True), "Layers", (1, 2, 3, 4), id="ga_n_layers"),
+    Knob("n_heads", Range(1, 8, integer=True), "Heads", (1, 2, 4, 8), id="ga_n_heads"),
+    Knob("d_model", Range(16, 128, integer=True), "Width d", (16, 32, 64, 96, 128), id="ga_d_model"),
+    Knob("seq_len", Range(32, 256, integer=True), "Sequence length T", (64, 96, 128, 192, 256), id="ga_seq_len"),
+    Knob("steps", _STEPS, "Steps", tuple(range(50, 3001, 50)), id="ga_steps"),
+    Knob("lr", _LR, "Learning rate", (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2), id="ga_lr"),
+    Knob("seed", _SEED, "Seed", id="ga_seed", help="The model's initialisation and its batches"),
+    Knob("pos", OneOf("learned", "rope"), "Positions", id="ga_pos", labels={"learned": "learned", "rope": "RoPE"}),
+    Knob("qk_norm", OneOf(True, False), "Per-head QK-norm", id="ga_qk_norm"),
+    Knob("variant", OneOf(*VARIANTS)),
+    Knob("batch_size", Range(4, 64, integer=True)),
+    Knob("ffn_mult", Range(0, 4, integer=True)),
+    Knob("weight_decay", Range(0.0, 0.5)),
+    Knob("warmup", Range(0, 3000, integer=True)),
+    Knob("vocab", Range(8, 128, integer=True)),
+    Knob("n_triggers", Range(1, 8, integer=True)),
+    Knob("dirichlet", Range(0.01, 10.0)),
+    Knob("data_seed", _SEED),
+    Knob("eval_every", Range(1, 3000, integer=True)),
+    Knob("eval_batch", Range(1, 64, integer=True)),
+    Knob("delimiter", Range(0.0, 0.25)),
+    Knob("decay_embeddings", OneOf(True, False)),
+    Knob("copy_rule", OneOf(*COPY_RULES)),
+    Knob("after_delimiter", OneOf(*AFTER_DELIMITER)),
+    Knob("task", OneOf(*TASKS)),
+    # the other arguments of the entry points
+    Knob("variants", Each(OneOf(*VARIANTS), max_len=len(VARIANTS)), group="run"),
+    Knob("switch", Range(1, _STEPS.hi - 1, integer=True), group="run"),
+    Knob("seeds", Each(_SEED, max_len=16), group="run"),
+    Knob("lrs", Each(_LR, max_len=8), "Learning rates", (1e-3, 3e-3, 1e-2, 2e-2, 3e-2), id="ga_lrs", group="run",
+         default=(3e-3, 1e-2, 3e-2)),
+    # what the page shows
+    Knob("preset", OneOf(*PRESETS), "Preset", id="ga_preset", labels={k: v[0] for k, v in PRESETS.items()},
+         group="page", default="default", widget="selectbox",
+         help="Fills the settings below. Shipped presets show at once; the others need Train."),
+    Knob("variant", OneOf(*VARIANTS), "Gated variant to compare with the baseline", tuple(VARIANTS)[1:],
+         id="ga_variant", labels=VARIANTS, group="page", default="g1_elementwise", widget="selectbox"),
+    Knob("layer", Range(1, 4, integer=True), "Layer", (1, 2, 3, 4), id="ga_layer", group="page", default=1,
+         widget="selectbox"),
+    Knob("head", Range(1, 8, integer=True), "Head", tuple(range(1, 9)), id="ga_head", group="page", default=1,
+         widget="selectbox"),
+    Knob("shown", Range(32, 64, integer=True), "Positions shown", (32, 48, 64), id="ga_shown", group="page",
+         default=48),
+    Knob("hsd_layer", Range(1, 4, integer=True), "Layer", (1, 2, 3, 4), id="ga_hsd_layer", group="page",
+         labels={i: f"layer {i}" for i in range(1, 5)}, default=1, widget="segmented"),
+    Knob("texts", Each(Text(MAX_CHARS), max_len=MAX_TEXTS), group="run"),
+    Knob("text", Text(MAX_CHARS), "Your own sentence", id="ga_text", group="page", default="", widget="text",
+         help="Type a sentence and press the button to read MiniLM's attention on it"),
+)
+

@@ -17,17 +17,14 @@ import torch
 
 from toymodels import store
 from toymodels.device import get_device
-from toymodels.topic import Each, InputError, OneOf, Progress, Range, as_progress, bounded
+from toymodels.topic import InputError, Progress, as_progress, bounded
 
 from .config import (
     ALL_VARIANTS,
-    BOUNDS,
-    CFG_BOUNDS,
-    COMPARE_BOUNDS,
     HIST_BINS,
     HSD_PILOT_SEED,
     HSD_PILOTS,
-    LIMITS,
+    KNOBS,
     MACT_CFG,
     MACT_VARIANTS,
     SEARCH_CONFIGS,
@@ -129,7 +126,7 @@ def _compare(cfg: Config, variants: list[str], device=None, progress: Progress |
             "floor": res["floor"], "bayes_ce": res["bayes_ce"], "delimiter_token": res["delimiter_token"]}
 
 
-@bounded(**COMPARE_BOUNDS, _budget=_live_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs("variants", group="run"), _budget=_live_budget)
 def compare(cfg: Config, variants: list[str], device=None, progress: Progress | None = None) -> dict:
     """Train each variant (same seed, same data) and gather everything the page draws.
 
@@ -147,8 +144,7 @@ def _sweep_budget(cfg, lrs, variants=("baseline", "g1_elementwise"), **_) -> Non
     check_budget(cfg, factor=n / 1.5, instances=n)
 
 
-@bounded(cfg=CFG_BOUNDS, lrs=Each(BOUNDS["lr"], max_len=8),
-         variants=Each(OneOf(*VARIANTS), max_len=len(VARIANTS)), _budget=_sweep_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs("lrs", "variants", group="run"), _budget=_sweep_budget)
 def lr_sweep(cfg: Config, lrs: list[float], variants: list[str] = ("baseline", "g1_elementwise"),
              device=None, progress: Progress | None = None) -> pd.DataFrame:
     """For each variant, train one batched model whose instances use the learning rates ``lrs``."""
@@ -168,7 +164,7 @@ def n_params(model: GatedLM) -> int:
     return int(sum(p[0].numel() for p in model.params.values()))
 
 
-@bounded(cfg=CFG_BOUNDS)
+@bounded(cfg=KNOBS.fields(Config), _budget=lambda cfg, **_: validate(cfg))
 def layer_demo(cfg: Config, device=None) -> pd.DataFrame:
     """Each variant at initialisation: where the gate sits, its shape, parameters added and gate mean (≈ 0.5).
 
@@ -206,7 +202,7 @@ def _midway_budget(cfg, switch, **_) -> None:
         raise InputError(f"the gate must be added between step 1 and step {cfg.steps - 1}, got {switch}")
 
 
-@bounded(cfg=CFG_BOUNDS, switch=Range(1, LIMITS["steps"][1] - 1, integer=True), _budget=_midway_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs("switch", group="run"), _budget=_midway_budget)
 def gate_midway(cfg: Config, switch: int, device=None, progress: Progress | None = None) -> dict:
     """Train ungated until step ``switch``, then add the gate ``cfg.variant`` and continue (paper App. A.7).
 
@@ -267,7 +263,7 @@ def _seeds_budget(cfg, variants, seeds, **_) -> None:
                          "budget of a seed sweep (a precomputed view, not a live run): fewer seeds or variants")
 
 
-@bounded(**COMPARE_BOUNDS, seeds=Each(BOUNDS["seed"], max_len=16), _budget=_seeds_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs("variants", "seeds", group="run"), _budget=_seeds_budget)
 def seed_sweep(cfg: Config, variants: list[str], seeds: list[int], device=None,
                progress: Progress | None = None) -> dict:
     """Train each variant with each seed (the model's init and its batches; the task, set by ``data_seed``, is the

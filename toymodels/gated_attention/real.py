@@ -254,3 +254,30 @@ def real_model(key: str, texts: list[str], ablation: bool = True, progress=None)
                    "torch": torch.__version__, "transformers": transformers.__version__,
                    "threads": torch.get_num_threads(), "model": info.name}
     return out
+
+
+# --------------------------------------------------------------------------- a visitor's prompt (the page's live run)
+
+VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and realmodels.MAX_TOKENS tokens)
+
+
+def expected_real_seconds(key: str = "smollm2") -> float:
+    """Seconds (one CPU core) to read one visitor prompt: loading the model when this process has not yet, plus
+    about 2 s for the pass (SmolLM2 at 256 tokens: 0.7 CPU-s measured; entropy eigendecompositions included)."""
+    return 2.0 + (0.0 if realmodels.is_loaded(key) else realmodels.MODELS[key].load_seconds)
+
+
+@bounded(key=OneOf(*realmodels.MODELS), text=realmodels.Text(VISITOR_CHARS))
+def real_prompt(key: str, text: str) -> dict:
+    """One visitor prompt through a real model: per layer, the first-token share beside the uniform one, token 0's
+    largest |h| over the median (and where the layer's largest sits), the prompt entropy with and without token 0;
+    the tokens and the head-averaged maps. Bounded: VISITOR_CHARS characters, realmodels.MAX_TOKENS tokens, one
+    pass under the model's lock (working memory about realmodels.TRACE_MB)."""
+    r = measure_prompt(key, text)
+    ms = r["massive"]
+    share = np.concatenate([[np.nan], r["share"].mean(1)])
+    layers = ms.assign(share=share, uniform=r["uniform"], entropy=r["entropy"], entropy_excl=r["entropy_excl"],
+                       max_token=[r["tokens"][p] for p in ms.max_pos])
+    return {"model": realmodels.MODELS[key].name, "tokens": r["tokens"], "layers": layers, "maps": r["maps"],
+            "first_massive_block": r["first_massive_block"], "first_sink_layer": r["first_sink_layer"],
+            "valley": valley_depth(r["entropy"]), "valley_excl": valley_depth(r["entropy_excl"])}

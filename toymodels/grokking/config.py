@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from toymodels.errors import InputError
 from toymodels.knobs import Knob, knobs
-from toymodels.topic import Each, Fields, OneOf, Range
+from toymodels.topic import Each, OneOf, Range
 
 # Primes a visitor may pick (the paper's tasks are mod a prime; 61 is the official default).
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61)
@@ -49,6 +49,14 @@ KNOBS = knobs(
     *(Knob("values", Each(bound, max_len=8), "Values", SWEEPS[name], id=f"gk_sweep_{name}", group=f"sweep_{name}",
            default=SWEEPS[name][1:6:2] if len(SWEEPS[name]) > 5 else SWEEPS[name][:3])
       for name, bound in (("train_frac", _FRAC), ("bandwidth", _L), ("power", _S))),
+    # the neural-network comparison (nn.py: NNConfig, and nn_seeds' own arguments)
+    *(Knob(name, bound, group="nn") for name, bound in dict(
+        p=Range(5, 97, integer=True), op=OneOf("x+y", "x-y"), train_frac=_FRAC, width=Range(8, 1024, integer=True),
+        activation=OneOf("quadratic", "relu"), lr=Range(1e-5, 1e-1), weight_decay=Range(0.0, 10.0),
+        max_steps=Range(1, 20000, integer=True), eval_every=Range(1, 1000, integer=True), stop_at=Range(0.0, 1.0),
+        patience=Range(1, 20, integer=True), seed=Range(0, 2**31 - 1, integer=True)).items()),
+    Knob("first_seed", Range(0, 2**31 - 1 - 20, integer=True), group="nn_study"),
+    Knob("seeds", Range(1, 20, integer=True), group="nn_study"),
 )
 
 MAX_SECONDS = 90.0      # one run, on one thread of a 2-core CPU
@@ -149,12 +157,6 @@ class NNConfig:
     patience: int = 3
     seed: int = 0
 
-
-NN_BOUNDS = Fields(p=Range(5, 97, integer=True), op=OneOf("x+y", "x-y"), train_frac=Range(0.1, 0.9),
-                   width=Range(8, 1024, integer=True), activation=OneOf("quadratic", "relu"),
-                   lr=Range(1e-5, 1e-1), weight_decay=Range(0.0, 10.0), max_steps=Range(1, 20000, integer=True),
-                   eval_every=Range(1, 1000, integer=True), stop_at=Range(0.0, 1.0),
-                   patience=Range(1, 20, integer=True), seed=Range(0, 2**31 - 1, integer=True))
 
 
 #: Issue 41's registered run (nn-features): 8 fresh splits, seeds 100-107, the configuration of the pilot (seeds 0-1,

@@ -12,9 +12,9 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from toymodels.topic import Range, bounded
+from toymodels.topic import bounded
 
-from .config import NN_BOUNDS, NNConfig
+from .config import KNOBS, NNConfig
 from .rfm import circulant_deviation, one_hot_inputs, split
 
 
@@ -30,28 +30,31 @@ def network_agop(W1: torch.Tensor, W2: torch.Tensor, X: torch.Tensor, activation
         W1, W2, X = W1.double(), W2.double(), X.double()
         h = X @ W1.T
         slope = 2 * h if activation == "quadratic" else (h > 0).double()
-        out = torch.zeros(W1.shape[1], W1.shape[1], dtype=torch.float64)
+        out = torch.zeros(W1.shape[1], W1.shape[1], dtype=torch.float64, device=W1.device)
         for i in range(0, len(X), 256):                     # (chunk, p, 2p) at a time: bounded memory
             J = torch.einsum("ck,ik,kd->icd", W2, slope[i:i + 256], W1)
             out += torch.einsum("icd,ice->de", J, J)
-        return (out / len(X)).numpy()
+        return (out / len(X)).cpu().numpy()
 
 
-@bounded(cfg=NN_BOUNDS)
-def train_nn(cfg: NNConfig = NNConfig()) -> dict:  # noqa: B008
+@bounded(cfg=KNOBS.fields(NNConfig, group="nn"))
+def train_nn(cfg: NNConfig = NNConfig(), device=None) -> dict:  # noqa: B008
     """Train one network. Returns its curves (step, train and test accuracy and loss, D of W₁ᵀW₁); D of W₁ᵀW₁ and
     of the network's AGOP (over the training inputs) at initialisation and at the end; W₁ᵀW₁'s deviation from the
     other wrapped diagonals (Hankel for x + y) at the end; whether it grokked (test accuracy ≥ ``stop_at`` at the
     end); the steps where test accuracy first reached 0.5 and ``stop_at``; W₁ᵀW₁ at the end (2p × 2p, float32)."""
-    g = torch.Generator().manual_seed(cfg.seed)
+    from toymodels.device import get_device
+
+    dev = get_device(device)
+    g = torch.Generator().manual_seed(cfg.seed)       # drawn on the CPU, then moved: the same init on any device
     data = split(cfg.p, cfg.op, cfg.train_frac, cfg.seed)
-    Xtr = torch.as_tensor(one_hot_inputs(data["train_pairs"], cfg.p), dtype=torch.float32)
-    Xte = torch.as_tensor(one_hot_inputs(data["test_pairs"], cfg.p), dtype=torch.float32)
-    ytr = torch.as_tensor(data["train_labels"], dtype=torch.long)
-    yte = torch.as_tensor(data["test_labels"], dtype=torch.long)
+    Xtr = torch.as_tensor(one_hot_inputs(data["train_pairs"], cfg.p), dtype=torch.float32, device=dev)
+    Xte = torch.as_tensor(one_hot_inputs(data["test_pairs"], cfg.p), dtype=torch.float32, device=dev)
+    ytr = torch.as_tensor(data["train_labels"], dtype=torch.long, device=dev)
+    yte = torch.as_tensor(data["test_labels"], dtype=torch.long, device=dev)
     d, h = 2 * cfg.p, cfg.width
-    W1 = (torch.randn(h, d, generator=g) / np.sqrt(d)).requires_grad_()
-    W2 = (torch.randn(cfg.p, h, generator=g) / np.sqrt(h)).requires_grad_()
+    W1 = (torch.randn(h, d, generator=g) / np.sqrt(d)).to(dev).requires_grad_()
+    W2 = (torch.randn(cfg.p, h, generator=g) / np.sqrt(h)).to(dev).requires_grad_()
     opt = torch.optim.AdamW([W1, W2], lr=cfg.lr, weight_decay=cfg.weight_decay)
 
     def forward(X):
@@ -59,7 +62,7 @@ def train_nn(cfg: NNConfig = NNConfig()) -> dict:  # noqa: B008
 
     def nfm() -> np.ndarray:
         w = W1.detach().double()
-        return (w.T @ w).numpy()
+        return (w.T @ w).cpu().numpy()
 
     d0 = circulant_deviation(nfm(), cfg.op)
     a0 = circulant_deviation(network_agop(W1, W2, Xtr, cfg.activation), cfg.op)
@@ -94,11 +97,11 @@ def train_nn(cfg: NNConfig = NNConfig()) -> dict:  # noqa: B008
             "nfm_hankel_deviation_end": circulant_deviation(nfm(), "x-y" if cfg.op == "x+y" else "x+y"),
             "grokked": bool(test[-1] >= cfg.stop_at), "train_acc_end": curves["train_acc"][-1],
             "test_acc_end": float(test[-1]), "step_half": first(0.5), "step_grokked": first(cfg.stop_at),
-            "steps": int(curves["step"][-1]), "nfm": nfm().astype(np.float32)}
+            "steps": int(curves["step"][-1]), "nfm": nfm().astype(np.float32), "device": str(dev)}
 
 
-@bounded(cfg=NN_BOUNDS, seeds=Range(1, 20, integer=True))
-def nn_seeds(cfg: NNConfig, first_seed: int, seeds: int) -> dict:
+@bounded(cfg=KNOBS.fields(NNConfig, group="nn"), **KNOBS.specs(group="nn_study"))
+def nn_seeds(cfg: NNConfig, first_seed: int, seeds: int, device=None) -> dict:
     """``seeds`` networks on splits ``first_seed`` … (each its own split and initialisation): per seed, whether it
     grokked, D of W₁ᵀW₁ at initialisation and at the end, and the steps; the curves of every seed; the first seed's
     W₁ᵀW₁ for the page."""
@@ -106,7 +109,7 @@ def nn_seeds(cfg: NNConfig, first_seed: int, seeds: int) -> dict:
 
     per, curves, first_nfm = [], [], None
     for s in range(first_seed, first_seed + seeds):
-        r = train_nn.__wrapped__(replace(cfg, seed=s))
+        r = train_nn.__wrapped__(replace(cfg, seed=s), device=device)
         per.append({"seed": s, "grokked": r["grokked"], "deviation_init": r["deviation_init"],
                     "deviation_end": r["deviation_end"], "agop_deviation_init": r["agop_deviation_init"],
                     "agop_deviation_end": r["agop_deviation_end"],
@@ -118,5 +121,7 @@ def nn_seeds(cfg: NNConfig, first_seed: int, seeds: int) -> dict:
             first_nfm = r["nfm"]
     import pandas as pd
 
+    from toymodels.device import environment
+
     return {"config": asdict(cfg), "first_seed": first_seed, "per_seed": pd.DataFrame(per),
-            "curves": pd.DataFrame(curves), "nfm_first": first_nfm}
+            "curves": pd.DataFrame(curves), "nfm_first": first_nfm, "environment": environment(r["device"])}

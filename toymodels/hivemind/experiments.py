@@ -34,6 +34,7 @@ from .similarity import (
     distinct_n_tokens,
     mattr,
     mean_offdiag,
+    pca_2d,
     ttr,
     vendi_score,
     vendi_score_embeddings,
@@ -156,20 +157,13 @@ def _analysis_base(df: pd.DataFrame, emb: np.ndarray, p) -> dict:
     cross_count = n * (n - 1) - within_count
     null_floor = float((S.sum() - np.trace(S) - within_sum) / cross_count) if cross_count else None
     # --- pairs within a prompt (the CSV), in (i, j) order
-    ii, jj = [], []
-    for idx in df.groupby("prompt", sort=False).indices.values():
-        a, b = np.triu_indices(len(idx), k=1)
-        ii.append(np.asarray(idx)[a])
-        jj.append(np.asarray(idx)[b])
-    ii, jj = np.concatenate(ii), np.concatenate(jj)
-    order = np.lexsort((jj, ii))
-    ii, jj = ii[order], jj[order]
+    # (a boolean n x n mask read in row-major order: already sorted, no sort of n^2/2 pairs)
+    pcode = pd.factorize(prompts)[0]
+    ii, jj = np.nonzero(np.triu(pcode[:, None] == pcode[None, :], k=1))
     p(0.75, "PCA")
-    from sklearn.decomposition import PCA
-
     X = emb.astype(np.float64)
     spread = np.ptp(X, axis=0).max() > 1e-9
-    xy = PCA(n_components=2, svd_solver="full").fit_transform(X) if spread else np.zeros((n, 2))
+    xy = pca_2d(X) if spread else np.zeros((n, 2))
     # PCA's axis signs are arbitrary: fix them so the first response lies in the positive quadrant
     xy = xy * np.where(xy[0] < 0, -1.0, 1.0)
     base = dict(S=S, texts=texts, tokens=tokens, models=models, prompts=prompts, model_names=model_names,

@@ -127,3 +127,20 @@ def test_sacrebleu_pinned():
     import sacrebleu
 
     assert sacrebleu.__version__ == K.SACREBLEU_VERSION
+
+
+@pytest.mark.parametrize("shape", [(2000, 384), (30, 384), (5, 3), (2, 4)])
+def test_pca_2d_equals_sklearn_full_svd_up_to_sign(shape):
+    """The fast PCA (top two eigenvectors of the d x d scatter matrix) against scikit-learn's full SVD: the same
+    scores to 1e-6 once each axis's sign is matched (PCA's signs are arbitrary)."""
+    from sklearn.decomposition import PCA
+
+    X = np.random.default_rng(shape[0]).normal(size=shape)
+    X[:, 0] *= 3.0  # distinct leading variances, so the axes are well defined
+    X[:, 1] *= 2.0
+    ref = PCA(n_components=2, svd_solver="full").fit_transform(X)
+    got = Sm.pca_2d(X)
+    assert got.shape == ref.shape
+    for k in range(2):
+        sign = 1.0 if ref[:, k] @ got[:, k] >= 0 else -1.0
+        np.testing.assert_allclose(sign * got[:, k], ref[:, k], atol=1e-6)
