@@ -22,6 +22,7 @@ from .ledger import (
                      claims_table,
                      device_caption,
                      headline,
+    headline_claim,
                      ledger_strip,
                      paper_header,
                      reproduce_panel,
@@ -35,6 +36,7 @@ from .tour import Step, shown, tour
 __all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Step", "app_version", "bibtex",
            "call_snippet", "chart", "choice", "cite", "claims_table", "code_for_view", "compute", "csv_safe",
            "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary", "guard", "headline",
-           "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain", "presenter_link",
+           "headline_claim", "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain",
+           "presenter_link",
            "report_error", "reproduce_panel", "share", "shipped_verdict", "shown", "status_legend", "status_word",
            "submitted", "term", "tour", "view"]
