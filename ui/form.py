@@ -96,10 +96,10 @@ def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | No
     layers of a model). ``on_change``: the widget's callback; ``disabled``: shown, not settable."""
     row = table[key]
     default = row.default if default is None else default
-    if hi is not None and isinstance(row.bound, Range) and hi < row.limits()[1]:
+    if hi is not None and isinstance(row.item, Range) and hi < row.limits()[1]:
         offer = tuple(v for v in row.offer if v <= hi) if isinstance(row.offer, tuple) else row.offer
         row = dataclasses.replace(row, span=(row.limits()[0], hi), offer=offer)
-        default = min(default, hi)
+        default = tuple(min(v, hi) for v in default) if isinstance(default, (tuple, list)) else min(default, hi)
         table = Knobs([row, *(r for r in table.values() if r.key != key)])
     return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change,
                 disabled=disabled)[row.name]
