@@ -42,7 +42,7 @@ def draw(row, rng, widget=None):
     if choices is not None and shown:
         choices = tuple(c for c in choices if row.show(c) in shown) or choices
     pick = rng.choice(["lo", "hi", "mid"])
-    if isinstance(row.bound, Each):
+    if isinstance(row.bound, Each) and row.widget != "range":
         n = len(choices)
         k = int(rng.integers(1, min(n, row.bound.max_len, 4) + 1))
         return [choices[i] for i in sorted(rng.choice(n, size=k, replace=False))]

@@ -104,4 +104,5 @@ def test_a_link_value_the_page_does_not_offer_opens_the_default_with_a_notice():
     at.query_params["rl_a"] = "0.33"
     at.switch_page(get_paper("rlvr").page).run()
     assert not at.exception, at.exception
-    assert any("not offered" in w.value for w in at.warning)
+    assert any("were not used" in w.value for w in at.warning)          # one notice for the link
+    assert at.select_slider(key="rl_a").value == 0.2                     # the default shown
