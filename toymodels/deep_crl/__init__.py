@@ -40,7 +40,6 @@ from .config import (  # noqa: F401
     ABLATION_LABELS,
     ABLATIONS,
     BUDGET,
-    CONFIG_BOUNDS,
     CRITIC_DEPTHS,
     CRITIC_FRESH,
     CRITIC_QUICK,

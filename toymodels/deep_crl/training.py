@@ -21,7 +21,7 @@ import torch
 from toymodels.device import get_device
 from toymodels.topic import InputError, Progress, as_progress, bounded
 
-from .config import BUDGET, KNOBS, Config, check_memory, expected_seconds, make_maze, validate
+from .config import BUDGET, KNOBS, Config, check_memory, check_structure, expected_seconds, make_maze
 from .env import PointMaze, relabel_indices, success_metrics
 from .geometry import distance_maps
 from .nets import Agent, Lift, infonce_loss, tanh_gaussian_sample
@@ -37,6 +37,7 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _train_budget(cfg: Config, **_) -> None:
+    check_structure(cfg)
     if expected_seconds(cfg) > BUDGET:
         raise InputError(f"this run would take about {expected_seconds(cfg):.0f} s on an idle 2-core CPU (limit "
                          f"{BUDGET:.0f} s): lower the depth, width, batch, iterations or seeds")
@@ -52,7 +53,6 @@ def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dic
     of the final deterministic policy, ``qmap`` (seed, H·res, W·res) of f(s, π(s, g), g) for the far goal,
     and Spearman correlations of −f with Euclidean and corridor distance.
     """
-    cfg = validate(cfg)
     prog = as_progress(progress)
     dev = get_device(device)
     maze = make_maze(cfg.maze, cfg.cell)
