@@ -30,22 +30,7 @@ MEASURE = """() => {
           headline: top('.st-key-headline-number')};
 }"""
 
-#: text elements whose box leaves the viewport at the left or right (ignoring those inside a scrolling frame)
-CUT = """() => {
-  const W = window.innerWidth, out = [];
-  const scrolls = (el) => { for (let a = el.parentElement; a; a = a.parentElement) {
-      const s = getComputedStyle(a); if (/(auto|scroll)/.test(s.overflowX) && a.scrollWidth > a.clientWidth + 1)
-        return true; } return false; };
-  document.querySelectorAll('h1, h2, h3, h4, p, li, .katex-display, [data-testid="stCaptionContainer"], '
-                            + 'text, [data-testid="stMetricValue"]').forEach((el) => {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) return;
-    if ((r.left < -1 || r.right > W + 1) && !scrolls(el))
-      out.push({tag: el.tagName, text: (el.textContent || '').trim().slice(0, 60), left: Math.round(r.left),
-                right: Math.round(r.right)});
-  });
-  return out;
-}"""
+from tests.test_browser import _CUT as CUT  # noqa: E402  (the browser test's own check)
 
 
 def _open(browser, url, width, height, theme="light"):
@@ -55,6 +40,15 @@ def _open(browser, url, width, height, theme="light"):
     wait_settled(page, 240, 600, polling=150)
     page.wait_for_timeout(800)
     return page
+
+
+def _full(page, path: Path, width: int) -> None:
+    """The whole page in one picture: Streamlit scrolls inside its main block, so a "full page" screenshot shows
+    only the first screen; make the viewport as tall as the page instead."""
+    height = page.evaluate(MEASURE)["height"]
+    page.set_viewport_size({"width": width, "height": min(int(height) + 50, 16000)})
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(path))
 
 
 def main() -> None:
@@ -84,7 +78,7 @@ def main() -> None:
                 if theme == "light":
                     row.update(page.evaluate(MEASURE))
                 page.screenshot(path=str(shots / f"{topic}-{theme}-fold.png"))
-                page.screenshot(path=str(shots / f"{topic}-{theme}-full.png"), full_page=True)
+                _full(page, shots / f"{topic}-{theme}-full.png", 1400)
                 page.close()
             if args.tour:
                 page = _open(browser, f"{args.url}/{topic}?tour=1", 1400, 900)
@@ -98,7 +92,7 @@ def main() -> None:
                 row["first_chart_390"] = m["first_chart"]
                 row["cut_390"] = page.evaluate(CUT)
                 page.screenshot(path=str(shots / f"{topic}-390-fold.png"))
-                page.screenshot(path=str(shots / f"{topic}-390-full.png"), full_page=True)
+                _full(page, shots / f"{topic}-390-full.png", 390)
                 page.close()
             print(json.dumps(row), flush=True)
         browser.close()

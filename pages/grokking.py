@@ -16,72 +16,76 @@ SINGULAR = ("The kernel matrix became singular during this run, so the kernel re
             "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
             "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
 
+RUN_KNOBS = ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"]
+
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
-ui.claims_table(verdict)
 
 TOUR = [
     ui.Step("The jump", "The official setting: p = 61, half of the 3,721 pairs for training. Train accuracy is 1 from "
             "the first solve; test accuracy sits at zero for about ten iterations of RFM, then climbs to 1 within a "
             "few more.", settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_op": "x+y", "gk_frac": 0.5},
-            look_at="the test-accuracy line in the first figure, and where it leaves zero"),
-    ui.Step("The loss tells you nothing", "Below the accuracies: the test loss (MSE) is flat for the first "
-            "iterations, exactly while the accuracy is zero. Nothing in it announces the jump.",
-            settings={"gk_p": 61, "gk_ctrl": "rfm"}, look_at="the test-MSE panel, iterations 0 to 6"),
+            look_at="the test-accuracy line, and where it leaves zero", target="headline-figure"),
+    ui.Step("The loss tells you nothing", "The test loss (MSE) is flat for the first iterations, exactly while the "
+            "accuracy is zero. Nothing in it announces the jump.", settings={"gk_p": 61, "gk_ctrl": "rfm"},
+            look_at="the test-MSE chart, iterations 0 to 6", target="chart-grokking-test-loss",
+            predict="While test accuracy sits at zero, what does the test loss do?",
+            choices=("it falls steadily", "it stays flat")),
     ui.Step("The features move first", "The circulant deviation D of M's x-y block falls steadily from the first "
             "iteration, long before the accuracy moves: the metric turns block-circulant, and the jump follows.",
             settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_iter": 5},
-            look_at="D (green) against test accuracy, and the heatmap at iteration 5: stripes along the diagonals"),
+            look_at="the heatmap at iteration 5: stripes along the diagonals, and D beside it",
+            target="chart-grokking-metric"),
     ui.Step("Structure is all it takes", "Skip learning: give the kernel a random circulant metric (the paper's "
             "control). One solve, no iteration, and it generalises. M = I never does.",
-            settings={"gk_p": 61, "gk_ctrl": "random_circulant"}, look_at="the control's test accuracy"),
+            settings={"gk_p": 61, "gk_ctrl": "random_circulant"}, look_at="the control's test accuracy",
+            target="headline-figure", predict="A random block-circulant metric, no learning at all: does the kernel "
+            "generalise?", choices=("yes", "no")),
     ui.Step("Smaller p, slower jump", "At p = 31 the same run takes about a second: the jump starts later and is "
             "still climbing after 40 iterations.", settings={"gk_p": 31, "gk_ctrl": "rfm", "gk_iter": 39},
-            look_at="the test accuracy at the last iteration"),
+            look_at="the test accuracy at the last iteration", target="chart-grokking-accuracy", compute=True),
 ]
 active = ui.tour(TOUR)
 
-explainer, notebook = st.tabs(["Explainer", "Lab notebook"])
-
-# --------------------------------------------------------------------------- layout: figures first, knobs below
-with explainer:
-    headline_box = st.container()
+# --------------------------------------------------------------------------- layout: the picture first
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col:
+    headline_box = st.container(key="headline-figure")
+with side_col:
+    side_box = st.container()
+    run_box = st.expander("Change the run: p, training fraction, iterations, bandwidth, AGOP power, seed, metric",
+                          icon=":material/tune:", expanded=ui.in_link(*RUN_KNOBS, "gk_op", "gk_ctrl"))
+strip_box = st.container()
+story, notebook = st.tabs(["The story", "Lab notebook"])
+with story:
     story_box = st.container()
-    knobs_box = st.container(border=True)
     sweep_box = st.container()
-    share_box = st.container()
+    ledger_box = st.container()
 
-with knobs_box:
-    st.subheader("Run it yourself")
-    st.markdown("Kernel regression with the Mahalanobis Gaussian kernel, then the metric from the average gradient "
-                "outer product of the predictor at the training points (gradients centred):")
-    st.latex(r"K_M(u,v)=\exp\!\Big(-\tfrac{(u-v)^\top M\,(u-v)}{2L^2}\Big),\qquad "
-             r"A=(K_M(X,X)+\lambda I)^{-1}Y,\qquad f(u)=\textstyle\sum_j A_j\,K_M(u,x_j)")
-    st.latex(r"M\;\leftarrow\;\Big(\tfrac1n\textstyle\sum_i \tilde G_i^\top \tilde G_i\Big)^{s},\qquad "
-             r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I")
-    st.caption("Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p). Defaults are the "
-               "official train_kernel.py settings; bounds keep one run under a minute and a half.")
-    cfg = ui.form(M.KNOBS, DEFAULT, ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"], columns=3)
-    cfg = ui.form(M.KNOBS, cfg, ["gk_op", "gk_ctrl"], columns=[1, 2])
+with run_box:
+    cfg = ui.form(M.KNOBS, DEFAULT, RUN_KNOBS, columns=2)
+    cfg = ui.form(M.KNOBS, cfg, ["gk_op", "gk_ctrl"], columns=1)
     knob_cfg = cfg
     n_train, n_test, _, _ = M.sizes(cfg)
-    st.caption(f"{n_train:,} training pairs, {n_test:,} test pairs, inputs of {2 * cfg.p} numbers.")
+    st.caption(f"{n_train:,} training pairs, {n_test:,} test pairs, inputs of {2 * cfg.p} numbers. Defaults are "
+               "the official train_kernel.py settings; bounds keep one run under a minute and a half.")
+    shown_default = False
     try:
         with ui.guard():
             res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
     except np.linalg.LinAlgError:
-        st.warning(f"{SINGULAR} The figures above show the shipped default run (p = 61).", icon=":material/error:")
-        res, cfg = ui.view(M, "default"), DEFAULT
+        st.warning(f"{SINGULAR} The figures show the shipped default run (p = 61).", icon=":material/error:")
+        res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
     if res is None:
-        st.info("The figures above show the shipped default run (p = 61) until you press the button.",
-                icon=":material/info:")
-        res, cfg = ui.view(M, "default"), DEFAULT
+        res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
 
 is_rfm = cfg.control == "rfm"
 s = M.summary(res)
 curves = M.iteration_table(res)
 where = (f"p = {cfg.p}, {OPS[cfg.op]}, {cfg.train_frac:g} of the pairs for training, L = {cfg.bandwidth:g}, "
          f"s = {cfg.power:g}, seed {cfg.seed}")
+agop, rfm = ui.term("AGOP", TOPIC), ui.term("RFM", TOPIC)
+n_splits = next((j.seeds for j in verdict.claims if j.kind == "headline"), 0)
 
 
 def _iteration_axis():
@@ -90,15 +94,10 @@ def _iteration_axis():
 
 # --------------------------------------------------------------------------- the headline figure
 with headline_box:
+    if shown_default and knob_cfg != DEFAULT:
+        st.info(f"This is the shipped run ({where}), not your settings: press the button beside it to run yours.",
+                icon=":material/info:")
     if is_rfm:
-        st.subheader("Test accuracy jumps long after train accuracy is perfect")
-        lvl = f"{s['onset_level']:g}"
-        onset = f"never passes {lvl}" if s["onset"] is None else f"passes {lvl} at iteration {s['onset']}"
-        st.markdown(f"**What to notice:** train accuracy is {s['min_train_acc']:.0%} at every iteration, while test "
-                    f"accuracy stays below {s['quiet_level']:g} for the first {s['quiet_iters']} iterations and "
-                    f"{onset}; by the last iteration it is {s['final_test_acc']:.1%}. The dashed lines are "
-                    f"the two controls on the same split: a random circulant M "
-                    f"({s['random_circulant_test_acc']:.1%}) and M = I ({s['identity_test_acc']:.1%}). ({where}.)")
         acc = curves.melt("iteration", ["train_acc", "test_acc"], var_name="curve", value_name="accuracy")
         acc["curve"] = acc["curve"].map({"train_acc": "train accuracy", "test_acc": "test accuracy"})
         refs = pd.DataFrame({"accuracy": [s["random_circulant_test_acc"], s["identity_test_acc"]],
@@ -116,59 +115,91 @@ with headline_box:
             alt.Chart(acc).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
                 x=_iteration_axis(), y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1])),
                 color=color, tooltip=["curve", "iteration", alt.Tooltip("accuracy:Q", format=".3f")]),
-        ).properties(height=360)
-        bottom = alt.Chart(curves).mark_line(color=MSE_C, point=alt.OverlayMarkDef(size=18, color=MSE_C)).encode(
-            x=_iteration_axis(), y=alt.Y("test_mse:Q", title="test MSE", scale=alt.Scale(zero=False)),
-            tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=200)
-        # two charts, not alt.vconcat: a concatenated chart stretched to the column overflows it on the right
-        ui.chart(top, "grokking-accuracy", data=curves,
+        ).properties(height=270)
+        st.markdown("**Test accuracy jumps long after train accuracy is perfect**")
+        ui.chart(top, "grokking-accuracy", data=curves, span=0.6,
                  alt_text="Train and test accuracy against RFM iteration, with the controls as dashed lines")
-        ui.chart(bottom, "grokking-test-loss", data=curves, alt_text="Test MSE against RFM iteration")
-        st.caption(f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first "
-                   f"{s['flat_iters']} iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}: the loss "
-                   "does not announce the jump; it moves with it.")
+        st.caption(f"This run: {where}.")
     else:
-        st.subheader(M.CONTROL_LABELS[cfg.control])
-        st.markdown(f"**What to notice:** one kernel solve with a fixed metric, no iteration. Test accuracy "
-                    f"{s['final_test_acc']:.1%}, train accuracy {s['min_train_acc']:.1%} ({where}).")
+        st.markdown(f"**{M.CONTROL_LABELS[cfg.control]}**: one kernel solve with a fixed metric, no iteration "
+                    f"({where}).")
         cols = st.columns(3)
         cols[0].metric("Test accuracy, this metric", f"{s['final_test_acc']:.1%}")
         cols[1].metric("Random circulant M, same split", f"{s['random_circulant_test_acc']:.1%}")
         cols[2].metric("M = I, same split", f"{s['identity_test_acc']:.1%}")
+        st.caption(f"Train accuracy {s['min_train_acc']:.1%}.")
         if cfg.control == "random_circulant" and cfg.op == "x-y":
             st.caption("For x − y the official construction takes the square root of a matrix with repeated negative "
                        "eigenvalues: scipy's sqrtm then has no principal root and its real part can be non-symmetric "
                        "(the kernel only sees M's symmetric part). See the lab notebook.")
 
+with side_box:
+    lvl = f"{s['onset_level']:g}"
+    onset = f"never passes {lvl}" if s["onset"] is None else f"passes {lvl} at iteration {s['onset']}"
+    ui.headline_claim(verdict, notice=(
+        f"Train accuracy is {s['min_train_acc']:.0%} at every iteration, while test accuracy stays below "
+        f"{s['quiet_level']:g} for the first {s['quiet_iters']} iterations and {onset}; by the last it is "
+        f"{s['final_test_acc']:.1%}. Dashed: two controls on the same split, no learning."
+        if is_rfm else f"This metric is fixed: test accuracy {s['final_test_acc']:.1%} after one solve."),
+        ours_label=f"Our toy, {n_splits} fresh splits")
+    st.caption(f"The figure is one run of {rfm}, a kernel machine whose metric is the {agop} of its own "
+               f"predictor; the number is the claim's test on {n_splits} fresh splits.")
+
+with strip_box:
+    ui.ledger_strip(verdict)
+
 # --------------------------------------------------------------------------- the story
 with story_box:
+    with st.expander("The model: kernel regression, then the metric from its own gradients",
+                     icon=":material/functions:"):
+        st.markdown(f"Kernel regression with the Mahalanobis Gaussian kernel, then the metric from the {agop} of "
+                    "the predictor at the training points (gradients centred):")
+        st.latex(r"K_M(u,v)=\exp\!\Big(-\tfrac{(u-v)^\top M\,(u-v)}{2L^2}\Big),\qquad "
+                 r"A=(K_M(X,X)+\lambda I)^{-1}Y,\qquad f(u)=\textstyle\sum_j A_j\,K_M(u,x_j)")
+        st.latex(r"M\;\leftarrow\;\Big(\tfrac1n\textstyle\sum_i \tilde G_i^\top \tilde G_i\Big)^{s},\qquad "
+                 r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I")
+        st.caption("Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p).")
     if is_rfm:
-        st.subheader("The features move first")
-        before = "" if s["D_before_onset"] is None else (
-            f", to {s['D_before_onset']:.2f} at the last iteration before the jump")
-        st.markdown(f"**What to notice:** D, the distance of M's x-y block from a circulant matrix (0: circulant, "
-                    f"about 1: no structure), falls from {s['D_first']:.2f} at the first iteration{before}, while "
-                    f"test accuracy is still zero; it ends at {s['D_last']:.2f}.")
+        st.subheader("The loss does not announce the jump; the features move first")
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Test loss (MSE): flat while the accuracy is zero**")
+            bottom = alt.Chart(curves).mark_line(color=MSE_C, point=alt.OverlayMarkDef(size=18, color=MSE_C)).encode(
+                x=_iteration_axis(), y=alt.Y("test_mse:Q", title="test MSE", scale=alt.Scale(zero=False)),
+                tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=240)
+            ui.chart(bottom, "grokking-test-loss", data=curves, alt_text="Test MSE against RFM iteration")
+            st.caption(f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first "
+                       f"{s['flat_iters']} iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}.")
+        with right:
+            st.markdown("**The metric turns circulant first**")
+            base = alt.Chart(curves).encode(x=_iteration_axis())
+            dual = alt.layer(
+                base.mark_line(color=CIRC_C, point=alt.OverlayMarkDef(size=18, color=CIRC_C)).encode(
+                    y=alt.Y("circulant_deviation:Q", title="circulant deviation D (green)",
+                            scale=alt.Scale(domain=[0, 1])),
+                    tooltip=["iteration", alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")]),
+                base.mark_line(color=TEST_C, strokeDash=[4, 3]).encode(
+                    y=alt.Y("test_acc:Q", title="test accuracy (orange, dashed)", scale=alt.Scale(domain=[0, 1])),
+                    tooltip=["iteration", alt.Tooltip("test_acc:Q", format=".3f", title="test accuracy")]),
+            ).resolve_scale(y="independent").properties(height=240)
+            ui.chart(dual, "grokking-circulant-deviation", data=curves,
+                     alt_text="Circulant deviation D of the metric's off-diagonal block against RFM iteration, beside "
+                              "test accuracy")
+            before = "" if s["D_before_onset"] is None else (
+                f", to {s['D_before_onset']:.2f} at the last iteration before the jump")
+            st.caption(f"D, the distance of M's x-y block from a circulant matrix (0: circulant, about 1: no "
+                       f"structure), falls from {s['D_first']:.2f}{before}, while test accuracy is still zero; it "
+                       f"ends at {s['D_last']:.2f}.")
         st.latex(r"D(B)=\frac{\lVert B-\operatorname{circ}(B)\rVert_F}{\lVert B-\bar B\rVert_F},\qquad "
                  r"\operatorname{circ}(B)_{ij}=\tfrac1p\textstyle\sum_k B_{k,\,k+j-i \bmod p}")
-        base = alt.Chart(curves).encode(x=_iteration_axis())
-        dual = alt.layer(
-            base.mark_line(color=CIRC_C, point=alt.OverlayMarkDef(size=18, color=CIRC_C)).encode(
-                y=alt.Y("circulant_deviation:Q", title="circulant deviation D (green)", scale=alt.Scale(domain=[0, 1])),
-                tooltip=["iteration", alt.Tooltip("circulant_deviation:Q", format=".3f", title="D")]),
-            base.mark_line(color=TEST_C, strokeDash=[4, 3]).encode(
-                y=alt.Y("test_acc:Q", title="test accuracy (orange, dashed)", scale=alt.Scale(domain=[0, 1])),
-                tooltip=["iteration", alt.Tooltip("test_acc:Q", format=".3f", title="test accuracy")]),
-        ).resolve_scale(y="independent").properties(height=280)
-        ui.chart(dual, "grokking-circulant-deviation", data=curves,
-                 alt_text="Circulant deviation D of the metric's off-diagonal block against RFM iteration, beside "
-                          "test accuracy")
 
     @ui.fragment
     def _heatmap() -> None:
         n = len(res["M"])
         st.subheader("The metric, iteration by iteration" if is_rfm else "The metric")
-        t = ui.knob(M.KNOBS, "gk_iter", hi=n - 1) if n > 1 else 0
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with right:  # the knob beside the figure it drives
+            t = ui.knob(M.KNOBS, "gk_iter", hi=n - 1) if n > 1 else 0
         frame = M.metric_frame(res["M"][t])
         lim = float(frame["value"].abs().max()) or 1.0
         p_ = cfg.p
@@ -180,19 +211,19 @@ with story_box:
             color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-lim, lim]),
                             title="M off its diagonal", legend=alt.Legend(orient="right")),
             tooltip=["row", "col", alt.Tooltip("value:Q", format=".4f")],
-        ).properties(height=440)
+        ).properties(height=420)
         label = "the fixed metric" if not is_rfm else f"M after iteration {t}"
-        left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
-            ui.chart(heat, f"grokking-metric-{t}", data=frame,
+            ui.chart(heat, f"grokking-metric-{t}", key="chart-grokking-metric", data=frame, span=0.6,
                      alt_text=f"Heatmap of {label} with its diagonal left out")
         with right:
             if is_rfm:
                 st.metric("Circulant deviation D", f"{res['circulant_deviation'][t]:.3f}")
                 st.metric(f"Test accuracy at iteration {t}", f"{res['test_acc'][t]:.3f}")
-                st.caption(f"{label}: the AGOP of iteration {t}'s predictor to the power s, which is the next "
+                st.caption(f"{label}: the {agop} of iteration {t}'s predictor to the power s, which is the next "
                            "iteration's metric; its diagonal is left out. The top-right block couples x digits to y "
-                           "digits: circulant structure shows as stripes along its wrapped diagonals.")
+                           f"digits: {ui.term('block-circulant', TOPIC)} structure shows as stripes along its "
+                           "wrapped diagonals.")
             else:
                 st.caption(f"{label[0].upper() + label[1:]}, its diagonal left out. Its x-y block (top right) has D = "
                            f"{res['circulant_deviation'][t]:.3f}.")
@@ -235,10 +266,13 @@ with sweep_box:
         elif knob_cfg.control != "rfm":
             st.caption("A sweep runs RFM: set the metric to RFM above.")
 
-with share_box:
-    ui.cite(paper)
-    ui.code_for_view(ui.call_snippet("grokking", "run", cfg),
-                     cli="python -m toymodels reproduce grokking --quick")
+with ledger_box:
+    ui.claims_table(verdict, heading="The ledger, claim by claim")
+    ui.glossary(TOPIC, verdict=verdict)
+    ui.share(paper, ui.call_snippet("grokking", "run", cfg), cli="python -m toymodels reproduce grokking --quick",
+             shown={"final test accuracy": ("result['test_acc'][-1]", f"{s['final_test_acc']:.3f}"),
+                    "circulant deviation D, last iteration": ("result['circulant_deviation'][-1]",
+                                                              f"{s['D_last']:.3f}")})
     ui.device_caption()
 
 # --------------------------------------------------------------------------- the lab notebook

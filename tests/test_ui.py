@@ -444,7 +444,7 @@ def test_the_ledger_strip_says_the_headline_status_counts_and_words_and_links_to
     assert "2 :green[✔ reproduced]" in strip and "1 :orange[◐ illustrated]" in strip and "(#ledger)" in strip
     legend = at.caption[0].value
     for word in ("reproduced", "not reproduced", "illustrated", "not testable here"):
-        assert f"{word}]:" in legend
+        assert f"{word}](#glossary " in legend  # each word, its definition on hover
     assert at.subheader[0].value == "The ledger" and at.subheader[0].proto.anchor == "ledger"
 
 

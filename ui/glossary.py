@@ -24,10 +24,15 @@ def term(word: str, topic: str | None = None, shown: str | None = None) -> str:
     return f'[{shown or word}](#{ANCHOR} "{title}")'
 
 
-def glossary(topic: str | None, words: list[str] | None = None, key: str = "glossary") -> None:
-    """The page's glossary: ``words`` (default: every term of the topic, then the four status words), each with
-    its definition, under a heading that ``term`` links to."""
+def glossary(topic: str | None, words: list[str] | None = None, verdict=None, key: str = "glossary") -> None:
+    """The page's glossary: ``words`` (default: every term of the topic), the common terms the ledger's tests
+    use (those named in ``verdict``'s claims: Clopper-Pearson, Newcombe, ...), then the four status words, each
+    with its definition, under a heading that ``term`` links to."""
     names = words if words is not None else list(G.TOPIC.get(topic, {}))
+    if verdict is not None:
+        fields = ("test", "uncertainty", "reason", "ours", "note")
+        said = " ".join(str(getattr(j, f, "") or "") for j in verdict.claims for f in fields)
+        names += [w for w in G.COMMON if w not in names and w.lower() in said.lower()]
     with st.container(key=key):
         st.subheader("Terms used on this page", anchor=ANCHOR)
         lines = [f"- **{w}**: {_definition(w, topic)}" for w in names]

@@ -2,6 +2,7 @@
 and the device footer."""
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any, Iterable
 
@@ -34,8 +35,9 @@ def paper_header(topic: str) -> Paper:
     st.session_state["_tour_compute"] = False  # until this page's tour says otherwise
     paper = get_paper(topic)
     st.title(paper.short_title)
+    venue = re.search(r"\(([^()]+)\)\s*$", paper.venue)  # "... (ICML 2025)" -> "ICML 2025": a badge that fits
     label = {AWARD: "NeurIPS 2025 Best Paper", RUNNER_UP: "NeurIPS 2025 Runner-up"}.get(
-        paper.award, f"{paper.award} · {paper.venue}")
+        paper.award, f"{paper.award} · {venue.group(1) if venue else paper.venue}")
     if paper.track != "Main track":
         label += f" · {paper.track}"
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key="header-row")
@@ -54,16 +56,30 @@ def paper_header(topic: str) -> Paper:
     return paper
 
 
+def headline_claim(verdict: Verdict, notice: str = "", claim: str | None = None, ours_label: str = "Our toy") -> None:
+    """``headline`` for one claim of the ledger (``claim``: its id; default the first headline claim): our number
+    with its uncertainty and status, the paper's with its source."""
+    rows = [j for j in verdict.claims if (j.id == claim if claim else j.kind == "headline")] or list(verdict.claims)
+    if not rows:
+        return
+    j = rows[0]
+    ours = j.ours + (f" ({j.uncertainty})" if j.uncertainty and len(j.uncertainty) < 40 else "")
+    headline(ours, j.paper, j.source, notice, ours_label=f"{ours_label} · {status_word(j.status)}")
+
+
 def headline(ours: str, paper: str, source: str = "", notice: str = "", ours_label: str = "Our toy",
              paper_label: str = "Paper", key: str = "headline-number") -> None:
     """Our headline number beside the paper's, and one line of what to notice: for the column beside the
     headline figure (keyed ``headline-number``: the browser test checks it is visible on opening)."""
+    def big(text: str) -> str:  # a short number as a heading; a sentence as bold text
+        return f"#### {text}" if len(text) <= 26 else f"**{text}**"
+
     with st.container(key=key, gap="small"):
         left, right = st.columns(2, gap="small")
         left.caption(ours_label)
-        left.markdown(f"#### {ours}")
-        right.caption(paper_label + (f" ({source})" if source else ""))
-        right.markdown(f"#### {paper}")
+        left.markdown(big(ours))
+        right.caption(paper_label + (f" · {source}" if source else ""))
+        right.markdown(big(paper))
         if notice:
             st.markdown(f"**What to notice.** {notice}")
 
@@ -112,12 +128,13 @@ def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
 _STATUS = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced", "illustrated": "◐ illustrated",
            "not testable here": "○ not testable here"}
 _COLOR = {"reproduced": "green", "not reproduced": "red", "illustrated": "orange", "not testable here": "gray"}
-#: the four status words, in one line each (the ledger strip's legend and the glossary)
+#: the four status words, each in a few words (the ledger strip's legend; ``toymodels.glossary.STATUS`` has them
+#: in full, as the legend's hover text and in the page's glossary)
 STATUS_WORDS = {
-    "reproduced": "its test, written and committed before the run that decided it, passed on our runs",
-    "not reproduced": "that test failed on our runs",
-    "illustrated": "the toy shows it, but a setting was chosen by looking at these numbers, so it cannot count",
-    "not testable here": "our toy cannot decide it (no run yet, too few seeds, or beyond what a toy can show)",
+    "reproduced": "its test, committed before the run, passed",
+    "not reproduced": "that test failed",
+    "illustrated": "shown, but tuned on these numbers",
+    "not testable here": "the toy cannot decide it",
 }
 LEDGER_ANCHOR = "ledger"
 
@@ -128,13 +145,20 @@ def status_word(status: str) -> str:
 
 
 def status_legend() -> str:
-    """The four status words with their meanings, in one line of markdown."""
-    return " · ".join(f"{status_word(s)}: {meaning}" for s, meaning in STATUS_WORDS.items())
+    """The four status words with their meanings, in one line of markdown; each word's full definition is its
+    hover text (a link to the page's glossary)."""
+    from toymodels.glossary import STATUS
+
+    def word(s: str) -> str:
+        title = STATUS[s].replace('"', "'")
+        return f":{_COLOR[s]}[[{_STATUS[s]}](#glossary \"{title}\")]"
+
+    return " · ".join(f"{word(s)}: {meaning}" for s, meaning in STATUS_WORDS.items())
 
 
 def ledger_strip(verdict: Verdict, key: str = "ledger-strip") -> None:
-    """The ledger in three lines, under the headline figure: the headline claim's status, the counts of the
-    four statuses, what the four words mean, and a link to the full ledger further down (``claims_table``)."""
+    """The ledger in two lines, under the headline figure: the headline claim's status, the counts of the
+    four statuses, a link to the full ledger further down (``claims_table``), and what the four words mean."""
     heads = [j for j in verdict.claims if j.kind == "headline"] or list(verdict.claims[:1])
     if not heads:
         return
@@ -144,7 +168,7 @@ def ledger_strip(verdict: Verdict, key: str = "ledger-strip") -> None:
         which = "Headline claim" if len(heads) == 1 else f"Headline claims ({len(heads)})"
         st.markdown(f"**{which}:** {head} · **All {len(verdict.claims)} claims:** "
                     + " · ".join(f"{n} {status_word(s)}" for s, n in counts.items() if n)
-                    + f" · [the full ledger, claim by claim ↓](#{LEDGER_ANCHOR})")
+                    + f" · [full ledger ↓](#{LEDGER_ANCHOR})")
         st.caption(status_legend())
 
 

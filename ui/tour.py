@@ -145,7 +145,13 @@ _SCROLL_JS = """<script>
   let last = null, still = 0, polls = 0, anchor = null, cancelled = false;
   const cancel = () => { cancelled = true; };
   ['wheel', 'touchmove', 'keydown'].forEach((e) => window.addEventListener(e, cancel, {once: true, passive: true}));
-  const go = (el) => { el.scrollIntoView({block: 'start'}); anchor = el.getBoundingClientRect().top; };
+  const free = () => { const b = document.querySelector('.st-key-tour-box');  // the view the box leaves free
+                       return b ? b.getBoundingClientRect().top : window.innerHeight; };
+  const go = (el) => {
+    const r = el.getBoundingClientRect();
+    if (anchor !== null || r.top < 56 || r.bottom > free() - 8) el.scrollIntoView({block: 'start'});  // else: in view
+    anchor = el.getBoundingClientRect().top;
+  };
   const tick = () => {
     if (cancelled || window.__toyTourToken !== token) return;
     const el = document.querySelector(sel);

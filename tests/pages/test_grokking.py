@@ -77,7 +77,7 @@ def test_a_long_run_waits_for_its_button_and_an_over_budget_one_is_refused():
     at.number_input(key="gk_seed").set_value(1).run(timeout=180)    # p = 61, seed 1: not shipped, ~20 s
     assert not at.exception
     assert any(b.label.startswith("Iterate RFM (about") for b in at.button)
-    assert "shipped default run" in _text(at)
+    assert "This is the shipped run" in _text(at) and "not your settings" in _text(at)
     at.slider(key="gk_frac").set_value(0.9).run(timeout=60)
     at.slider(key="gk_iters").set_value(60).run(timeout=60)
     assert not at.exception

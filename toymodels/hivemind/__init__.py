@@ -39,9 +39,8 @@ from toymodels.topic import Verdict, View, as_progress, lazy_exports, views
 
 from .config import (  # noqa: F401
     AUTO_EMBED_MAX,
-    CONFIG_BOUNDS,
-    EMBED_BOUNDS,
     EMBEDDER,
+    KNOBS,
     MAX_CHARS,
     MAX_COLUMNS,
     MAX_EMBED_BATCH,
@@ -56,7 +55,6 @@ from .config import (  # noqa: F401
     MAX_UPLOAD_BYTES,
     MODEL_LOAD_SECONDS,
     SACREBLEU_VERSION,
-    SWEEP_BOUNDS,
     VENDI_FIXTURE,
     VENDI_README_SCORE,
     Config,
