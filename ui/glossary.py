@@ -37,4 +37,7 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
         st.subheader("Terms used on this page", anchor=ANCHOR)
         lines = [f"- **{w}**: {_definition(w, topic)}" for w in names]
         lines += [f"- **{w}**: {d}" for w, d in G.STATUS.items()]
-        st.markdown("\n".join(lines))
+        half = (len(lines) + 1) // 2
+        left, right = st.columns(2)  # two columns on a wide screen, one after the other on a phone
+        left.markdown("\n".join(lines[:half]))
+        right.markdown("\n".join(lines[half:]))
