@@ -1,5 +1,4 @@
 """1000-layer RL (Wang et al., NeurIPS 2025): contrastive RL in 2-D mazes, and what depth does to it."""
-from dataclasses import replace
 
 import altair as alt
 import numpy as np
@@ -120,9 +119,11 @@ if len(runs) > 1 and ui.shown("agents", active):
 
     v1, v2 = st.columns(2)
     deep_options = [d for d in runs if d != min(runs)]
-    view_depth = v1.selectbox("Deep agent shown", deep_options, index=len(deep_options) - 1, key="crl_view_depth",
-                              bind="query-params")
-    view_seed = v2.selectbox("Seed", seed_labels, key="crl_view_seed", bind="query-params")
+    with v1:
+        view_depth = int(ui.choice(st.selectbox, "Deep agent shown", {str(d): str(d) for d in deep_options},
+                                   key="crl_view_depth", default=str(deep_options[-1])))
+    with v2:
+        view_seed = int(ui.choice(st.selectbox, "Seed", {str(s): str(s) for s in seed_labels}, key="crl_view_seed"))
     pair = [min(runs), view_depth]
 
     def seed_row(d: int) -> int:
@@ -248,28 +249,11 @@ def train_your_own() -> None:
     """Train your own agents: a knob here reruns this section alone."""
     st.markdown("Settings take effect when you press **Train**; runs are cached for every visitor. Seeds are the "
                 "experiment that decides a depth effect here (success is nearly all-or-nothing per seed).")
-    spec = M.BOUNDS
+    cfg = ui.form(M.KNOBS, M.DEFAULT, ["crl_maze", "crl_depth", "crl_width", "crl_batch", "crl_iters", "crl_seeds",
+                                       "crl_seed", "crl_ablation"])
     k = st.columns(4)
-    maze_name = k[0].selectbox("Maze", list(M.MAZES), key="crl_maze", bind="query-params",
-                               format_func=lambda m: M.MAZE_LABELS[m])
-    depth = k[1].selectbox("Depth", list(M.DEPTHS), key="crl_depth", bind="query-params")
-    width = k[2].selectbox("Width", M.SWEEP_VALUES["width"], index=1, key="crl_width", bind="query-params")
-    batch = k[3].selectbox("Batch", M.SWEEP_VALUES["batch_size"], index=2, key="crl_batch", bind="query-params")
-    k = st.columns(4)
-    iters = k[0].number_input("Iterations (×200 SGD steps)", int(spec["iterations"].lo), int(spec["iterations"].hi),
-                              M.DEFAULT.iterations, key="crl_iters", bind="query-params")
-    seeds = k[1].number_input("Seeds (batched)", int(spec["seeds"].lo), min(int(spec["seeds"].hi), M.PAGE_MAX_SEEDS),
-                              M.DEFAULT.seeds,
-                              key="crl_seeds", bind="query-params")
-    seed = k[2].number_input("First seed", 0, 10_000, 0, key="crl_seed", bind="query-params")
-    ablation = k[3].selectbox("Ablation", list(M.ABLATIONS), key="crl_ablation", bind="query-params",
-                              format_func=lambda a: M.ABLATION_LABELS[a])
-    k = st.columns(4)
-    lift = k[0].selectbox("Observation dim (0 = raw x, y)", [0, M.LIFT_DIM], key="crl_lift", bind="query-params")
-    exact = k[1].toggle("Paper-exact (no departures)", False, key="crl_exact", bind="query-params")
-    cfg = replace(M.DEFAULT, maze=maze_name, depth=int(depth), width=int(width), batch_size=int(batch),
-                  iterations=int(iters), seeds=int(seeds), seed=int(seed), ablation=ablation, obs_lift=int(lift))
-    cfg = M.paper_exact(cfg) if exact else cfg
+    cfg = ui.form(M.KNOBS, cfg, ["crl_lift"], columns=1, where=k[0])
+    cfg = M.paper_exact(cfg) if ui.knob(M.KNOBS, "crl_exact", where=k[1]) else cfg
     cost = M.expected_seconds(cfg)
     k[2].metric("Estimated CPU time", f"~{cost:.0f} s", help=f"on an idle core; a shared server is slower; limit "
                 f"{M.BUDGET:.0f} s")
@@ -305,10 +289,8 @@ def train_your_own() -> None:
 def sweep() -> None:
     """A one-knob sweep on the settings above."""
     s1, s2, s3 = st.columns([1, 2, 1])
-    param = s1.selectbox("Parameter", list(M.SWEEP_VALUES), key="crl_sweep_param", bind="query-params")
-    choices = M.SWEEP_VALUES[param]
-    values = s2.multiselect("Values (other settings: the defaults)", choices, default=choices[:2],
-                            key=f"crl_sweep_values_{param}", bind="query-params")
+    param = ui.knob(M.KNOBS, "crl_sweep_param", where=s1)
+    values = ui.knob(M.KNOBS, f"crl_sweep_values_{param}", where=s2)
     if s3.button("Run sweep", key="crl_sweep", icon=":material/play_arrow:"):
         try:
             M.sweep.budget(cfg=M.DEFAULT, param=param, values=list(values))
@@ -383,8 +365,8 @@ with tab_critic:
         free_c = np.asarray(grid).astype(bool)
         goal = critic["goal_cell"]
         rr, cc_ = np.nonzero(free_c)
-        seed_q = st.selectbox("Seed", list(range(int(ccfg["seeds"]))), key="crl_critic_seed", bind="query-params",
-                              format_func=lambda k: f"seed {int(ccfg['seed']) + k}")
+        seed_q = int(ui.choice(st.selectbox, "Seed", {str(k): f"seed {int(ccfg['seed']) + k}"
+                                                      for k in range(int(ccfg["seeds"]))}, key="crl_critic_seed"))
 
         def maze_chart(values: np.ndarray, title: str) -> alt.Chart:
             df = pd.DataFrame({"r": rr, "c": cc_, "v": values})

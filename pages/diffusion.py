@@ -9,42 +9,8 @@ import ui
 
 TOPIC = D.TOPIC
 
-# Widget options (the URL stores these values, never labels).
-WIN_NS, WIN_SEEDS, WIN_WIDTHS, WIN_SPN = [16, 32, 64, 128, 256, 512], (1, 4), [32, 64, 128], [50, 100, 150, 200, 300]
-RF_PSI_P, RF_T, RF_D = [16, 32, 64, 128], [0.05, 0.1, 0.2, 0.5, 1.0], [10, 16, 20, 32]
-RF_PSI_N = [1, 2, 4, 8, 16, 32, 64]
-U_STEPS = [round(0.1 * k, 1) for k in range(11)]
 LOGX = alt.Scale(type="log")
 FLOOR = D.FMEM_FLOOR
-
-
-def _num_in(options):
-    return lambda raw: any(np.isclose(float(raw), o) for o in options)
-
-
-LINK = {"viz_data": lambda raw: raw in D.VIZ_DATA, "viz_u": _num_in(U_STEPS), "els_P": _num_in(list(D.ELS_VIEW)),
-        "win_ns": _num_in(WIN_NS), "win_seeds": _num_in(range(WIN_SEEDS[0], WIN_SEEDS[1] + 1)),
-        "win_width": _num_in(WIN_WIDTHS), "win_spn": _num_in(WIN_SPN), "rf_psi_p": _num_in(RF_PSI_P),
-        "rf_t": _num_in(RF_T), "rf_d": _num_in(RF_D), "rf_psi_n": _num_in(RF_PSI_N)}
-
-
-def _bad_link() -> list[tuple[str, str]]:
-    """Link values the page does not offer (Streamlit drops them from bound widgets; we say so). Read on a
-    session's first run only: later the widgets own the URL."""
-    if st.session_state.get("_diffusion_link_read"):
-        return []
-    st.session_state["_diffusion_link_read"] = True
-    bad = []
-    for key, ok in LINK.items():
-        for raw in st.query_params.get_all(key):
-            try:
-                good = ok(raw)
-            except (TypeError, ValueError):
-                good = False
-            if not good:
-                bad.append((key, raw))
-                break
-    return bad
 
 
 def mosaic(images, scale: int = 6, per_row: int = 8) -> np.ndarray:
@@ -122,11 +88,6 @@ ui.claims_table(verdict)
 active = ui.tour(TOUR)
 if not fresh:
     st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
-bad = _bad_link()
-# The data set's link value is its id, kept by hand: Streamlit's binding would store the display label.
-if "viz_data" not in st.session_state and st.query_params.get("viz_data") in D.VIZ_DATA:
-    st.session_state["viz_data"] = st.query_params["viz_data"]
-ui.link_notice(bad)
 
 # --------------------------------------------------------------------------- the headline figure
 st.header("Generalise first, memorise later")
@@ -221,17 +182,9 @@ with tab_win:
         st.subheader("Run your own sweep over n")
         st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM "
                     "sets, every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
-        with st.form("window_form"):
-            f1, f2, f3, f4 = st.columns(4)
-            ns = f1.multiselect("Training-set sizes n", WIN_NS, default=[16, 32, 64, 128], key="win_ns",
-                                bind="query-params")
-            seeds = f2.number_input("Seeds per n", *WIN_SEEDS, 1, key="win_seeds", bind="query-params")
-            width = f3.select_slider("Width W", WIN_WIDTHS, 64, key="win_width", bind="query-params")
-            spn = f4.select_slider("Steps per point (S/n)", WIN_SPN, 150, key="win_spn", bind="query-params")
-            win_run = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                            icon=":material/play_arrow:", key="win_run")
-        wcfg = D.WindowConfig(ns=sorted(int(v) for v in ns), seeds=int(seeds), width=int(width),
-                              steps_per_n=float(spn))
+        wcfg = ui.form(D.KNOBS, D.WindowConfig(), ["win_ns", "win_seeds", "win_width", "win_spn"], key="window_form",
+                       submit="Run (up to about a minute, with a progress bar)").normalised()
+        win_run = ui.submitted("window_form")
         win = None
         try:
             if wcfg == D.VIEWS["window"].arguments()["cfg"]:
@@ -348,15 +301,9 @@ with tab_rf:
 
     if ui.shown("sweep", active):
         st.subheader("Run the exact dynamics yourself")
-        with st.form("rf_form"):
-            r1, r2, r3 = st.columns(3)
-            psi_p = r1.select_slider("ψ_p = p/d", RF_PSI_P, 64, key="rf_psi_p", bind="query-params")
-            t_rf = r2.select_slider("Diffusion time t", RF_T, 0.1, key="rf_t", bind="query-params")
-            d_rf = r3.select_slider("Dimension d", RF_D, 20, key="rf_d", bind="query-params")
-            psi_ns = st.multiselect("ψ_n = n/d", RF_PSI_N, default=[4, 8, 16, 32], key="rf_psi_n", bind="query-params")
-            rf_go = st.form_submit_button("Run (up to about a minute, with a progress bar)",
-                                          icon=":material/play_arrow:", key="rf_run")
-        rcfg = D.RFConfig(d=int(d_rf), psi_p=float(psi_p), psi_ns=sorted(float(v) for v in psi_ns), t=float(t_rf))
+        rcfg = ui.form(D.KNOBS, D.RFConfig(), ["rf_psi_p", "rf_t", "rf_d", "rf_psi_n"], columns=3, key="rf_form",
+                       submit="Run (up to about a minute, with a progress bar)").normalised()
+        rf_go = ui.submitted("rf_form")
         rres = None
         try:
             if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
@@ -411,13 +358,7 @@ def visualiser() -> None:
     st.markdown("A network trained by denoising score matching would converge to $D^\\star$ if trained forever; "
                 "trained for a while, it fills in the shape between the points.")
     c1, c2 = st.columns([1, 2])
-    viz = c1.selectbox("Data", list(D.VIZ_DATA), format_func=D.VIZ_DATA.get, key="viz_data")
-    if viz == next(iter(D.VIZ_DATA)):
-        st.query_params.pop("viz_data", None)
-    else:
-        st.query_params["viz_data"] = viz
-    u = c2.select_slider("Diffusion time u (0 = clean, 1 = pure noise)", U_STEPS, 0.5, key="viz_u",
-                         bind="query-params")
+    viz, u = ui.knob(D.KNOBS, "viz_data", where=c1), ui.knob(D.KNOBS, "viz_u", where=c2)
     res = ui.view(D, D.VIZ_VIEW[viz])
     if viz == "digits":
         k = int(round(u * 10))
@@ -466,7 +407,7 @@ def els_machine() -> None:
                 "location** (Kamb & Ganguli's equivariant local score machine): each pixel moves toward the centre "
                 "of the training patches that match its own neighbourhood. It needs no training and composes new "
                 "images as locally consistent patch mosaics, while the ideal machine returns training digits.")
-    P = st.select_slider("Patch size P", list(D.ELS_VIEW), 3, key="els_P", bind="query-params")
+    P = ui.knob(D.KNOBS, "els_P")
     els = ui.view(D, D.ELS_VIEW[int(P)])
     st.image(mosaic(np.concatenate([els["ideal"], els["els"], els["els_nearest"]])), width="stretch",
              caption="Rows: the ideal (closed-form) machine; the ELS machine from the same noise; the training "

@@ -298,8 +298,7 @@ def layer_by_layer_section() -> None:
 
 def real_lm_live() -> None:
     """A visitor's own prompt through SmolLM2 (bounded: one prompt, VISITOR_CHARS characters, 256 tokens)."""
-    text = st.text_area("Your own prompt for SmolLM2", key="ga_real_text", max_chars=M.VISITOR_CHARS,
-                        bind="query-params", placeholder="A sentence or a paragraph (at most 256 tokens)")
+    text = ui.knob(M.KNOBS, "ga_real_text")
     if not (text and text.strip()):
         return
     with ui.guard():

@@ -54,8 +54,7 @@ with fig_col:
 with side_col:
     side_box = st.container()
     run_box = st.expander("Change the run: p, training fraction, iterations, bandwidth, AGOP power, seed, metric",
-                          icon=":material/tune:", expanded=any(k in st.query_params for k in RUN_KNOBS + ["gk_op",
-                                                                                                          "gk_ctrl"]))
+                          icon=":material/tune:", expanded=ui.in_link(*RUN_KNOBS, "gk_op", "gk_ctrl"))
 strip_box = st.container()
 story, notebook = st.tabs(["The story", "Lab notebook"])
 with story:

@@ -11,9 +11,6 @@ import ui
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
-LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
-B = M.CONFIG_BOUNDS.specs  # the analysis knobs' bounds, declared once in the package
-SWEEP = M.SWEEP_BOUNDS
 WITHIN, ACROSS = "within a model", "across models"
 
 TOUR = [
@@ -69,11 +66,12 @@ def _real_answers(metrics: dict, table: pd.DataFrame) -> None:
     ids = prompts["prompt_id"].tolist()
     label = dict(zip(prompts["prompt_id"], prompts["prompt"]))
     c1, c2 = st.columns([3, 2])
-    pid = c1.selectbox("Prompt (our own set: 60 open-ended, 8 with one right answer)", ids,
-                       format_func=lambda i: label[i][:90], key="hm_real_prompt", bind="query-params")
+    with c1:
+        pid = ui.choice(st.selectbox, "Prompt (our own set: 60 open-ended, 8 with one right answer)",
+                        {i: label[i][:90] for i in ids}, key="hm_real_prompt")
     decs = [d for d in M.DECODINGS if d in set(table["decoding"])]
-    dec = c2.radio("Decoding", decs, format_func=lambda d: DECODING_LABELS[d], key="hm_real_decoding",
-                   bind="query-params")
+    with c2:
+        dec = ui.choice(st.radio, "Decoding", {d: DECODING_LABELS[d] for d in decs}, key="hm_real_decoding")
     if pid not in label or dec not in decs:
         pid, dec = ids[0], decs[0]
     pools = metrics["pools"]
@@ -183,7 +181,7 @@ def _real_live() -> None:
             pid = c1.selectbox("Prompt", list(label), format_func=lambda i: label[i][:80], key="hm_live_prompt")
             dec = c2.radio("Decoding", list(M.DECODINGS), format_func=lambda d: DECODING_LABELS[d],
                            key="hm_live_decoding")
-            seed = c3.number_input("Seed", 0, 10_000, 0, key="hm_live_seed")
+            seed = ui.knob(M.KNOBS, "hm_live_seed", where=c3)
             go = st.form_submit_button(f"Sample (about {M.live_expected_seconds():.0f} s of CPU)")
         with ui.guard():
             out = ui.compute(M.live_samples, pid, dec, M.LIVE_MAX_N, M.LIVE_MAX_TOKENS, int(seed),
@@ -313,20 +311,8 @@ with tabs[1]:
 
     # ----------------------------------------------------------------------- knobs
     st.markdown("**Analysis settings.** The threshold τ is the paper's 0.8 line; the rest shape the figures.")
-    k1, k2, k3, k4 = st.columns(4)
-    threshold = k1.slider("Threshold τ", float(B["threshold"].lo), float(B["threshold"].hi), 0.8, 0.01,
-                          key="hm_threshold", bind="query-params",
-                          help="The paper counts queries whose mean similarity exceeds 0.8.")
-    k = k2.number_input("k-means clusters", int(B["k_clusters"].lo), int(B["k_clusters"].hi), 4, key="hm_k",
-                        bind="query-params")
-    nn = k3.number_input("Neighbours N (mixing)", int(B["neighbours"].lo), int(B["neighbours"].hi), 50,
-                         key="hm_nn", bind="query-params", help="The paper plots N = 1…50 over 1,250 responses.")
-    window = k4.number_input("MATTR window", int(B["mattr_window"].lo), int(B["mattr_window"].hi), 25,
-                             key="hm_mattr", bind="query-params", help="tokens per moving window")
-    levels = st.multiselect("Similarity levels for 'what does it look like'", LEVELS, [0.3, 0.5, 0.7, 0.8, 0.9],
-                            key="hm_levels", bind="query-params", max_selections=B["levels"].max_len)
-cfg = M.Config(threshold=float(threshold), k_clusters=int(k), neighbours=int(nn), mattr_window=int(window),
-               levels=tuple(float(x) for x in levels))
+    cfg = ui.form(M.KNOBS, M.Config(), ["hm_threshold", "hm_k", "hm_nn", "hm_mattr"])
+    cfg = ui.form(M.KNOBS, cfg, ["hm_levels"], columns=1)
 
 with ui.guard():
     res = ui.compute(M.analyze, df, emb, cfg, label="Analysing…", run=True)  # capped: under 1 s at 2,000
@@ -582,10 +568,8 @@ def _sweeps_tab() -> None:
     if max_pool < 3:
         st.info("Every pool has at most two responses: nothing to sweep.")
     else:
-        top = int(min(SWEEP["sizes"].item.hi, max_pool))
-        lo, hi = st.slider("n from … to", 2, top, (2, min(top, 50)), key="hm_sweep_n")
-        reps = st.number_input("Random draws per pool and n", int(SWEEP["reps"].lo), int(SWEEP["reps"].hi), 3,
-                               key="hm_sweep_reps")
+        lo, hi = ui.knob(M.KNOBS, "hm_sweep_n", hi=max_pool)
+        reps = ui.knob(M.KNOBS, "hm_sweep_reps")
         sizes = sorted({int(x) for x in np.linspace(lo, hi, 6).round()})
         args = (sizes, int(reps), 0)
         if source == "example" or st.session_state.get("hm_sweep_done") == (len(df), args):

@@ -37,18 +37,6 @@ def _short(text: str, limit: int = ERROR_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _url_notice(key: str, options) -> None:
-    """A shared link whose value for ``key`` is not one of ``options`` opens the default, with a notice."""
-    raw = st.query_params.get_all(key) if key in st.query_params else []
-    allowed = {str(o) for o in options}
-    ui.link_notice([(key, v) for v in raw if v not in allowed][:1], "not offered here")
-
-
-def _init(key: str, default) -> dict:
-    """A widget's default, unless the tour (or an earlier run) already put its value into session state."""
-    return {} if key in st.session_state else {"value": default}
-
-
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
@@ -235,13 +223,8 @@ def _atypical_section() -> None:
     """The share of atypical problems a: a property of the data, moved by the reader (a fragment)."""
     st.subheader("Move the property of the data: the share of atypical problems a")
     sweep = ui.view(M, "atypical_sweep")
-    values, lengths = list(sweep["values"]), list(sweep["lengths"])
-    _url_notice("rl_a", values)
-    _url_notice("rl_len", lengths)
     c1, c2 = st.columns([3, 1])
-    a = c1.select_slider("Share of atypical problems a (0: every problem is solved by its type's strategy)", values,
-                         key="rl_a", bind="query-params", **_init("rl_a", D.atypical))
-    steps = c2.selectbox("GRPO steps", lengths, index=lengths.index(H), key="rl_len", bind="query-params")
+    a, steps = ui.knob(M.KNOBS, "rl_a", where=c1), ui.knob(M.KNOBS, "rl_len", where=c2)
     t = sweep["table"].copy()
     t = t[t.steps == steps].assign(where=lambda d: d.split.map(SPLIT_NAMES))
     row = t[np.isclose(t.atypical, a)].set_index("split")
@@ -298,7 +281,6 @@ tab_run, tab_data, tab_rho, tab_lab = st.tabs([":material/tune: Run it yourself"
                                                ":material/upload_file: Analyse your evaluations",
                                                ":material/compare_arrows: Contrast: the ρ toy",
                                                ":material/menu_book: Lab notebook"])
-BOUNDS = M.TYPED_BOUNDS.specs
 
 
 @ui.fragment
@@ -306,29 +288,9 @@ def _run_tab() -> None:
     """Train the typed toy with your own settings (a form: nothing long runs until Train is pressed)."""
     st.markdown("Train the typed toy with your settings: one seed, both splits, every training length of the "
                 "shipped view (" + ", ".join(map(str, M.TYPED_LENGTHS)) + " steps).")
-    with st.form("rl_form", border=True):
-        c1, c2, c3, c4 = st.columns(4)
-        a = c1.slider("Atypical share a", float(BOUNDS["atypical"].lo), float(BOUNDS["atypical"].hi), step=0.05,
-                      key="rl_a_run", bind="query-params", **_init("rl_a_run", D.atypical))
-        K = c2.select_slider("Types K", M.TYPED_SWEEP_CHOICES["n_types"], key="rl_K", bind="query-params",
-                             **_init("rl_K", D.n_types))
-        lr = c3.select_slider("Learning rate η", M.TYPED_SWEEP_CHOICES["lr"], key="rl_lr", bind="query-params",
-                              **_init("rl_lr", D.lr))
-        algo = c4.selectbox("Algorithm", list(M.ALGORITHMS), index=0, key="rl_algo", bind="query-params",
-                            format_func=lambda x: {"grpo": "GRPO", "rloo": "RLOO", "reinforce": "REINFORCE"}[x])
-        c1, c2, c3, c4 = st.columns(4)
-        G = c1.select_slider("Group size G", M.TYPED_SWEEP_CHOICES["group_size"], key="rl_G", bind="query-params",
-                             **_init("rl_G", D.group_size))
-        kl = c2.select_slider("KL coefficient β", M.TYPED_SWEEP_CHOICES["kl_coef"], key="rl_kl", bind="query-params",
-                              **_init("rl_kl", D.kl_coef))
-        n = c3.select_slider("Samples per problem n (= k_max)", [128, 256, 512, 1024, 2048], key="rl_n",
-                             bind="query-params", **_init("rl_n", D.n_samples))
-        seed = c4.number_input("Seed", int(BOUNDS["seed"].lo), 10_000, key="rl_seed", bind="query-params",
-                               **_init("rl_seed", D.seed))
-        cfg = dataclasses.replace(D, atypical=float(a), n_types=int(K), lr=float(lr), algorithm=algo,
-                                  group_size=int(G), kl_coef=float(kl), n_samples=int(n), seed=int(seed or 0))
-        pressed = st.form_submit_button(f"Train (about {max(1, round(M.expected_seconds(cfg)))} s)", key="rl_train",
-                                        icon=":material/play_arrow:", type="primary")
+    cfg = ui.form(M.KNOBS, D, ["rl_a_run", "rl_K", "rl_lr", "rl_algo", "rl_G", "rl_kl", "rl_n", "rl_seed"],
+                  key="rl_form", submit=lambda c: f"Train (about {max(1, round(M.expected_seconds(c)))} s)")
+    pressed = ui.submitted("rl_form")
     with ui.guard():
         if cfg == D:
             res = ui.view(M, "typed_default")
@@ -338,9 +300,7 @@ def _run_tab() -> None:
     if res is None:
         st.info("Press **Train** to run these settings.", icon=":material/info:")
         return
-    lengths = list(res["lengths"])
-    L = st.select_slider("RL checkpoint (steps)", lengths, key="rl_ck", bind="query-params",
-                         **_init("rl_ck", H if H in lengths else lengths[0]))
+    L = ui.knob(M.KNOBS, "rl_ck")
     c = res["curves"].copy()
     c = c[(c.policy != "RL") | (c.steps == L)]
     cols = st.columns(2)
@@ -362,14 +322,10 @@ def _run_tab() -> None:
     ui.code_for_view(ui.call_snippet("rlvr", "typed_run", cfg, M.TYPED_LENGTHS))
 
     st.markdown(f"**Sweep one knob** ({len(M.SWEEP_SEEDS)} seeds, {H} steps; every value on its own data).")
-    _url_notice("rl_sweep_param", M.TYPED_SWEEPABLE)
     c1, c2 = st.columns([1, 2])
-    param = c1.selectbox("Parameter", list(M.TYPED_SWEEPABLE), key="rl_sweep_param", bind="query-params",
-                         format_func=lambda p_: M.TYPED_SWEEPABLE[p_][0])
-    choices = M.TYPED_SWEEP_CHOICES[param]
-    values = c2.multiselect(f"Values (at most {M.MAX_TYPED_SWEEP})", choices, default=choices[:4],
-                            key=f"rl_sweep_vals_{param}", bind="query-params", max_selections=M.MAX_TYPED_SWEEP)
-    values = sorted(values, key=choices.index)
+    param = ui.knob(M.KNOBS, "rl_sweep_param", where=c1)
+    choices = M.KNOBS[f"rl_sweep_vals_{param}"].choices()
+    values = sorted(ui.knob(M.KNOBS, f"rl_sweep_vals_{param}", where=c2), key=choices.index)
     if not values:
         st.info("Pick at least one value.", icon=":material/info:")
         return
@@ -431,8 +387,8 @@ def _data_tab() -> None:
             models = list(dict.fromkeys(table["model"]))
     if an is None and table is None:
         return
-    base_model = st.selectbox("Base model (the others are compared with it)", models, index=0, key="rl_base_model",
-                              bind="query-params", format_func=lambda s: _short(s, 60))
+    base_model = ui.choice(st.selectbox, "Base model (the others are compared with it)",
+                           {s: _short(s, 60) for s in models}, key="rl_base_model")
     if table is not None or base_model != an["base"]:
         with ui.guard():
             an = ui.compute(M.analyse_counts, table if table is not None else M.load_example(), base_model,
@@ -496,14 +452,8 @@ def _rho_tab() -> None:
              r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\quad "
              r"\theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
     grid = ui.view(M, "rho_sweep")
-    rhos, steps_opts = list(grid["rhos"]), list(grid["steps"])
-    _url_notice("rl_rho", rhos)
-    _url_notice("rl_rho_len", steps_opts)
     c1, c2 = st.columns([3, 1])
-    rho = c1.select_slider("Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)", rhos,
-                           key="rl_rho", bind="query-params", **_init("rl_rho", M.DEFAULT_RHO))
-    n_steps = c2.selectbox("RL steps", steps_opts, index=steps_opts.index(M.ToyConfig().steps), key="rl_rho_len",
-                           bind="query-params")
+    rho, n_steps = ui.knob(M.KNOBS, "rl_rho", where=c1), ui.knob(M.KNOBS, "rl_rho_len", where=c2)
     t = grid["table"].copy()
     t = t[t.steps == n_steps]
     row = t[np.isclose(t.rho, rho)].iloc[0]

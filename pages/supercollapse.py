@@ -11,7 +11,6 @@ verdict, fresh = ui.shipped_verdict(M.TOPIC)
 ui.claims_table(verdict)
 
 SCHEDULES = dict(M.SCHEDULE_NAMES)
-L0_CHOICES = {"true": "true L0 = 0", "misfit": "misfit L0"}
 SIZES = [64, 128, 256, 512, 1024, 2048]          # one colour per size on every chart
 SIZE_COLOR = alt.Color("size:O", title="model size p", scale=alt.Scale(domain=SIZES, range=ui.PALETTE[:6]),
                        legend=alt.Legend(orient="bottom", columns=6))
@@ -154,16 +153,9 @@ with explainer:
     # ======================================================================== the knobs
     st.subheader("2 · Normalise, and try to break it")
     k1, k2, k3 = st.columns([2, 2, 2])
-    gamma = k1.select_slider("Horizon exponent γ / γ*", M.GAMMA_COARSE, value=1.0, key="sc_gamma",
-                             bind="query-params", format_func=lambda g: f"{g:g}")
-    with k2:
-        schedule = ui.choice(st.radio, "Learning-rate schedule", SCHEDULES, key="sc_schedule", default="linear",
-                             horizontal=True)
-    with k3:
-        l0_mode = ui.choice(st.radio, "Irreducible loss L0", L0_CHOICES, key="sc_l0", horizontal=True)
-        lo_b, hi_b = M.BOUNDS["l0_frac"].lo, M.BOUNDS["l0_frac"].hi
-        l0_frac = st.slider("Misfit, as a fraction of the largest model's final loss", lo_b, hi_b, 0.1, 0.01,
-                            key="sc_l0_frac", bind="query-params", disabled=l0_mode == "true", format="%+.2f")
+    gamma, schedule = ui.knob(M.KNOBS, "sc_gamma", where=k1), ui.knob(M.KNOBS, "sc_schedule", where=k2)
+    l0_mode = ui.knob(M.KNOBS, "sc_l0", where=k3)
+    l0_frac = ui.knob(M.KNOBS, "sc_l0_frac", where=k3, disabled=l0_mode == "true")
     frac = l0_frac if l0_mode == "misfit" else 0.0
 
     norm = M.normalised_curves(grid, gamma, schedule, frac)
@@ -236,9 +228,7 @@ with explainer:
 
     # ======================================================================== the schedule model
     st.subheader("4 · Why decay suppresses the noise: the schedule model")
-    sizes = sorted(int(p) for p in sched_model["curves"]["size"].unique())
-    pick = st.select_slider("Model size", sizes, value=sizes[len(sizes) // 2], key="sc_model_size",
-                            bind="query-params")
+    pick = ui.knob(M.KNOBS, "sc_model_size")
     sm = M.schedule_curves(sched_model, pick)
     c1, c2 = st.columns([3, 2])
     with c1:
@@ -265,13 +255,8 @@ with explainer:
     # ======================================================================== your own seeds
     st.subheader("5 · Your own seeds")
     st.caption("Re-run the seeded SGD of panel 3 (same sizes, exponent, schedule and L0) on seeds of your choice.")
-    b = M.BOUNDS["sim"].specs
-    r1, r2 = st.columns(2)
-    first = r1.number_input("First seed", int(b["seed"].lo), int(b["seed"].hi), 2000, key="sc_seed",
-                            bind="query-params")
-    n_seeds = r2.slider("Seeds per size", int(b["seeds"].lo), int(b["seeds"].hi), 8, key="sc_seeds",
-                        bind="query-params")
-    mine_cfg = M.SimConfig(mults=(gamma,), schedules=(schedule,), seed=int(first), seeds=int(n_seeds))
+    mine_cfg = ui.form(M.KNOBS, M.SimConfig(mults=(gamma,), schedules=(schedule,), seed=2000, seeds=8),
+                       ["sc_seed", "sc_seeds"], columns=2)
     with ui.guard():
         M.check_budget(mine_cfg, limit=M.PAGE_SECONDS)
         mine = ui.compute(M.seeded_grid, mine_cfg, label="Running seeded SGD…", button="Run seeded SGD",
@@ -280,7 +265,8 @@ with explainer:
         mn = M.noise_curves(mine, gamma, schedule, frac)
         c1, c2 = st.columns([3, 2])
         with c1:
-            ui.chart(noise_chart(mn, f"Your seeds {first}…{first + n_seeds - 1}"), "my_noise", data=mn["curves"],
+            seeds_text = f"Your seeds {mine_cfg.seed}…{mine_cfg.seed + mine_cfg.seeds - 1}"
+            ui.chart(noise_chart(mn, seeds_text), "my_noise", data=mn["curves"],
                      alt_text="Spread and noise for your seeds.")
         c2.markdown(f"{ratio_text(mn['summary'])}; σ = {mn['summary']['noise']:.4f}.")
 

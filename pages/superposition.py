@@ -244,10 +244,7 @@ with story:
     @ui.fragment
     def show_neff():
         nf, nt = neff["fits"], neff["table"]
-        ratios = [float(r) for r in nf["ratio"]]
-        pick = st.select_slider("N_eff as a multiple of the largest width (exponential profile, strong regime)",
-                                ratios, value=ratios[-1], key="neff_ratio", bind="query-params",
-                                format_func=lambda r: f"{r:g}×")
+        pick = ui.knob(M.KNOBS, "neff_ratio")
         row = nf[nf["ratio"] == pick].iloc[0]
         c1, c2 = st.columns(2)
         run = f"τ = {row['tau']:.1f}, N_eff = {row['n_eff']:.0f}"
@@ -276,18 +273,10 @@ with story:
 
     # ======================================================================== geometry
     st.subheader("Geometry: a handful of features in two dimensions")
-    geo_b = M.GEOMETRY_BOUNDS
-    with st.form("geo_form"):
-        g1, g2, g3, g4 = st.columns(4)
-        geo_n = g1.slider("features n", int(geo_b["n"].lo), 12, 5, key="geo_n", bind="query-params")
-        geo_m = g2.segmented_control("dimensions m", list(geo_b["m"].values), default=2, key="geo_m",
-                                     bind="query-params")
-        geo_alpha = g3.slider("frequency exponent α", 0.0, 2.0, 0.0, 0.25, key="geo_alpha", bind="query-params")
-        geo_E = g4.select_slider("density E (Σp_i)", [0.05, 0.1, 0.2, 0.5, 1.0], 0.1, key="geo_E",
-                                 bind="query-params")
-        geo_go = st.form_submit_button(f"Train one model per γ (about {M.GEOMETRY_SECONDS} s)",
-                                       icon=":material/play_arrow:", key="geo_train")
-    geo_kwargs = dict(n=int(geo_n), m=int(geo_m or 2), alpha=float(geo_alpha), E=float(geo_E))
+    geo_kwargs = ui.form(M.KNOBS, None, ["geo_n", "geo_m", "geo_alpha", "geo_E"], key="geo_form",
+                         submit=f"Train one model per γ (about {M.GEOMETRY_SECONDS} s)")
+    geo_kwargs["m"] = int(geo_kwargs["m"] or 2)
+    geo_go = ui.submitted("geo_form")
     try:
         geo = (ui.view(M, "geometry") if geo_kwargs == M.VIEWS["geometry"].arguments()
                else ui.compute(M.geometry, label="Training one model per γ (one batched model)…", run=geo_go,
@@ -303,9 +292,7 @@ with story:
     @ui.fragment
     def show_geometry(geo):
         gammas = [float(g) for g in geo["gammas"]]
-        gamma_pick = st.select_slider("γ (signed weight decay): from strong (−1) to weak (+0.5)", gammas,
-                                      value=gammas[0], key="geo_gamma", bind="query-params",
-                                      format_func=lambda g: f"{g:+.2f}")
+        gamma_pick = ui.knob(M.KNOBS, "geo_gamma")
         k = gammas.index(gamma_pick)
         arrows = A.geometry_frame(geo, k)
         enc = dict(x=alt.X("x:Q", scale=alt.Scale(domain=[-1.7, 1.7]), title=None),
@@ -370,30 +357,14 @@ with story:
     # ======================================================================== one model, your settings
     st.header("Train one model with your settings")
     default_cfg = M.VIEWS["run_default"].arguments()["cfg"]
-    cb = M.BOUNDS
 
     def _apply_preset():
-        preset = st.session_state.get("preset")
-        if preset in M.PRESETS:
-            for key, value in M.PRESETS[preset].items():
-                st.session_state[key] = value
+        for key, value in M.PRESETS.get(st.session_state.get("preset"), {}).items():
+            st.session_state[key] = value
 
-    st.selectbox("Preset", list(M.PRESETS) + ["custom"], key="preset", bind="query-params", on_change=_apply_preset)
-    k1, k2, k3, k4, k5 = st.columns(5)
-    cfg = M.Config(
-        n=int(k1.number_input("features n", 10, int(cb["n"].hi), default_cfg.n, 10, key="n", bind="query-params")),
-        m=int(k2.number_input("width m", 2, int(cb["m"].hi), default_cfg.m, 1, key="m", bind="query-params")),
-        alpha=float(k3.slider("α", 0.0, 2.5, default_cfg.alpha, 0.125, key="alpha", bind="query-params")),
-        gamma=float(k4.slider("γ", -1.5, 1.0, default_cfg.gamma, 0.05, key="gamma", bind="query-params")),
-        E=float(k5.slider("density E", 0.1, 5.0, default_cfg.E, 0.1, key="E", bind="query-params")),
-        steps=int(k1.number_input("steps", 100, int(cb["steps"].hi), default_cfg.steps, 100, key="steps",
-                                  bind="query-params")),
-        batch=int(k2.select_slider("batch", [32, 64, 128, 256, 512], default_cfg.batch, key="batch",
-                                   bind="query-params")),
-        lr=float(k3.select_slider("peak lr", [1e-3, 3e-3, 1e-2, 3e-2], default_cfg.lr, key="lr", bind="query-params")),
-        seed=int(k4.number_input("seed", 0, 10_000, default_cfg.seed, key="seed", bind="query-params")),
-        profile=k5.selectbox("profile", list(M.PROFILES), key="profile", bind="query-params"),
-    )
+    ui.knob(M.KNOBS, "preset", on_change=_apply_preset)
+    cfg = ui.form(M.KNOBS, default_cfg, ["n", "m", "alpha", "gamma", "E", "steps", "batch", "lr", "seed", "profile"],
+                  columns=5)
     secs = M.expected_seconds(cfg.n, [cfg.m], cfg.steps, cfg.batch)
     if st.button(f"Train (about {max(1, round(secs))} s)", icon=":material/play_arrow:", key="train_btn",
                  type="primary"):
@@ -442,28 +413,18 @@ with story:
     # ======================================================================== sweep
     if ui.shown("sweep", active):
         st.header("Sweep")
-        kind = st.radio("Sweep over", ["width", "gamma"], horizontal=True, key="sw_kind", bind="query-params",
-                        format_func={"width": "width m", "gamma": "weight decay γ"}.get)
-        s1, s2, s3, s4 = st.columns(4)
-        sw_steps = int(s1.number_input("steps", 100, 6000, 1000, 100, key="sw_steps", bind="query-params"))
-        sw_batch = int(s2.select_slider("batch", [32, 64, 128, 256], 128, key="sw_batch", bind="query-params"))
-        sw_n = int(s3.number_input("features n", 50, 2000, 1000, 50, key="sw_n", bind="query-params"))
-        sw_seed = int(s4.number_input("seed", 0, 10_000, 0, key="sw_seed", bind="query-params"))
+        kind = ui.knob(M.KNOBS, "sw_kind")
+        sw = ui.form(M.KNOBS, None, ["sw_steps", "sw_batch", "sw_n", "sw_seed"], columns=4)
+        sw_n, sw_steps, sw_batch, sw_seed = sw["n"], sw["steps"], sw["batch"], sw["seed"]
         if kind == "width":
-            sw_ms = st.multiselect("widths m", [5, 8, 10, 16, 20, 32, 40, 64, 80, 100, 128], [10, 20, 40, 80],
-                                   key="sw_ms", bind="query-params")
-            sw_reg = st.multiselect("regimes", list(M.REGIME_NAMES), list(M.REGIME_NAMES), key="sw_reg",
-                                    bind="query-params")
-            ms = sorted(int(m) for m in sw_ms)
-            regs = list(sw_reg) or ["strong"]
+            w = ui.form(M.KNOBS, None, ["sw_ms", "sw_reg"], columns=1)
+            ms, regs = sorted(int(m) for m in w["ms"]), list(w["regimes"])
             call = ("width_sweep", dict(n=sw_n, ms=ms, regimes=regs, steps=sw_steps, batch=sw_batch, seeds=[sw_seed]))
             secs = M.expected_seconds(sw_n, ms * len(regs), sw_steps, sw_batch)
         else:
-            t1, t2, t3 = st.columns(3)
-            g_lo, g_hi = t1.slider("γ range", -1.5, 1.0, (-1.0, 1.0), 0.05, key="sw_grange", bind="query-params")
-            g_cnt = int(t2.slider("number of γ values", 2, 16, 10, key="sw_gcount", bind="query-params"))
-            g_m = int(t3.number_input("width m", 2, 128, 20, key="sw_gm", bind="query-params"))
-            call = ("gamma_sweep", dict(n=sw_n, m=g_m, gammas=[round(float(g), 4) for g in np.linspace(g_lo, g_hi,
+            g = ui.form(M.KNOBS, None, ["sw_grange", "sw_gcount", "sw_gm"], columns=3)
+            (g_lo, g_hi), g_cnt, g_m = g["grange"], g["gcount"], g["m"]
+            call = ("gamma_sweep", dict(n=sw_n, m=g_m, gammas=[round(float(x), 4) for x in np.linspace(g_lo, g_hi,
                                                                                                      g_cnt)],
                                         steps=sw_steps, batch=sw_batch, seed=sw_seed))
             secs = M.expected_seconds(sw_n, [g_m] * g_cnt, sw_steps, sw_batch)

@@ -137,29 +137,13 @@ with st.expander("The toy: the mistake game and its exact values", icon=":materi
 
 # --------------------------------------------------------------------------- choose a class
 st.subheader("1 · Choose a hypothesis class")
-names = list(M.PRESETS)
-B = M.preset_class.bounds
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
-preset = c1.selectbox("Class", names, index=names.index("G"), format_func=M.PRESETS.get, key="cls",
-                      bind="query-params")
-n_pts = c2.slider("n (points)", int(B["n"].lo), int(B["n"].hi), 7, key="n", bind="query-params",
-                  disabled=preset not in M.SIZED_PRESETS,
-                  help=f"For 'all functions' at most {M.SIZED_PRESETS['all']} points "
-                       f"({2 ** M.SIZED_PRESETS['all']} hypotheses).")
-depth = c3.slider("tree depth d", int(B["depth"].lo), int(B["depth"].hi), 2, key="depth", bind="query-params",
-                  disabled=preset != "tree", help="Levels 0..d: 2^(d+1)−1 points, 2^(d+1) functions, LD = d+1.")
-p_off = c4.slider("off-path p", float(B["p"].lo), float(B["p"].hi), 0.5, 0.05, key="p", bind="query-params",
-                  disabled=preset != "tree")
-seed = c4.number_input("seed", int(B["seed"].lo), int(B["seed"].hi), 0, key="seed", bind="query-params",
-                       disabled=preset != "tree")
-text = st.text_area("Your class: one hypothesis per line as 0/1 (one digit per point)",
-                    value=M.G_ROWS.replace(" ", "\n"), height=140, key="rows", bind="query-params",
-                    disabled=preset != "custom",
-                    help=f"At most {M.MAX_POINTS} points and {M.MAX_HYPOTHESES} distinct hypotheses. The exact "
-                         f"solve stops at {M.MAX_TR_SECONDS:g} s of CPU or {M.MAX_TR_BYTES // 2**20} MB (what a class "
-                         f"needs shows only as it is solved: dense random classes of 12 or more points and 400 or "
-                         f"more rows are often refused); one that needs more than {M.LINK_TR_SECONDS:g} s waits for "
-                         "a button.")
+preset = ui.knob(M.KNOBS, "cls", where=c1)
+n_pts = ui.knob(M.KNOBS, "n", where=c2, disabled=preset not in M.SIZED_PRESETS)
+depth = ui.knob(M.KNOBS, "depth", where=c3, disabled=preset != "tree")
+p_off = ui.knob(M.KNOBS, "p", where=c4, disabled=preset != "tree")
+seed = ui.knob(M.KNOBS, "seed", where=c4, disabled=preset != "tree")
+text = ui.knob(M.KNOBS, "rows", disabled=preset != "custom")
 
 
 
@@ -236,20 +220,12 @@ if summary is not None:
     # ----------------------------------------------------------------------- the game
     st.subheader("3 · Play the game")
     g1, g2, g3 = st.columns([2, 2, 3])
-    # Options are the ids the URL stores (a bound radio writes its option's text into the link); captions explain.
-    mode = g1.radio("Mode", ["learner", "adversary", "compare"], key="mode", bind="query-params",
-                    captions=["you predict, against the optimal adversary", "you label, against a learner",
-                              "two learners, same optimal adversary"])
-    game = g2.radio("Game", ["transductive", "standard"], key="game", bind="query-params",
-                    captions=["the sequence is announced first", "the adversary picks points as it goes"])
-    learners = list(M.LEARNERS)
+    mode, game = ui.knob(M.KNOBS, "mode", where=g1), ui.knob(M.KNOBS, "game", where=g2)
     with g3:
         if mode == "adversary":
-            opponent = st.selectbox("Learner you play against", learners, index=2 if game == "transductive" else 0,
-                                    key="opp", bind="query-params")
+            opponent = ui.knob(M.KNOBS, "opp", default="Rank rule" if game == "transductive" else "SOA")
         elif mode == "compare":
-            pair_a = st.selectbox("Learner A", learners, index=0, key="la", bind="query-params")
-            pair_b = st.selectbox("Learner B", learners, index=2, key="lb", bind="query-params")
+            pair_a, pair_b = ui.knob(M.KNOBS, "la"), ui.knob(M.KNOBS, "lb")
         else:
             st.caption("The adversary plays the minimax-optimal strategy: it can always force "
                        + ("M_tr" if game == "transductive" else "LD") + " mistakes, and never more against "
@@ -378,22 +354,13 @@ if summary is not None:
 
 # --------------------------------------------------------------------------- sweep
 st.header("Sweep: your own random tree classes")
-SB = M.gap_sweep.bounds
-with st.form("tr_sweep"):
-    s1, s2, s3 = st.columns(3)
-    sw_depth = s1.slider("tree depth d", int(SB["depth"].lo), int(SB["depth"].hi), 2, key="sw_depth",
-                         bind="query-params",
-                         help=f"depth 3 = 15 points, about 0.15 s per class: at most {M.MAX_SWEEP_CLASSES[3]} "
-                              "classes in all")
-    sw_p = s2.slider("p range", 0.0, 1.0, (0.1, 0.9), 0.05, key="sw_p", bind="query-params")
-    sw_steps = s2.slider("p values", 2, SB["ps"].max_len, 5, key="sw_steps", bind="query-params")
-    sw_n = s3.slider("classes per p", 10, int(SB["samples"].hi), 100, 10, key="sw_n", bind="query-params")
-    sw_seed = s3.number_input("seed", int(SB["seed"].lo), int(SB["seed"].hi), 0, key="sw_seed", bind="query-params")
-    go = st.form_submit_button("Run sweep (about 2 ms per class at depth 1–2, 0.15 s at depth 3; with progress)",
-                               icon=":material/play_arrow:")
+sw = ui.form(M.KNOBS, None, ["sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed"], columns=3, key="tr_sweep",
+             submit="Run sweep (about 2 ms per class at depth 1–2, 0.15 s at depth 3; with progress)")
+go = ui.submitted("tr_sweep")
 if go:
-    ps = [round(float(v), 3) for v in np.linspace(sw_p[0], sw_p[1], int(sw_steps))]
-    st.session_state["tr_sweep_args"] = dict(depth=int(sw_depth), ps=ps, samples=int(sw_n), seed=int(sw_seed))
+    ps = [round(float(v), 3) for v in np.linspace(sw["p_range"][0], sw["p_range"][1], int(sw["steps"]))]
+    st.session_state["tr_sweep_args"] = dict(depth=int(sw["depth"]), ps=ps, samples=int(sw["samples"]),
+                                             seed=int(sw["seed"]))
 args = st.session_state.get("tr_sweep_args")
 res = None
 if args:

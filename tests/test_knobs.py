@@ -21,6 +21,7 @@ PKG = REPO_ROOT / "toymodels"
 PACKAGES = [p for p in PAPERS if (PKG / p.module / "__init__.py").is_file()]
 BOUNDISH = (Knob, Knobs, Range, OneOf, Each, Fields)
 WIDGETS = ("slider", "number_input", "select_slider", "multiselect", "selectbox", "radio", "segmented_control", "pills")
+NOT_KNOBS = ("tabs", "selection_point", "selection_interval")   # a tab's or a chart legend's binding: no knob
 RANGE_ARGS = ("min_value", "max_value", "options", "value", "step")
 BOUND_NAME = re.compile(r"(^|_)(LIMITS|BOUNDS|KNOBS|CHOICES)$|^validate$|^check_budget$|^check_compare$|_budget$")
 
@@ -97,6 +98,12 @@ def check_offered_values_lie_inside_their_bounds(m):
             bad.append(f"{row.key}: default {row.default!r} not offered")
         if isinstance(row.item, Range) and row.step() is not None:
             assert row.step() > 0 and row.step() <= row.item.hi - row.item.lo, row.key
+        if row.span is not None:
+            for v in row.span:
+                try:
+                    row.item.check(row.name, v)
+                except Exception as exc:  # noqa: BLE001
+                    bad.append(f"{row.key}: span end {v!r}: {exc}")
         if row.id and not row.label:
             bad.append(f"{row.key}: on a page, but no label")
     assert not bad, bad
@@ -163,7 +170,7 @@ def check_the_page_types_no_range_and_parses_no_url(m):
             bad.append(f"line {node.lineno}: {node.attr}")
         if isinstance(node, ast.Call):
             fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if any(k.arg == "bind" for k in node.keywords):
+            if any(k.arg == "bind" for k in node.keywords) and fn not in NOT_KNOBS:
                 bad.append(f"line {node.lineno}: {fn}(bind=...)")
             typed = [a for a in [*node.args[1:], *(k.value for k in node.keywords if k.arg in RANGE_ARGS)]
                      if isinstance(a, (ast.List, ast.Tuple)) or isinstance(a, ast.Constant)
@@ -195,22 +202,33 @@ def test_topic(paper, check):
 
 # --------------------------------------------------------------------------- a bound's change stales no view
 
+_RANGE = re.compile(r"(Range\(\s*[^,()]+,\s*)([0-9_.]+(?:e[+-]?[0-9]+)?)")     # Range(lo, hi ...: hi
+_PAIR = re.compile(r'("\w+":\s*\(\s*[^,()]+,\s*)([0-9_.]+(?:e[+-]?[0-9]+)?)(\s*\))')  # "name": (lo, hi)
 
-def test_widening_a_live_limit_stales_no_view(tmp_path):
-    """Copy the package, widen one live limit of every converted topic in the copy (the upper end of its first
-    numeric knob), and run ``precompute --check`` there: every shipped view stays fresh."""
-    copy = tmp_path / "repo"
+
+@pytest.fixture(scope="module")
+def widened(tmp_path_factory):
+    """A copy of the package with every live limit of every topic's config widened (the upper end of every
+    ``Range`` and every ``"name": (lo, hi)`` pair doubled), and ``precompute --check``'s output on it."""
+    copy = tmp_path_factory.mktemp("widened") / "repo"
     shutil.copytree(PKG, copy / "toymodels", ignore=shutil.ignore_patterns("__pycache__"))
-    widened = []
+    count = 0
     for paper in PACKAGES:
         path = copy / "toymodels" / paper.module / "config.py"
-        text = path.read_text()
-        new, n = re.subn(r"(Knob\(\"\w+\", Range\([^,()]+, )([0-9_.e+-]+)", lambda mt: mt[1] + f"2 * {mt[2]}",
-                         text, count=1)
-        if n:
-            path.write_text(new)
-            widened.append(paper.topic)
-    assert widened, "no topic declares a numeric knob"
+        text, n = _RANGE.subn(lambda mt: f"{mt[1]}2 * {mt[2]}", path.read_text())
+        text, k = _PAIR.subn(lambda mt: f"{mt[1]}2 * {mt[2]}{mt[3]}", text)
+        path.write_text(text)
+        count += n + k
+    assert count, "no limit found to widen"
     out = subprocess.run([sys.executable, "-m", "toymodels", "precompute", "--check"], cwd=copy,
                          capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, (widened, out.stdout[-3000:] + out.stderr[-3000:])
+    return out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("paper", PACKAGES, ids=lambda p: p.topic)
+def test_widening_every_live_limit_stales_no_view(paper, widened):
+    """Every bound of the topic widened in a copy: ``precompute --check`` finds none of its views stale."""
+    if paper.topic in RECOMPUTING:
+        pytest.xfail(f"{paper.topic}: its views still reach validate() and the limits")
+    stale = [line for line in widened.splitlines() if line.startswith(f"stale: {paper.topic}/")]
+    assert not stale, stale

@@ -31,7 +31,9 @@ class Knob:
     row only bounds an entry point). ``group``: which of a topic's configurations the row belongs to, where two
     configurations bound a field of the same name differently. ``widget``: overrides the widget ``ui.form``
     picks (``slider``, ``select_slider``, ``radio``, ``selectbox``, ``segmented``, ``number``, ``toggle``,
-    ``multiselect``, ``range``). ``default``: for a page-only knob that no configuration holds."""
+    ``multiselect``, ``range``). ``default``: for a page-only knob that no configuration holds. ``span``: the part
+    of a ``Range`` a page offers, where it offers less than the bound allows (a slider from 0 to 2.5 of an exponent
+    bounded at 3)."""
 
     name: str
     bound: Any
@@ -43,6 +45,7 @@ class Knob:
     group: str | None = None
     widget: str | None = None
     default: Any = None
+    span: tuple[float, float] | None = None
 
     @property
     def key(self) -> str:
@@ -66,6 +69,10 @@ class Knob:
     def step(self) -> float | None:
         return None if isinstance(self.offer, tuple) or self.offer is None else float(self.offer)
 
+    def limits(self) -> tuple[float, float]:
+        """The lowest and highest number a page offers (``span``, else the bound's)."""
+        return self.span if self.span is not None else (self.item.lo, self.item.hi)
+
     def show(self, value: Any) -> str:
         """A value as a visitor reads it (its label where the row has one)."""
         if self.labels and value in self.labels:
@@ -82,9 +89,10 @@ class Knob:
         except Exception:  # noqa: BLE001 - any refusal means "not offered"
             return False
         choices = self.choices()
-        if choices is None:
-            return True
         values = value if isinstance(self.bound, Each) or self.widget == "range" else [value]
+        if choices is None:
+            lo, hi = self.limits() if isinstance(self.item, Range) else (None, None)
+            return lo is None or all(lo <= v <= hi for v in values)
         return all(_member(v, choices) for v in values)
 
     # ----------------------------------------------------------------------- the URL, both ways

@@ -1,4 +1,4 @@
-"""One metadata registry for the nine topics: the seven NeurIPS 2025 award papers and two more toy models of 2025.
+"""One metadata registry for every topic: the NeurIPS 2025 award papers and a few more toy models of 2025.
 
 The home page's cards, each page's header, the command line's topic list and the
 router in ``Home.py`` all read this table, so a paper is described in one place.

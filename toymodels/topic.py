@@ -15,9 +15,11 @@ A topic package (``toymodels.rlvr``, ``toymodels.superposition``, ...) declares 
 ``reproduce(quick, seed, device, out, progress) -> dict``
     the paper's headline experiment for the command line (``shipped.reproduce_record``).
 
-Functions whose arguments a visitor can set are wrapped in ``@bounded(...)``: every argument is checked against
-its declared ``Range`` / ``OneOf`` (and any cross-argument budget) before any work starts, and a violation raises
-``InputError`` with a message a page can show as it is. Nothing is clamped silently.
+The entry points (every function a page or the command line calls with values a visitor can set) are wrapped in
+``@bounded(...)``, whose specs come from the topic's ``config.KNOBS`` (``toymodels.knobs``): every argument is
+checked against its ``Range`` / ``OneOf`` / ``Each`` (and any cross-argument budget) before any work starts, and a
+violation raises ``InputError`` (``BudgetError`` for a budget) with a message a page can show as it is. Nothing
+is clamped silently, and nothing a view computes checks a bound again: a bound can change without staling a view.
 
 Long work takes ``progress``: call ``p = as_progress(progress)``, then ``p(fraction, message)``, and hand
 ``p.sub(start, end, "prefix: ")`` to inner work: nested progress with no hand-written lambdas.
@@ -141,6 +143,35 @@ class Each:
         for i, v in enumerate(items):
             self.item.check(f"{name}[{i}]", v)
         return value
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """A value one of ``specs`` accepts (a swept knob's values: numbers for one knob, names for another)."""
+
+    specs: tuple
+
+    def __init__(self, *specs):
+        object.__setattr__(self, "specs", tuple(specs))
+
+    def check(self, name: str, value: Any) -> Any:
+        errors = []
+        for spec in self.specs:
+            try:
+                return spec.check(name, value)
+            except InputError as exc:
+                errors.append(str(exc))
+        raise InputError(" or ".join(errors))
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """None (the function picks its own default), or a value ``spec`` accepts."""
+
+    spec: Any
+
+    def check(self, name: str, value: Any) -> Any:
+        return value if value is None else self.spec.check(name, value)
 
 
 @dataclass(frozen=True)

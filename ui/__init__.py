@@ -16,7 +16,7 @@ from .charts import NEUTRAL, PALETTE, SLIDE_WIDTH, chart, csv_safe, download_csv
 from .cite import app_version, bibtex, call_snippet, cite, code_for_view, presenter_link, share
 from .compute import AUTO_SECONDS, SLOTS, compute, guard, view
 from .errors import fragment, plain, report_error
-from .form import choice, form, knob
+from .form import choice, form, knob, read_link, submitted
 from .glossary import glossary, term
 from .ledger import (
                      claims_table,
@@ -30,13 +30,13 @@ from .ledger import (
                      status_legend,
                      status_word,
 )
-from .links import link_notice, link_warning
+from .links import in_link, link_notice, link_warning
 from .tour import Step, shown, tour
 
 __all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Step", "app_version", "bibtex",
            "call_snippet", "chart", "choice", "cite", "claims_table", "code_for_view", "compute", "csv_safe",
            "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary", "guard", "headline",
-           "headline_claim", "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain",
-           "presenter_link",
+           "headline_claim", "in_link", "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain",
+           "presenter_link", "read_link",
            "report_error", "reproduce_panel", "share", "shipped_verdict", "shown", "status_legend", "status_word",
-           "term", "tour", "view"]
+           "submitted", "term", "tour", "view"]

@@ -13,10 +13,10 @@ from toymodels.topic import Each, Range
 from .links import link_notice, link_warning
 
 
-def _read_link(table: Knobs) -> None:
+def read_link(table: Knobs) -> None:
     """Once per session and table, the link's value of every knob the table offers (one loop, as TF Playground's
     ``deserializeState``): a value its knob parses and offers sets the widget's state; the others are ignored
-    and named in one notice."""
+    and named in one notice. ``ui.form`` calls it; a page that wants the notice at its top calls it there."""
     flag = "_knobs_read:" + ",".join(sorted(r.id for r in table.on_page()))[:300]
     if st.session_state.get(flag):
         return
@@ -60,10 +60,11 @@ def _kind(knob: Knob, choices: tuple | None) -> str:
     return "slider" if knob.step() else "number"
 
 
-def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
+def _draw(knob: Knob, where, on_change: Callable | None = None, disabled: bool = False) -> Any:
     choices = knob.choices()
     kind = _kind(knob, choices)
-    common = dict(key=knob.id, help=knob.help or None, **({"on_change": on_change} if on_change else {}))
+    common = dict(key=knob.id, help=knob.help or None, disabled=disabled,
+                  **({"on_change": on_change} if on_change else {}))
     if kind == "text":
         return where.text_area(knob.label, max_chars=knob.bound.max_chars, placeholder=knob.help or None, **common)
     if kind == "toggle":
@@ -74,45 +75,49 @@ def _draw(knob: Knob, where, on_change: Callable | None = None) -> Any:
     if kind == "select_slider":
         return where.select_slider(knob.label, list(choices), format_func=knob.show, **common)
     if kind == "radio":
-        return where.radio(knob.label, list(choices), format_func=knob.show, horizontal=True, **common)
+        return where.radio(knob.label, list(choices), format_func=knob.show,
+                           horizontal=all(len(knob.show(c)) <= 24 for c in choices), **common)
     if kind == "selectbox":
         return where.selectbox(knob.label, list(choices), format_func=knob.show, **common)
     if kind == "segmented":
         return where.segmented_control(knob.label, list(choices), format_func=knob.show, **common)
     item: Range = knob.item
     num = int if item.integer else float
+    lo, hi = knob.limits()
     if kind in ("slider", "range"):
-        return where.slider(knob.label, num(item.lo), num(item.hi), step=num(knob.step() or 1), **common)
-    return where.number_input(knob.label, num(item.lo), num(item.hi), step=num(knob.step() or 1), **common)
+        return where.slider(knob.label, num(lo), num(hi), step=num(knob.step() or 1), **common)
+    return where.number_input(knob.label, num(lo), num(hi), step=num(knob.step() or 1), **common)
 
 
 def knob(table: Knobs, key: str, default: Any = None, where=None, hi: float | None = None,
-         on_change: Callable | None = None) -> Any:
+         on_change: Callable | None = None, disabled: bool = False) -> Any:
     """One knob's widget (``table[key]``), bound to the URL by its id; returns its value (``default``: the
     row's own when None). ``hi``: a lower top for a range whose end the data sets (the last iteration of a run, the
-    layers of a model). ``on_change``: the widget's callback."""
+    layers of a model). ``on_change``: the widget's callback; ``disabled``: shown, not settable."""
     row = table[key]
     default = row.default if default is None else default
-    if hi is not None and isinstance(row.bound, Range) and hi < row.bound.hi:
+    if hi is not None and isinstance(row.item, Range) and hi < row.limits()[1]:
         offer = tuple(v for v in row.offer if v <= hi) if isinstance(row.offer, tuple) else row.offer
-        row = dataclasses.replace(row, bound=dataclasses.replace(row.bound, hi=hi), offer=offer)
-        default = min(default, hi)
+        row = dataclasses.replace(row, span=(row.limits()[0], hi), offer=offer)
+        default = tuple(min(v, hi) for v in default) if isinstance(default, (tuple, list)) else min(default, hi)
         table = Knobs([row, *(r for r in table.values() if r.key != key)])
-    return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change)[row.name]
+    return form(table, {row.name: default}, [key], columns=1, where=where, on_change=on_change,
+                disabled=disabled)[row.name]
 
 
 def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, columns: int | Sequence = 4,
          submit: str | None = None, key: str | None = None, where=None,
-         on_change: Callable | None = None) -> Any:
+         on_change: Callable | None = None, disabled: bool = False) -> Any:
     """Widgets for the knobs ``keys`` of ``table`` (by default every row a page offers, in order), ``columns`` to a
     row, bound to the URL by their ids; returns ``base`` with the knobs' values (a dataclass: ``replace``; a dict:
     updated; None: a dict by knob name).
 
     The link is read once per session for the whole table (a value no knob offers: one notice); after the
     widgets, each knob's value goes into the link by its id, left out when it is the default (``base``'s field).
-    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text (``key``: the form's key).
+    ``submit``: the widgets sit in an ``st.form`` applied by a button of that text, or of ``submit(result)`` (its
+    expected time, say); ``key``: the form's key, ``submitted(key)`` whether it was pressed.
     ``on_change``: called when a widget changes (when the form is applied, with ``submit``)."""
-    _read_link(table)
+    read_link(table)
     rows = [table[k] for k in keys] if keys is not None else table.on_page()
     defaults = {r.id: default_of(r, base) for r in rows}
     for r in rows:  # "End tour" puts a knob the tour set back to this
@@ -122,19 +127,25 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
         if current is None or not r.offered(_plain(current) if isinstance(r.bound, Each) else current):
             st.session_state[r.id] = _plain(defaults[r.id]) if isinstance(r.bound, Each) else defaults[r.id]
     host = where if where is not None else st
-    box = host.form(key or f"form-{rows[0].id}", border=False) if submit else host.container()
+    box_key = key or f"form-{rows[0].id}"
+    box = host.form(box_key, border=False) if submit else host.container()
     with box:
         cols = box.columns(columns) if not isinstance(columns, int) or columns > 1 else [box]
         values = {}
         for i, r in enumerate(rows):
-            value = _draw(r, cols[i % len(cols)], None if submit else on_change)
+            value = _draw(r, cols[i % len(cols)], None if submit else on_change, disabled)
             values[r.name] = tuple(value) if isinstance(defaults[r.id], tuple) else value
+        result = dataclasses.replace(base, **values) if dataclasses.is_dataclass(base) else {**(base or {}), **values}
         if submit:
-            st.form_submit_button(submit, icon=":material/tune:", on_click=on_change)
+            st.form_submit_button(submit(result) if callable(submit) else submit, icon=":material/tune:",
+                                  on_click=on_change, key=f"{box_key}-submit")
     _write_link(rows, defaults)
-    if dataclasses.is_dataclass(base):
-        return dataclasses.replace(base, **values)
-    return {**(base or {}), **values}
+    return result
+
+
+def submitted(key: str) -> bool:
+    """Whether the submit button of ``ui.form(..., submit=..., key=key)`` was pressed on this run."""
+    return bool(st.session_state.get(f"{key}-submit"))
 
 
 def _write_link(rows: Iterable[Knob], defaults: dict) -> None:

@@ -100,3 +100,8 @@ def dropped_link_notice() -> None:
     dropped = st.session_state.pop("_link_dropped", None)
     if dropped:
         link_notice(dropped, "no setting on this page can take them")
+
+
+def in_link(*keys: str) -> bool:
+    """Whether the page's link sets any of ``keys`` (a section a shared link configures opens expanded)."""
+    return any(k in st.query_params for k in keys)

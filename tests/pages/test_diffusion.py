@@ -51,12 +51,12 @@ def test_page_knobs_live_rf_run_and_oversized_window_is_refused():
     at.select_slider(key="rf_psi_p").set_value(16)
     at.select_slider(key="rf_d").set_value(10)
     at.multiselect(key="rf_psi_n").set_value([1, 2])
-    at.button(key="rf_run").click().run()              # the RF form's Run (computes a small live case)
+    at.button(key="rf_form-submit").click().run()              # the RF form's Run (computes a small live case)
     assert not at.exception, at.exception
     assert any("p = 160" in c.value for c in at.caption)     # d = 10, ψ_p = 16 was really computed
     at.multiselect(key="win_ns").set_value([256, 512])
     at.select_slider(key="win_spn").set_value(300)
-    at.button(key="win_run").click().run()             # far over the live budget: refused with a message
+    at.button(key="window_form-submit").click().run()             # far over the live budget: refused with a message
     assert not at.exception, at.exception
     assert any("live budget" in e.value for e in at.error)
 
@@ -67,7 +67,7 @@ def test_a_small_live_window_run_shows_its_own_slopes():
     at.multiselect(key="win_ns").set_value([16, 32])
     at.select_slider(key="win_spn").set_value(50)
     at.select_slider(key="win_width").set_value(32)
-    at.button(key="win_run").click().run()
+    at.button(key="window_form-submit").click().run()
     assert not at.exception, at.exception
     assert any(c.value.startswith("Your run: τ_mem ∝") for c in at.caption)
 

@@ -42,15 +42,16 @@ def draw(row, rng, widget=None):
     if choices is not None and shown:
         choices = tuple(c for c in choices if row.show(c) in shown) or choices
     pick = rng.choice(["lo", "hi", "mid"])
-    if isinstance(row.bound, Each):
+    if isinstance(row.bound, Each) and row.widget != "range":
         n = len(choices)
         k = int(rng.integers(1, min(n, row.bound.max_len, 4) + 1))
         return [choices[i] for i in sorted(rng.choice(n, size=k, replace=False))]
     if choices is not None:
         return choices[0] if pick == "lo" else choices[-1] if pick == "hi" else choices[int(rng.integers(len(choices)))]
     item = row.item
-    hi = min(item.hi, getattr(widget, "max", None) or item.hi)
-    item = type(item)(item.lo, hi, item.integer)
+    lo, hi = row.limits()
+    hi = min(hi, getattr(widget, "max", None) or hi)
+    item = type(item)(lo, hi, item.integer)
     step = row.step() or 1.0
     n = int(round((item.hi - item.lo) / step))
     x = item.lo if pick == "lo" else item.lo + step * (n if pick == "hi" else int(rng.integers(n + 1)))

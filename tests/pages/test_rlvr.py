@@ -67,7 +67,7 @@ def test_training_with_your_own_settings():
     at.slider(key="rl_a_run").set_value(0.5)
     at.select_slider(key="rl_K").set_value(4)
     at.select_slider(key="rl_n").set_value(128)
-    at.button(key="rl_train").click().run()
+    at.button(key="rl_form-submit").click().run()
     assert not at.exception, at.exception
     assert not at.error
     assert any(df.value.shape[0] == 2 * len(M.TYPED_LENGTHS) for df in at.dataframe)   # both splits, every length
@@ -104,4 +104,5 @@ def test_a_link_value_the_page_does_not_offer_opens_the_default_with_a_notice():
     at.query_params["rl_a"] = "0.33"
     at.switch_page(get_paper("rlvr").page).run()
     assert not at.exception, at.exception
-    assert any("not offered" in w.value for w in at.warning)
+    assert any("were not used" in w.value for w in at.warning)          # one notice for the link
+    assert at.select_slider(key="rl_a").value == 0.2                     # the default shown

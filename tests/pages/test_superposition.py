@@ -95,6 +95,6 @@ def test_page_geometry_form_rejects_nothing_silently():
     at.slider(key="geo_n").set_value(3)
     at.slider(key="geo_alpha").set_value(2.0)
     at.select_slider(key="geo_E").set_value(1.0)
-    at.button(key="geo_train").click().run()
+    at.button(key="geo_form-submit").click().run()
     assert not at.exception, at.exception
     assert any("of 3 features" in c.value for c in at.caption) or any("E =" in e.value for e in at.error)

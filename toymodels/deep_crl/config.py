@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from toymodels.topic import Fields, InputError, OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import AnyOf, Each, Fields, InputError, OneOf, Range
 
 from .grid import GRID_LABELS, GRIDS  # noqa: F401 - the critic's mazes, named here for the page
 
@@ -143,8 +144,6 @@ def validate(cfg: Config) -> Config:
     return cfg
 
 
-#: Each field's bounds, for the page's widgets (the same declaration ``train`` and ``sweep`` check).
-BOUNDS = CONFIG_BOUNDS.specs
 
 
 # --------------------------------------------------------------------------- the offline critic
@@ -172,15 +171,6 @@ class CriticConfig:
     eval_every: int = 250
     n_queries: int = 2000        # retrieval queries (state + 16 candidate goals)
 
-
-CRITIC_BOUNDS = Fields(maze=OneOf(*GRIDS), depth=OneOf(4, 8, 16, 32, 64), width=Range(8, 512, integer=True),
-                       repr_dim=Range(2, 128, integer=True), batch_size=Range(16, 1024, integer=True),
-                       steps=Range(1, 20000, integer=True), episodes=Range(10, 5000, integer=True),
-                       episode_len=Range(10, 400, integer=True), gamma=Range(0.5, 0.999),
-                       lr=Range(1e-5, 1e-2), seeds=Range(1, 8, integer=True), seed=Range(0, 2**31 - 1, integer=True),
-                       obs_lift=Range(0, 256, integer=True), heldout=Range(0.0, 0.5),
-                       unseen_cells=Range(0, 40, integer=True),
-                       eval_every=Range(1, 20000, integer=True), n_queries=Range(10, 20000, integer=True))
 
 
 def n_params(fan_in: int, fan_out: int, depth: int, width: int) -> int:
@@ -299,3 +289,54 @@ QMAP16 = replace(DEFAULT, depth=16, seed=300, seeds=20)   # the value map at dep
 ABLATION20 = replace(DEFAULT, depth=ABLATION_DEPTH, seed=400, seeds=20)   # every arm: seeds 400-419
 CRITIC_FRESH = replace(CRITIC_MAIN, seeds=8, seed=108)    # offline, the paper's comparison: seeds 108-115
 PAGE_MAX_SEEDS = 8
+
+
+# --------------------------------------------------------------------------- the knobs (one declaration each)
+
+#: The online agent's fields a visitor sets on the page: label, offered values (or a step), URL id.
+_ON_PAGE = dict(maze=("Maze", None, "crl_maze"), depth=("Depth", DEPTHS, "crl_depth"),
+                width=("Width", tuple(SWEEP_VALUES["width"]), "crl_width"),
+                batch_size=("Batch", tuple(SWEEP_VALUES["batch_size"]), "crl_batch"),
+                iterations=("Iterations (×200 SGD steps)", 1, "crl_iters"), seeds=("Seeds (batched)", 1, "crl_seeds"),
+                seed=("First seed", 1, "crl_seed"), ablation=("Ablation", None, "crl_ablation"),
+                obs_lift=("Observation dim (0 = raw x, y)", (0, LIFT_DIM), "crl_lift"))
+#: ``Config``'s fields that ``CONFIG_BOUNDS`` leaves out (the environment's geometry and the loss's regulariser).
+_MORE = dict(cell=Range(0.5, 10.0), step_size=Range(0.05, 2.0), success_radius=Range(0.05, 2.0),
+             start_jitter=Range(0.0, 0.5), logsumexp_coef=Range(0.0, 1.0))
+_CRITIC = dict(maze=OneOf(*GRIDS), depth=OneOf(4, 8, 16, 32, 64), width=Range(8, 512, integer=True),
+               repr_dim=Range(2, 128, integer=True), batch_size=Range(16, 1024, integer=True),
+               steps=Range(1, 20000, integer=True), episodes=Range(10, 5000, integer=True),
+               episode_len=Range(10, 400, integer=True), gamma=Range(0.5, 0.999), lr=Range(1e-5, 1e-2),
+               seeds=Range(1, 8, integer=True), seed=Range(0, 2**31 - 1, integer=True),
+               obs_lift=Range(0, 256, integer=True), heldout=Range(0.0, 0.5), far_only=OneOf(True, False),
+               unseen_cells=Range(0, 40, integer=True), eval_every=Range(1, 20000, integer=True),
+               n_queries=Range(10, 20000, integer=True))
+
+#: Every knob, once: the online agent (``Config``; its bounds are ``CONFIG_BOUNDS``, which ``train`` still checks in
+#: its body until the shipped views it reaches are recomputed without it), the offline critic (``CriticConfig``,
+#: group "critic"), the other arguments of the entry points, and what the page offers (ids ``crl_*``).
+KNOBS = knobs(
+    *(Knob(name, spec, *_ON_PAGE.get(name, ("", None, None)),
+           labels=MAZE_LABELS if name == "maze" else ABLATION_LABELS if name == "ablation" else None,
+           widget="selectbox" if name in ("maze", "depth", "width", "batch_size", "ablation", "obs_lift") else
+           "number" if name in ("iterations", "seeds", "seed") else None,
+           span=(1, PAGE_MAX_SEEDS) if name == "seeds" else (0, 10_000) if name == "seed" else None)
+      for name, spec in CONFIG_BOUNDS.specs.items()),
+    *(Knob(name, spec) for name, spec in _MORE.items()),
+    Knob("exact", OneOf(True, False), "Paper-exact (no departures)", id="crl_exact", group="page", default=False),
+    Knob("depths", Each(OneOf(*DEPTHS), max_len=6), group="depth_sweep"),
+    Knob("param", OneOf(*SWEEP_VALUES), "Parameter", id="crl_sweep_param", group="sweep", default="depth",
+         widget="selectbox"),
+    Knob("values", Each(AnyOf(*(OneOf(*v) for v in SWEEP_VALUES.values())), max_len=6), group="sweep"),
+    *(Knob("values", Each(OneOf(*v), max_len=6), "Values (other settings: the defaults)", tuple(v),
+           id=f"crl_sweep_values_{name}", group=f"sweep_{name}", default=tuple(v[:2]),
+           labels=ABLATION_LABELS if name == "ablation" else None) for name, v in SWEEP_VALUES.items()),
+    Knob("n_seeds", Range(1, 40, integer=True), group="online_seeds"),
+    *(Knob(name, spec, group="critic") for name, spec in _CRITIC.items()),
+    Knob("depths", Each(OneOf(4, 8, 16, 32, 64), max_len=5), group="critic_experiment"),
+    Knob("wide", OneOf(True, False), group="critic_experiment"),
+    Knob("depths", Each(OneOf(4, 8, 16, 32, 64), max_len=3), group="critic_search"),
+    Knob("seeds", Range(1, 8, integer=True), group="critic_search"),
+    Knob("steps", Range(1, 5000, integer=True), group="critic_search"),
+    Knob("batch_size", Range(16, 1024, integer=True), group="critic_search"),
+)

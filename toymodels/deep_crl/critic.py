@@ -24,9 +24,9 @@ import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import Each, InputError, OneOf, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
-from .config import CRITIC_BOUNDS, CriticConfig, critic_params, expected_seconds, matched_width
+from .config import KNOBS, CriticConfig, critic_params, expected_seconds, matched_width
 from .env import sample_future_offsets
 from .grid import MOVES, Grid, euclid, geodesic, make_grid, observe, relabel_occupancy, spearman
 from .nets import Lift, ResMLP, infonce_loss, pairwise_l2
@@ -109,7 +109,7 @@ def _check_budget(cfg: CriticConfig, depths=None, wide: bool = False, **_) -> No
                          "steps, seeds or depths")
 
 
-@bounded(cfg=CRITIC_BOUNDS, _budget=_check_budget)
+@bounded(cfg=KNOBS.fields(CriticConfig, group="critic"), _budget=_check_budget, _free=("_truth",))
 def train_critic(cfg: CriticConfig = CriticConfig(), device=None, progress=None,  # noqa: B008
                  _truth: Truth | None = None) -> dict:
     """Train ``cfg.seeds`` offline critics on random-walk data and score them against ground truth.
@@ -210,7 +210,8 @@ def _check_experiment(cfg: CriticConfig, depths=(4, 8, 16, 32, 64), wide: bool =
     _check_budget(cfg, depths=list(depths), wide=wide)
 
 
-@bounded(cfg=CRITIC_BOUNDS, depths=Each(OneOf(4, 8, 16, 32, 64), max_len=5), _budget=_check_experiment)
+@bounded(cfg=KNOBS.fields(CriticConfig, group="critic"), **KNOBS.specs(group="critic_experiment"),
+         _budget=_check_experiment)
 def critic_experiment(cfg: CriticConfig = CriticConfig(), depths: list = (4, 8, 16, 32, 64),  # noqa: B008
                       wide: bool = True,
                       device=None, progress=None) -> dict:
@@ -274,8 +275,7 @@ SEARCH = (
 # A regime's dict may override the search's steps, seeds or batch size; the table records what each row ran.
 
 
-@bounded(depths=Each(OneOf(4, 8, 16, 32, 64), max_len=3), seeds=Range(1, 8, integer=True),
-         steps=Range(1, 5000, integer=True), batch_size=Range(16, 1024, integer=True))
+@bounded(**KNOBS.specs(group="critic_search"))
 def critic_search(depths: list = (4, 16), seeds: int = 2, steps: int = 600, batch_size: int = 128, device=None,
                   progress=None) -> dict:
     """Every regime of ``SEARCH`` at each depth: what was tried and what it gave (a table; the end of training

@@ -10,12 +10,11 @@ import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import Each, InputError, OneOf, Progress, Range, as_progress, bounded
+from toymodels.topic import InputError, Progress, as_progress, bounded
 
 from .config import (
     BUDGET,
-    CONFIG_BOUNDS,
-    DEPTHS,
+    KNOBS,
     ONLINE,
     ONLINE_SEEDS,
     SWEEP_VALUES,
@@ -30,7 +29,7 @@ from .training import train
 # --------------------------------------------------------------------------- sweeps
 
 
-@bounded(cfg=CONFIG_BOUNDS, depths=Each(OneOf(*DEPTHS), max_len=6))
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs(group="depth_sweep"))
 def depth_sweep(cfg: Config = Config(), depths: list[int] = (4, 8, 16, 32), device=None,  # noqa: B008
                 progress: Progress = None) -> dict:
     """Train at every depth (seeds batched inside each run). Returns per-depth bundles and a summary table."""
@@ -72,7 +71,7 @@ def _sweep_budget(cfg: Config, param: str, values: list, **_) -> None:
         check_memory(replace(cfg, **{param: v}), f"{param} = {v}")
 
 
-@bounded(cfg=CONFIG_BOUNDS, param=OneOf(*SWEEP_VALUES), _budget=_sweep_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs(group="sweep"), _budget=_sweep_budget)
 def sweep(cfg: Config, param: str, values: list, device=None, progress: Progress = None) -> dict:
     """Train once per value of ``param`` (depth, width, batch_size or ablation)."""
     p = as_progress(progress)
@@ -99,7 +98,7 @@ def _online_budget(cfg: Config, n_seeds: int, **_) -> None:
                          f"{ONLINE_LIMIT / 60:.0f}): fewer seeds or iterations, or a smaller depth")
 
 
-@bounded(cfg=CONFIG_BOUNDS, n_seeds=Range(1, 40, integer=True), _budget=_online_budget)
+@bounded(cfg=KNOBS.fields(Config), **KNOBS.specs(group="online_seeds"), _budget=_online_budget)
 def online_seeds(cfg: Config = ONLINE, n_seeds: int = ONLINE_SEEDS, device=None, progress: Progress = None) -> dict:
     """``n_seeds`` agents at ``cfg.depth``: seeds ``cfg.seed``, ``cfg.seed + 1``, …, trained ``cfg.seeds`` at a time
     (each chunk one batched ``train`` run, its first seed ``cfg.seed + k·cfg.seeds``; every seed has its own

@@ -21,7 +21,7 @@ import torch
 from toymodels.device import get_device
 from toymodels.topic import InputError, Progress, as_progress, bounded
 
-from .config import BUDGET, CONFIG_BOUNDS, Config, check_memory, expected_seconds, make_maze, validate
+from .config import BUDGET, KNOBS, Config, check_memory, expected_seconds, make_maze, validate
 from .env import PointMaze, relabel_indices, success_metrics
 from .geometry import distance_maps
 from .nets import Agent, Lift, infonce_loss, tanh_gaussian_sample
@@ -43,7 +43,7 @@ def _train_budget(cfg: Config, **_) -> None:
     check_memory(cfg)
 
 
-@bounded(cfg=CONFIG_BOUNDS, _budget=_train_budget)
+@bounded(cfg=KNOBS.fields(Config), _budget=_train_budget)
 def train(cfg: Config = Config(), device=None, progress: Progress = None) -> dict:  # noqa: B008
     """Train ``cfg.seeds`` CRL agents (instances of one batched model) online and evaluate them on the far goal.
 

@@ -35,6 +35,7 @@ from .config import (  # noqa: F401 - the page reads these
     FLOW_BUDGET,
     FLOW_FRESH,
     FLOW_STUDY,
+    KNOBS,
     RF_BUDGET,
     RF_STUDY,
     STUDY_WINDOW,

@@ -1,14 +1,16 @@
 """Configurations, bounds and cost models of the diffusion topic: light (no torch), so the page reads them.
 
-Every live knob's limits are declared once here (``WindowConfig``, ``RFConfig`` and their budgets) and checked
-by the ``@bounded`` declarations of the functions that take them (``experiments``, ``explore``, ``flows``).
+Every knob is declared once here, in ``KNOBS`` (its bound, label, the values the page offers, its URL id), with the
+budgets; the ``@bounded`` declarations of the functions that take them (``experiments``, ``explore``, ``flows``)
+and the page's ``ui.form`` read it.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
 
-from toymodels.topic import InputError, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, InputError, Maybe, OneOf, Range
 
 #: Dimension of the paper's GMM check (SM B).
 GMM_D = 8
@@ -270,3 +272,71 @@ def expected_seconds(cfg, kind: str | None = None) -> float:
     if isinstance(cfg, FlowConfig):
         return 2.1e-3 * flow_cost(cfg)
     raise TypeError(f"no cost model for {type(cfg).__name__}")
+
+
+# --------------------------------------------------------------------------- the knobs (one declaration each)
+
+
+def _rows(group: str, **bounds) -> list[Knob]:
+    return [Knob(name, bound, group=group) for name, bound in bounds.items()]
+
+
+_WINDOW = dict(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(1, 8, integer=True),
+               width=Range(8, 256, integer=True), d=Range(1, 64, integer=True), mu=Range(0.0, 10.0),
+               steps_per_n=Range(10, 1000), lr=Range(1e-5, 1e-2), n_samples=Range(100, 4000, integer=True),
+               ddim_steps=Range(10, 200, integer=True), ckpt_per_decade=Range(1, 20, integer=True),
+               k=Range(0.01, 1.0), seed=SEED)
+_RF = dict(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
+           psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
+           n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True), seed=SEED)
+_ON_PAGE = {  # (group, field) -> label, offered values, URL id
+    ("window", "ns"): ("Training-set sizes n", (16, 32, 64, 128, 256, 512), "win_ns"),
+    ("window", "seeds"): ("Seeds per n", 1, "win_seeds"),
+    ("window", "width"): ("Width W", (32, 64, 128), "win_width"),
+    ("window", "steps_per_n"): ("Steps per point (S/n)", (50.0, 100.0, 150.0, 200.0, 300.0), "win_spn"),
+    ("rf", "psi_p"): ("ψ_p = p/d", (16.0, 32.0, 64.0, 128.0), "rf_psi_p"),
+    ("rf", "t"): ("Diffusion time t", (0.05, 0.1, 0.2, 0.5, 1.0), "rf_t"),
+    ("rf", "d"): ("Dimension d", (10, 16, 20, 32), "rf_d"),
+    ("rf", "psi_ns"): ("ψ_n = n/d", (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0), "rf_psi_n"),
+}
+
+
+def _config_rows(group: str, bounds: dict, **spans) -> list[Knob]:
+    return [Knob(name, bound, *_ON_PAGE.get((group, name), ("", None, None)), group=group, span=spans.get(name),
+                 widget="number" if (group, name) == ("window", "seeds") else None) for name, bound in bounds.items()]
+
+
+#: Every knob, once: the generalisation window (``WindowConfig``: the page's form, group "window"; the shipped
+#: study, group "window_study"), the random-features dynamics (``RFConfig``: "rf", "rf_study"), flow matching
+#: (``FlowConfig``: "flow"), the explorations' arguments, and what the page shows (group "page").
+KNOBS = knobs(
+    *_config_rows("window", _WINDOW, seeds=(1, 4)),
+    *_rows("window_study", **{**_WINDOW, "seeds": Range(2, 12, integer=True)}),
+    *_config_rows("rf", _RF),
+    *_rows("rf_study", **_RF),
+    Knob("seeds", Range(2, 8, integer=True), group="rf_study_seeds"),
+    *_rows("flow", ns=Each(Range(8, 1097, integer=True), max_len=4), seeds=Range(1, 12, integer=True),
+           arms=Each(OneOf("cfm", "efm"), max_len=2), width=Range(16, 256, integer=True),
+           steps=Range(100, 50_000, integer=True), batch=Range(16, 512, integer=True), lr=Range(1e-5, 1e-2),
+           n_samples=Range(50, 2000, integer=True), euler_steps=Range(10, 200, integer=True),
+           n_test=Range(100, 1000, integer=True), ckpt_per_decade=Range(1, 10, integer=True), k=Range(0.01, 1.0),
+           seed=SEED),
+    *_rows("process_2d", dataset=OneOf(*DATASETS_2D), n=Range(4, 512, integer=True),
+           train_steps=Range(0, 20_000, integer=True), width=Range(8, 256, integer=True),
+           n_samples=Range(50, 2000, integer=True), sampler_steps=Range(10, 200, integer=True), seed=SEED),
+    *_rows("process_digits", n=Range(2, 1797, integer=True), n_samples=Range(1, 64, integer=True),
+           sampler_steps=Range(10, 200, integer=True), seed=SEED),
+    *_rows("els_digits", n=Range(2, 500, integer=True), P=OneOf(3, 5, 7), n_samples=Range(1, 16, integer=True),
+           sampler_steps=Range(10, 200, integer=True), seed=SEED),
+    *_rows("flow_alignment", n=Range(10, 2000, integer=True), ts=Maybe(Each(Range(0.0, 1.0), max_len=64)),
+           draws=Range(50, 2000, integer=True), seed=SEED),
+    *_rows("hybrid_sampling", n=Range(8, 512, integer=True), train_steps=Range(100, 20_000, integer=True),
+           width=Range(8, 256, integer=True), taus=Maybe(Each(Range(0.0, 1.0), max_len=21)),
+           n_samples=Range(100, 2000, integer=True), steps=Range(10, 500, integer=True), seed=SEED),
+    # what the page shows
+    Knob("data", OneOf(*DATASETS_2D, "digits"), "Data", id="viz_data", group="page", default=next(iter(DATASETS_2D)),
+         labels={**DATASETS_2D, "digits": "8×8 digits (d = 64)"}, widget="selectbox"),
+    Knob("u", OneOf(*(round(0.1 * k, 1) for k in range(11))), "Diffusion time u (0 = clean, 1 = pure noise)",
+         id="viz_u", group="page", default=0.5),
+    Knob("P", OneOf(3, 5, 7), "Patch size P", id="els_P", group="page", default=3, widget="select_slider"),
+)

@@ -19,10 +19,11 @@ import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import Each, Fields, InputError, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from . import core
 from .config import (
+    KNOBS,
     RF_STUDY,
     STUDY_WINDOW,
     RFConfig,
@@ -50,12 +51,7 @@ def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
     return out + [int(total)]
 
 
-@bounded(cfg=Fields(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(1, 8, integer=True),
-                    width=Range(8, 256, integer=True), d=Range(1, 64, integer=True), mu=Range(0.0, 10.0),
-                    steps_per_n=Range(10, 1000), lr=Range(1e-5, 1e-2), n_samples=Range(100, 4000, integer=True),
-                    ddim_steps=Range(10, 200, integer=True), ckpt_per_decade=Range(1, 20, integer=True),
-                    k=Range(0.01, 1.0), seed=Range(0, 2**31 - 1, integer=True)),
-         _budget=_window_budget)
+@bounded(cfg=KNOBS.fields(WindowConfig, group="window"), _budget=_window_budget)
 def train_window(cfg: WindowConfig, device=None, progress=None) -> dict:
     """Train every (n, seed) model, evaluating f_mem, quality and losses at log-spaced checkpoints.
 
@@ -241,11 +237,7 @@ def summarise(curves: pd.DataFrame, ns, steps_per_n) -> tuple[pd.DataFrame, dict
 # --------------------------------------------------------------------------- random features (§3)
 
 
-@bounded(cfg=Fields(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
-                    psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
-                    n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True),
-                    seed=Range(0, 2**31 - 1, integer=True)),
-         _budget=_rf_budget)
+@bounded(cfg=KNOBS.fields(RFConfig, group="rf"), _budget=_rf_budget)
 def run_rf(cfg: RFConfig, device=None, progress=None) -> dict:
     """Losses, spectra and timescales of the random-features model for each ψ_n (bounds and the live budget:
     see the declaration; ``run_rf.__wrapped__`` runs the command line's larger settings unchecked)."""
@@ -378,12 +370,7 @@ def analyse_window(curves: pd.DataFrame, steps_per_n: float, seed: int = 0) -> d
     return {"per_model": per, "summary": summary, **fits}
 
 
-@bounded(cfg=Fields(ns=Each(Range(4, 1024, integer=True), max_len=8, min_len=2), seeds=Range(2, 12, integer=True),
-                    width=Range(8, 256, integer=True), d=Range(1, 64, integer=True), mu=Range(0.0, 10.0),
-                    steps_per_n=Range(10, 1000), lr=Range(1e-5, 1e-2), n_samples=Range(100, 4000, integer=True),
-                    ddim_steps=Range(10, 200, integer=True), ckpt_per_decade=Range(1, 20, integer=True),
-                    k=Range(0.01, 1.0), seed=Range(0, 2**31 - 1, integer=True)),
-         _budget=_study_budget)
+@bounded(cfg=KNOBS.fields(WindowConfig, group="window_study"), _budget=_study_budget)
 def window_study(cfg: WindowConfig = STUDY_WINDOW, device=None, progress=None) -> dict:
     """The memorisation window over sizes and seeds (issue #32): each n trains its seeds as one stacked ensemble
     (no padding) for S = steps_per_n · n steps, with checkpoints at 100 n, 200 n, 300 n added to the log-spaced
@@ -421,11 +408,8 @@ def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
 
 
-@bounded(cfg=Fields(d=Range(4, 64, integer=True), psi_p=Range(2, 128), t=Range(0.01, 2.0),
-                    psi_ns=Each(Range(0.5, 64), max_len=8, min_len=2), samples=Range(5_000, 200_000, integer=True),
-                    n_test=Range(100, 20_000, integer=True), test_draws=Range(1, 100, integer=True),
-                    seed=Range(0, 2**31 - 1, integer=True)),
-         seeds=Range(2, 8, integer=True), _budget=_rf_study_budget)
+@bounded(cfg=KNOBS.fields(RFConfig, group="rf_study"), **KNOBS.specs(group="rf_study_seeds"),
+         _budget=_rf_study_budget)
 def rf_study(cfg: RFConfig = RF_STUDY, seeds: int = 3, device=None, progress=None) -> dict:
     """``run_rf`` for seeds cfg.seed, …, cfg.seed + seeds − 1 (new W, data and noise each): the slopes of the
     measured τ_mem (spectrum), the loss-gap τ_mem, the Thm 3.2 edge and τ_gen against ψ_n, per seed and as a mean

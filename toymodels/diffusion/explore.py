@@ -11,10 +11,10 @@ import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import OneOf, Range, bounded
+from toymodels.topic import bounded
 
 from . import core
-from .config import DATASETS_2D, SEED
+from .config import KNOBS
 from .els import els_denoiser
 from .training import fit_denoiser
 
@@ -23,9 +23,7 @@ def _fmem_np(samples: np.ndarray, train: np.ndarray) -> float:
     return float(core.memorised(torch.from_numpy(samples), torch.from_numpy(train)).float().mean())
 
 
-@bounded(dataset=OneOf(*DATASETS_2D), n=Range(4, 512, integer=True), train_steps=Range(0, 20_000, integer=True),
-         width=Range(8, 256, integer=True), n_samples=Range(50, 2000, integer=True),
-         sampler_steps=Range(10, 200, integer=True), seed=SEED)
+@bounded(**KNOBS.specs(group="process_2d"))
 def process_2d(dataset: str = "moons", n: int = 32, train_steps: int = 3000, width: int = 64,
                n_samples: int = 300, sampler_steps: int = 100, seed: int = 0, device=None,
                progress=None) -> dict:
@@ -69,8 +67,7 @@ def process_2d(dataset: str = "moons", n: int = 32, train_steps: int = 3000, wid
             "fmem_closed_form": _fmem_np(cf_x.numpy(), x), "fmem_learned": _fmem_np(lx.numpy(), x)}
 
 
-@bounded(n=Range(2, 1797, integer=True), n_samples=Range(1, 64, integer=True),
-         sampler_steps=Range(10, 200, integer=True), seed=SEED)
+@bounded(**KNOBS.specs(group="process_digits"))
 def process_digits(n: int = 200, n_samples: int = 16, sampler_steps: int = 100, seed: int = 0,
                    device=None) -> dict:
     """Forward noising of digits and closed-form DDIM sampling on n training digits (d = 64)."""
@@ -95,8 +92,7 @@ def process_digits(n: int = 200, n_samples: int = 16, sampler_steps: int = 100, 
             "nearest_dist": dist.min(1).values.numpy()}
 
 
-@bounded(n=Range(2, 500, integer=True), P=OneOf(3, 5, 7), n_samples=Range(1, 16, integer=True),
-         sampler_steps=Range(10, 200, integer=True), seed=SEED)
+@bounded(**KNOBS.specs(group="els_digits"))
 def els_digits(n: int = 100, P: int = 3, n_samples: int = 8, sampler_steps: int = 50, seed: int = 0) -> dict:
     """ELS vs ideal (closed-form) sampling on n digits from the same noise: the ELS machine makes patch mosaics."""
     X, mean = core.digits()

@@ -13,14 +13,14 @@ import pandas as pd
 import torch
 
 from toymodels.device import get_device
-from toymodels.topic import Each, Fields, InputError, OneOf, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from . import core, network, training
-from .config import FLOW_STUDY, FLOW_STUDY_BUDGET, N_FRESH, SEED, FlowConfig, _flow_budget
+from .config import FLOW_STUDY, FLOW_STUDY_BUDGET, KNOBS, N_FRESH, FlowConfig, _flow_budget
 from .training import fit_denoiser
 
 
-@bounded(n=Range(10, 2000, integer=True), draws=Range(50, 2000, integer=True), seed=SEED)
+@bounded(**KNOBS.specs(group="flow_alignment"))
 def flow_alignment(n: int = 1000, ts: list | None = None, draws: int = 400, seed: int = 0) -> pd.DataFrame:
     """cos(û*(x_t, t), x₁ − x₀) against t for 2-moons (d = 2), digits (d = 64) and Gaussian data (d = 1024).
 
@@ -49,9 +49,7 @@ def flow_alignment(n: int = 1000, ts: list | None = None, draws: int = 400, seed
     return pd.DataFrame(rows)
 
 
-@bounded(n=Range(8, 512, integer=True), train_steps=Range(100, 20_000, integer=True),
-         width=Range(8, 256, integer=True), n_samples=Range(100, 2000, integer=True),
-         steps=Range(10, 500, integer=True), seed=SEED)
+@bounded(**KNOBS.specs(group="hybrid_sampling"))
 def hybrid_sampling(n: int = 128, train_steps: int = 4000, width: int = 64, taus: list | None = None,
                     n_samples: int = 500, steps: int = 100, seed: int = 0, progress=None) -> dict:
     """Bertrand et al. Finding 3 on the GMM (d = 8): û* for t ≤ τ, the learned velocity for t > τ.
@@ -136,13 +134,7 @@ def _fm_evaluate(cfg: FlowConfig, labels: list, train, mask, test, z, pairs, dev
     return evaluate
 
 
-@bounded(cfg=Fields(ns=Each(Range(8, 1097, integer=True), max_len=4), seeds=Range(1, 12, integer=True),
-                    arms=Each(OneOf("cfm", "efm"), max_len=2), width=Range(16, 256, integer=True),
-                    steps=Range(100, 50_000, integer=True), batch=Range(16, 512, integer=True),
-                    lr=Range(1e-5, 1e-2), n_samples=Range(50, 2000, integer=True),
-                    euler_steps=Range(10, 200, integer=True), n_test=Range(100, 1000, integer=True),
-                    ckpt_per_decade=Range(1, 10, integer=True), k=Range(0.01, 1.0), seed=SEED),
-         _budget=lambda cfg, **_: _flow_budget(cfg, FLOW_STUDY_BUDGET))
+@bounded(cfg=KNOBS.fields(FlowConfig, group="flow"), _budget=lambda cfg, **_: _flow_budget(cfg, FLOW_STUDY_BUDGET))
 def cfm_vs_efm(cfg: FlowConfig = FLOW_STUDY, device=None, progress=None) -> dict:
     """Bertrand et al.: does generalisation come from the stochastic target? Train the same network with the
     conditional target (CFM) and the closed-form one (EFM) on the same digits, paired, and measure f_mem and the

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, replace
 
 from toymodels.knobs import Knob, knobs
+from toymodels.realmodels import MAX_CHARS as REAL_MAX_CHARS
+from toymodels.realmodels import MODELS as REAL_MODELS
 from toymodels.realmodels import Text
 from toymodels.topic import Each, InputError, OneOf, Range
 
@@ -294,6 +296,8 @@ PRESETS = {
 # --------------------------------------------------------------------------- the knobs (one declaration each)
 
 MAX_TEXTS = 8          # texts per MiniLM call
+MAX_PROMPTS = 48        # prompts per call (the registered set has 32)
+VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and realmodels.MAX_TOKENS tokens)
 MAX_CHARS = 400        # characters per text MiniLM reads (at most 256 tokens)
 _SEED = Range(0, 2**31 - 1, integer=True)
 _LR = Range(1e-4, 3e-2)
@@ -348,6 +352,12 @@ KNOBS = knobs(
     Knob("hsd_layer", Range(1, 4, integer=True), "Layer", (1, 2, 3, 4), id="ga_hsd_layer", group="page",
          labels={i: f"layer {i}" for i in range(1, 5)}, default=1, widget="segmented"),
     Knob("texts", Each(Text(MAX_CHARS), max_len=MAX_TEXTS), group="run"),
+    Knob("key", OneOf(*REAL_MODELS), group="real_model"),
+    Knob("texts", Each(Text(REAL_MAX_CHARS), max_len=MAX_PROMPTS), group="real_model"),
+    Knob("ablation", OneOf(True, False), group="real_model"),
+    Knob("key", OneOf(*REAL_MODELS), group="real_prompt"),
+    Knob("text", Text(VISITOR_CHARS), "Your own prompt for SmolLM2", id="ga_real_text", group="real_prompt",
+         default="", widget="text", help="A sentence or a paragraph (at most 256 tokens)"),
     Knob("text", Text(MAX_CHARS), "Your own sentence", id="ga_text", group="page", default="", widget="text",
          help="Type a sentence and press the button to read MiniLM's attention on it"),
 )

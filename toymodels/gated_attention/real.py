@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from toymodels import realmodels
-from toymodels.topic import Each, OneOf, bounded
+from toymodels.topic import bounded
 
+from .config import KNOBS, MAX_PROMPTS, VISITOR_CHARS  # noqa: F401 - where the bounds are
 from .summary import MACT_RATIO_MIN
 
 PROMPTS_FILE = Path(__file__).resolve().parent.parent / "data" / "realmodels" / "prompts.json"
@@ -39,7 +40,6 @@ SUN_RATIO = 1000.0      # Sun et al.'s massive activation: at least 1000x the la
 SUN_ABS = 100.0         # ... and larger than 100 in magnitude
 SINK_FACTOR = 3.0       # a layer "has a sink" when its first-token share is at least 3x the uniform share
 INTERIOR = (0.2, 0.8)   # the valley's interior: hidden states l with 0.2 L <= l <= 0.8 L
-MAX_PROMPTS = 48        # prompts per call (the registered set has 32)
 
 
 @lru_cache(maxsize=1)
@@ -193,7 +193,7 @@ def ablate(text: str, target: dict) -> dict:
 # --------------------------------------------------------------------------- the view
 
 
-@bounded(key=OneOf(*realmodels.MODELS), texts=Each(realmodels.Text(realmodels.MAX_CHARS), max_len=MAX_PROMPTS))
+@bounded(**KNOBS.specs("key", "texts", "ablation", group="real_model"))
 def real_model(key: str, texts: list[str], ablation: bool = True, progress=None) -> dict:
     """The real-model view: per layer (means over prompts), per prompt, per head, the first prompt's head-averaged
     maps, and (SmolLM2, ``ablation``) Sun et al.'s ablation at the block where token 0's massive activation first
@@ -258,7 +258,6 @@ def real_model(key: str, texts: list[str], ablation: bool = True, progress=None)
 
 # --------------------------------------------------------------------------- a visitor's prompt (the page's live run)
 
-VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and realmodels.MAX_TOKENS tokens)
 
 
 def expected_real_seconds(key: str = "smollm2") -> float:
@@ -267,7 +266,7 @@ def expected_real_seconds(key: str = "smollm2") -> float:
     return 2.0 + (0.0 if realmodels.is_loaded(key) else realmodels.MODELS[key].load_seconds)
 
 
-@bounded(key=OneOf(*realmodels.MODELS), text=realmodels.Text(VISITOR_CHARS))
+@bounded(**KNOBS.specs("key", "text", group="real_prompt"))
 def real_prompt(key: str, text: str) -> dict:
     """One visitor prompt through a real model: per layer, the first-token share beside the uniform one, token 0's
     largest |h| over the median (and where the layer's largest sits), the prompt entropy with and without token 0;

@@ -39,9 +39,8 @@ from toymodels.topic import Verdict, View, as_progress, lazy_exports, views
 
 from .config import (  # noqa: F401
     AUTO_EMBED_MAX,
-    CONFIG_BOUNDS,
-    EMBED_BOUNDS,
     EMBEDDER,
+    KNOBS,
     MAX_CHARS,
     MAX_COLUMNS,
     MAX_EMBED_BATCH,
@@ -56,7 +55,6 @@ from .config import (  # noqa: F401
     MAX_UPLOAD_BYTES,
     MODEL_LOAD_SECONDS,
     SACREBLEU_VERSION,
-    SWEEP_BOUNDS,
     VENDI_FIXTURE,
     VENDI_README_SCORE,
     Config,
@@ -144,9 +142,7 @@ _REAL_VIEWS = (
 )
 #: Registered runs not yet made (their claims read "not testable here" and say so). To run: delete the entry,
 #: then ``nice -n 10 python -m toymodels precompute hivemind --view NAME`` in the order of _REAL_VIEWS.
-PENDING = {"lm_samples_min_p": "registered, drawing: SmolLM2's answers under min-p decoding (60 open prompts x 10) are "
-                               "not shipped yet; python -m toymodels precompute hivemind --view lm_samples_min_p, then "
-                               "--view lm_embeddings --view lm_metrics"}
+PENDING: dict = {}
 ALL_VIEWS = views(*VIEWS.values(), *_REAL_VIEWS)
 VIEWS = views(*VIEWS.values(), *(v for v in _REAL_VIEWS if v.name not in PENDING))
 

@@ -1,13 +1,15 @@
 """Settings of the hivemind analyzer that a page reads without importing the analysis: the caps on a visitor's
 input, the embedder's batching and its cost model (``expected_seconds``), the analysis ``Config`` and every bound,
-declared once (``CONFIG_BOUNDS``, ``SWEEP_BOUNDS``, ``EMBED_BOUNDS``). Light: no torch, no scikit-learn.
+declared once in ``KNOBS`` (the analysis, the sample-size sweep, the embedder, SmolLM2's samples and what the page
+offers). Light: no torch, no scikit-learn.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from toymodels.topic import Each, Fields, InputError, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, InputError, OneOf, Range
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "hivemind"
 
@@ -88,11 +90,43 @@ class Config:
     seed: int = 42                # k-means random_state (the paper's code uses 42)
 
 
-CONFIG_BOUNDS = Fields(threshold=Range(0.0, 1.0), k_clusters=Range(1, 12, integer=True),
-                       neighbours=Range(1, 100, integer=True), mattr_window=Range(5, 200, integer=True),
-                       levels=Each(Range(-1.0, 1.0), max_len=8, min_len=0),
-                       seed=Range(0, 2**31 - 1, integer=True))
-SWEEP_BOUNDS = dict(sizes=Each(Range(2, 200, integer=True), max_len=8), reps=Range(1, 5, integer=True),
-                    seed=Range(0, 2**31 - 1, integer=True))
-EMBED_BOUNDS = dict(texts=Each(Text(MAX_CHARS), max_len=MAX_RESPONSES, min_len=0),
-                    batch_size=Range(1, MAX_EMBED_BATCH, integer=True))
+DECODINGS = {
+    "top-p": dict(temperature=1.0, top_p=0.9, min_p=0.0),   # the paper's default decoding
+    "min-p": dict(temperature=2.0, top_p=1.0, min_p=0.1),   # the paper's diversity-oriented decoding
+}
+LIVE_MAX_N = 4               # responses per live run
+LIVE_MAX_TOKENS = 40         # new tokens per response (as the shipped samples)
+LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)   # what "what does it look like" offers
+_SEED = Range(0, 2**31 - 1, integer=True)
+
+#: Every knob, once: the analysis (``Config``, the page's settings), the sample-size sweep, the embedder, SmolLM2's
+#: samples (the shipped draw and the page's live one), with their URL ids where the page offers them.
+KNOBS = knobs(
+    Knob("threshold", Range(0.0, 1.0), "Threshold τ", 0.01, id="hm_threshold",
+         help="The paper counts queries whose mean similarity exceeds 0.8."),
+    Knob("k_clusters", Range(1, 12, integer=True), "k-means clusters", 1, id="hm_k", widget="number"),
+    Knob("neighbours", Range(1, 100, integer=True), "Neighbours N (mixing)", 1, id="hm_nn", widget="number",
+         help="The paper plots N = 1…50 over 1,250 responses."),
+    Knob("mattr_window", Range(5, 200, integer=True), "MATTR window", 1, id="hm_mattr", widget="number",
+         help="tokens per moving window"),
+    Knob("levels", Each(Range(-1.0, 1.0), max_len=8, min_len=0), "Similarity levels for 'what does it look like'",
+         LEVELS, id="hm_levels"),
+    Knob("seed", _SEED),
+    Knob("sizes", Each(Range(2, 200, integer=True), max_len=8), group="sweep"),
+    Knob("reps", Range(1, 5, integer=True), "Random draws per pool and n", 1, id="hm_sweep_reps", group="sweep",
+         default=3, widget="number"),
+    Knob("seed", _SEED, group="sweep"),
+    Knob("n_range", Each(Range(2, 200, integer=True), min_len=2, max_len=2), "n from … to", 1, id="hm_sweep_n",
+         group="sweep_form", default=(2, 50), widget="range"),
+    Knob("texts", Each(Text(MAX_CHARS), max_len=MAX_RESPONSES, min_len=0), group="embed"),
+    Knob("batch_size", Range(1, MAX_EMBED_BATCH, integer=True), group="embed"),
+    Knob("decodings", Each(OneOf(*DECODINGS), max_len=len(DECODINGS)), group="draw"),
+    Knob("n", Range(2, 64, integer=True), group="draw"),
+    Knob("max_new_tokens", Range(1, 256, integer=True), group="draw"),
+    Knob("seed", _SEED, group="draw"),
+    Knob("decoding", OneOf(*DECODINGS), group="live"),
+    Knob("n", Range(2, LIVE_MAX_N, integer=True), group="live"),
+    Knob("max_new_tokens", Range(8, LIVE_MAX_TOKENS, integer=True), group="live"),
+    Knob("seed", Range(0, 10_000, integer=True), "Seed", 1, id="hm_live_seed", group="live", default=0,
+         widget="number"),
+)

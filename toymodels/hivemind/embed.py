@@ -16,7 +16,7 @@ import numpy as np
 
 from toymodels.topic import as_progress, bounded
 
-from .config import EMBED_BATCH, EMBED_BOUNDS, EMBED_CACHE_MAX
+from .config import EMBED_BATCH, EMBED_CACHE_MAX, KNOBS
 
 _MODEL = None
 _MODEL_LOCK = threading.Lock()
@@ -55,7 +55,7 @@ def model_loaded() -> bool:
     return _MODEL is not None
 
 
-@bounded(**EMBED_BOUNDS)
+@bounded(**KNOBS.specs(group="embed"))
 def embed_texts(texts: list[str], batch_size: int = EMBED_BATCH, progress=None) -> np.ndarray:
     """L2-normalised MiniLM sentence embeddings, float32, shape (n, 384).
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from toymodels.topic import InputError, as_progress, bounded
 
-from .config import BASE_MEMO_BYTES, COLUMNS, CONFIG_BOUNDS, HEAT_MAX, MAX_PAIR_ROWS, SWEEP_BOUNDS, Config
+from .config import BASE_MEMO_BYTES, COLUMNS, HEAT_MAX, KNOBS, MAX_PAIR_ROWS, Config
 from .embed import embed_texts
 from .memo import _ByteLRU, approx_bytes
 from .similarity import (
@@ -175,7 +175,7 @@ def _analysis_base(df: pd.DataFrame, emb: np.ndarray, p) -> dict:
     return base
 
 
-@bounded(cfg=CONFIG_BOUNDS)
+@bounded(cfg=KNOBS.fields(Config), _free=("df", "emb"))
 def analyze(df: pd.DataFrame, emb: np.ndarray, cfg: Config = Config(), progress=None) -> dict:  # noqa: B008
     """Every metric of the page for a validated (model, prompt, response) table and its embeddings.
 
@@ -325,7 +325,7 @@ def similarity_bins(per_pool: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "bin", "lo", "percent", "count"])
 
 
-@bounded(**SWEEP_BOUNDS)
+@bounded(**KNOBS.specs("sizes", "reps", "seed", group="sweep"), _free=("df", "emb"))
 def sample_size_sweep(df: pd.DataFrame, emb: np.ndarray, sizes: list, reps: int = 3, seed: int = 0,
                       progress=None) -> pd.DataFrame:
     """How each pool metric depends on the number of responses n drawn per (model, prompt) pool.
@@ -370,7 +370,7 @@ def sample_size_sweep(df: pd.DataFrame, emb: np.ndarray, sizes: list, reps: int 
     return pd.DataFrame(rows, columns=["n", "metric", "value", "n_pools"])
 
 
-@bounded(cfg=CONFIG_BOUNDS)
+@bounded(cfg=KNOBS.fields(Config), _free=("df",))
 def run_table(df: pd.DataFrame, cfg: Config = Config(), progress=None) -> dict:  # noqa: B008
     """Embed and analyse in one call (for the CLI and tests)."""
     p = as_progress(progress)

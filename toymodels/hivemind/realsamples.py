@@ -26,9 +26,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import InputError, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
-from .config import DATA_DIR
+from .config import DATA_DIR, DECODINGS, KNOBS, LIVE_MAX_N, LIVE_MAX_TOKENS  # noqa: F401 - declared there
 from .similarity import _unit_rows, mean_offdiag
 
 PROMPTS_CSV = DATA_DIR / "prompts.csv"
@@ -39,10 +39,6 @@ SAMPLE_MODEL_NAME = "SmolLM2-135M-Instruct"
 N_PER_POOL = 10                          # responses per (prompt, decoding); the paper draws 50 (CPU budget)
 MAX_NEW_TOKENS = 40                      # cap on new tokens per response; the paper allows 2,048 (CPU budget)
 SAMPLE_SEED = 43                         # the run's seed (issue #43); each pool's seed derives from it
-DECODINGS = {
-    "top-p": dict(temperature=1.0, top_p=0.9, min_p=0.0),   # the paper's default decoding
-    "min-p": dict(temperature=2.0, top_p=1.0, min_p=0.1),   # the paper's diversity-oriented decoding
-}
 CAP_NOTE = (f"at most {MAX_NEW_TOKENS} new tokens per response (about 30 words; the paper allows 2,048): many "
             "prompts ask for a short form, and MiniLM reads only the first 256 word pieces of a text anyway, while "
             "text-embedding-3-small reads 8,191 tokens; a response cut by the cap is marked unfinished. Cutting every "
@@ -99,8 +95,7 @@ def _check_draw(prompt_ids, decodings, **_):
         raise InputError(f"decoding must be one of {', '.join(DECODINGS)}; got {bad[0]!r}")
 
 
-@bounded(_check_draw, n=Range(2, 64, integer=True), max_new_tokens=Range(1, 256, integer=True),
-         seed=Range(0, 2**31 - 1, integer=True))
+@bounded(_check_draw, **KNOBS.specs(group="draw"), _free=("prompt_ids",))
 def draw_samples(prompt_ids: tuple, decodings: tuple = tuple(DECODINGS), n: int = N_PER_POOL,
                  max_new_tokens: int = MAX_NEW_TOKENS, seed: int = SAMPLE_SEED, progress=None) -> dict:
     """``n`` responses of SmolLM2-135M-Instruct per (prompt, decoding), chat template, seeded per pool.
@@ -359,8 +354,6 @@ def calibration_texts() -> list[str]:
 
 # --------------------------------------------------------------------------- live sampling (the page, bounded)
 
-LIVE_MAX_N = 4               # responses per live run
-LIVE_MAX_TOKENS = 40         # new tokens per response (as the shipped samples)
 
 
 def _check_live(prompt_id, **_):
@@ -368,8 +361,7 @@ def _check_live(prompt_id, **_):
         raise InputError(f"unknown prompt id {str(prompt_id)[:20]!r}: pick one of the prompt set")
 
 
-@bounded(_check_live, n=Range(2, LIVE_MAX_N, integer=True), max_new_tokens=Range(8, LIVE_MAX_TOKENS, integer=True),
-         seed=Range(0, 10_000, integer=True))
+@bounded(_check_live, **KNOBS.specs("decoding", "n", "max_new_tokens", "seed", group="live"), _free=("prompt_id",))
 def live_samples(prompt_id: str, decoding: str = "top-p", n: int = LIVE_MAX_N, max_new_tokens: int = LIVE_MAX_TOKENS,
                  seed: int = 0, progress=None) -> dict:
     """A few fresh responses of SmolLM2 to one prompt of the set (one ``generate`` call, the model's lock held,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toymodels.topic import Each, Fields, InputError, OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import AnyOf, Each, InputError, OneOf, Range
 
 ALGORITHMS = ("grpo", "rloo", "reinforce")
 
@@ -45,15 +46,14 @@ class ToyConfig:
 
 _INT = ("n_strategies", "n_novel", "n_problems", "group_size", "prompts_per_step", "steps", "n_samples",
         "distill_steps", "seed")
-LIMITS = {
+#: The ρ toy's bounds, by field (read into ``KNOBS``).
+_TOY = {
     "n_strategies": (4, 64), "n_novel": (0, 8), "n_problems": (32, 2048), "group_size": (2, 64),
     "prompts_per_step": (8, 256), "steps": (0, 2000), "n_samples": (16, 4096), "distill_steps": (0, 2000),
     "lr": (1e-4, 10.0), "kl_coef": (0.0, 10.0), "rho": (0.0, 1.0), "zipf": (0.0, 4.0), "offset_scale": (0.0, 4.0),
     "novel_gap": (0.0, 30.0), "novel_correct_prob": (0.0, 1.0), "teacher_novel_mass": (0.0, 0.99),
     "q_alpha": (0.1, 20.0), "q_beta": (0.1, 20.0), "distill_lr": (1e-4, 10.0), "seed": (0, 2**32 - 1),
 }
-CONFIG_BOUNDS = Fields(algorithm=OneOf(*ALGORITHMS),
-                       **{k: Range(lo, hi, integer=k in _INT) for k, (lo, hi) in LIMITS.items()})
 # One run's work: RL rollouts (steps x prompts x G x S, two policies) plus sampling (problems x n). The default
 # is ~2.3e7; the cap (~40x) keeps one run under about a minute on a 2-core CPU.
 WORK_LIMIT = 1.0e9
@@ -81,13 +81,6 @@ def _check_config(cfg: ToyConfig, policies: int = 2) -> None:
         raise InputError(f"these settings need about {expected_seconds(cfg, policies):.0f} s of compute; the limit "
                          f"is about {expected_seconds(ToyConfig()) * WORK_LIMIT / work(ToyConfig()):.0f} s: fewer "
                          "steps, prompts, a smaller group or fewer samples")
-
-
-def validate(cfg: ToyConfig) -> ToyConfig:
-    """Check a config against its bounds (so a hosted demo stays bounded); raise InputError naming the field."""
-    CONFIG_BOUNDS.check("cfg", cfg)
-    _check_config(cfg)
-    return cfg
 
 
 # =========================================================================== sweeps
@@ -173,7 +166,7 @@ class TypedConfig:
     seed: int = 0
 
 
-TYPED_LIMITS = {
+_TYPED = {
     "n_types": (1, 2048), "atypical": (0.0, 1.0), "n_strategies": (4, 64), "n_novel": (0, 8), "zipf": (0.0, 4.0),
     "novel_gap": (0.0, 30.0), "novel_correct_prob": (0.0, 1.0), "offset_scale": (0.0, 4.0), "q_alpha": (0.1, 20.0),
     "q_beta": (0.1, 20.0), "n_train": (32, 2048), "n_heldout": (32, 2048), "group_size": (2, 64),
@@ -182,10 +175,6 @@ TYPED_LIMITS = {
 }
 _TYPED_INT = ("n_types", "n_strategies", "n_novel", "n_train", "n_heldout", "group_size", "prompts_per_step",
               "n_samples", "distill_steps", "seed")
-TYPED_BOUNDS = Fields(algorithm=OneOf(*ALGORITHMS),
-                      **{name: Range(lo, hi, integer=name in _TYPED_INT) for name, (lo, hi) in TYPED_LIMITS.items()})
-LENGTH_BOUNDS = Each(Range(1, 3000, integer=True), max_len=8)        # training lengths (checkpoints) of one run
-SEED_BOUNDS = Each(Range(0, 2**32 - 1, integer=True), max_len=20)     # seeds of one call
 
 # Training lengths: the paper's Table 3 step counts (150 / 300 / 450, chosen before any run of this toy) decide
 # the claims; the shorter and longer ones only draw the curves. The headline claims read 150 steps, the length of
@@ -227,7 +216,7 @@ def typed_seconds(cfg: TypedConfig, lengths=TYPED_LENGTHS, seeds: int = 1) -> fl
 
 
 def check_typed(cfg: TypedConfig, lengths=TYPED_LENGTHS, seeds: int = 1) -> None:
-    """The cross-field limits of the typed toy (the per-field ones are ``TYPED_BOUNDS``)."""
+    """The cross-field limits of the typed toy (the per-field ones are in ``KNOBS``, group "typed")."""
     if cfg.n_novel >= cfg.n_strategies - 1:
         raise InputError(f"n_novel ({cfg.n_novel}) must leave at least two native strategies (n_strategies "
                          f"{cfg.n_strategies})")
@@ -235,3 +224,66 @@ def check_typed(cfg: TypedConfig, lengths=TYPED_LENGTHS, seeds: int = 1) -> None
         limit = typed_seconds(TypedConfig()) * TYPED_WORK_LIMIT / typed_work(TypedConfig())
         raise InputError(f"these settings need about {typed_seconds(cfg, lengths, seeds):.0f} s of compute; the "
                          f"limit is about {limit:.0f} s: fewer steps, seeds, samples or problems")
+
+
+# =========================================================================== the knobs (one declaration each)
+
+ALGORITHM_LABELS = {"grpo": "GRPO", "rloo": "RLOO", "reinforce": "REINFORCE"}
+_SEED32 = Range(0, 2**32 - 1, integer=True)
+
+
+def _bound(name: str, limits: dict, integer: tuple) -> Range | OneOf:
+    if name == "algorithm":
+        return OneOf(*ALGORITHMS)
+    lo, hi = limits[name]
+    return Range(lo, hi, integer=name in integer)
+
+
+_TYPED_ON_PAGE = dict(  # the typed toy's form: (label, offered values or a step, URL id)
+    atypical=("Atypical share a", 0.05, "rl_a_run"),
+    n_types=("Types K", tuple(TYPED_SWEEP_CHOICES["n_types"]), "rl_K"),
+    lr=("Learning rate η", tuple(TYPED_SWEEP_CHOICES["lr"]), "rl_lr"),
+    algorithm=("Algorithm", None, "rl_algo"),
+    group_size=("Group size G", tuple(TYPED_SWEEP_CHOICES["group_size"]), "rl_G"),
+    kl_coef=("KL coefficient β", tuple(TYPED_SWEEP_CHOICES["kl_coef"]), "rl_kl"),
+    n_samples=("Samples per problem n (= k_max)", (128, 256, 512, 1024, 2048), "rl_n"),
+    seed=("Seed", 1, "rl_seed"),
+)
+
+#: Every knob, once: the ρ toy (``ToyConfig``, group None, and its sweeps' arguments), the typed toy
+#: (``TypedConfig``, group "typed": the page's "Run it yourself" form), the sweeps of one typed knob (the page's
+#: values per knob), the evaluations' points, and what the page shows (group "page").
+KNOBS = knobs(
+    *(Knob(name, _bound(name, _TOY, _INT)) for name in ("algorithm", *_TOY)),
+    *(Knob(name, _bound(name, _TYPED, _TYPED_INT), *_TYPED_ON_PAGE.get(name, ("", None, None)), group="typed",
+           labels=ALGORITHM_LABELS if name == "algorithm" else None,
+           widget="selectbox" if name == "algorithm" else "number" if name == "seed" else None,
+           span=(0, 10_000) if name == "seed" else None) for name in ("algorithm", *_TYPED)),
+    Knob("lengths", Each(Range(1, 3000, integer=True), max_len=8), group="typed_run"),
+    Knob("seeds", Each(_SEED32, max_len=20), group="typed_run"),
+    Knob("param", OneOf(*TYPED_SWEEPABLE), "Parameter", id="rl_sweep_param", group="typed_sweep",
+         labels={k: v[0] for k, v in TYPED_SWEEPABLE.items()}, default="atypical", widget="selectbox"),
+    Knob("values", Each(AnyOf(Range(0.0, 4096.0), OneOf(*ALGORITHMS)), max_len=MAX_TYPED_SWEEP),
+         group="typed_sweep"),
+    Knob("seeds", Each(_SEED32, max_len=10), group="typed_sweep"),
+    *(Knob("values", Each(_bound(name, _TYPED, _TYPED_INT), max_len=MAX_TYPED_SWEEP),
+           f"Values (at most {MAX_TYPED_SWEEP})", tuple(choices), id=f"rl_sweep_vals_{name}",
+           group=f"typed_sweep_{name}", default=tuple(choices[:4]),
+           labels=ALGORITHM_LABELS if name == "algorithm" else None) for name, choices in TYPED_SWEEP_CHOICES.items()),
+    Knob("param", OneOf(*SWEEPABLE), group="run_sweep"),
+    Knob("values", Each(AnyOf(Range(0.0, 2000.0), OneOf(*ALGORITHMS)), max_len=MAX_SWEEP), group="run_sweep"),
+    Knob("rhos", Each(Range(0.0, 1.0), max_len=21), group="rho_sweep"),
+    Knob("steps", Each(Range(1, 2000, integer=True), max_len=4), group="rho_sweep"),
+    Knob("seeds", Each(_SEED32, max_len=5), group="rho_sweep"),
+    Knob("points", Range(2, 400, integer=True), group="evaluations"),
+    Knob("atypical", OneOf(*ATYPICAL_VALUES), "Share of atypical problems a (0: every problem is solved by its type's "
+         "strategy)", id="rl_a", group="page", default=0.2),
+    Knob("steps", OneOf(*TYPED_LENGTHS), "GRPO steps", id="rl_len", group="page", default=HEADLINE_LENGTH,
+         widget="selectbox"),
+    Knob("checkpoint", OneOf(*TYPED_LENGTHS), "RL checkpoint (steps)", id="rl_ck", group="page",
+         default=HEADLINE_LENGTH),
+    Knob("rho", OneOf(*RHO_GRID), "Capacity share ρ (0: one shared policy · 1: tabular, nothing shared)",
+         id="rl_rho", group="page", default=DEFAULT_RHO),
+    Knob("rho_steps", OneOf(*RHO_STEPS), "RL steps", id="rl_rho_len", group="page", default=400,
+         widget="selectbox"),
+)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import InputError, Range, bounded
+from toymodels.topic import InputError, bounded
 
+from .config import KNOBS
 from .passk import SE_K, crossover_k, k_grid, pass_at_k_curve
 from .uploads import read_evaluations
 
@@ -19,7 +20,7 @@ def _analysis_ks(kmax: int) -> np.ndarray:
                                      np.round(np.logspace(3, np.log10(kmax), 400)).astype(int), [kmax]]))
 
 
-@bounded(points=Range(2, 400, integer=True))
+@bounded(**KNOBS.specs(group="evaluations"), _free=("df", "base"))
 def analyse_counts(df: pd.DataFrame, base: str | None = None, points: int = 48) -> dict:
     """pass@k curves, crossovers, Δ_SE, coverage and accuracy histograms for a validated evaluation table.
 

@@ -14,16 +14,14 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import Each, InputError, OneOf, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from .config import (
     CLAIM_SEEDS,
     HEADLINE_LENGTH,
-    LENGTH_BOUNDS,
+    KNOBS,
     MAX_TYPED_SWEEP,
-    SEED_BOUNDS,
     SWEEP_SEEDS,
-    TYPED_BOUNDS,
     TYPED_LENGTHS,
     TYPED_SWEEPABLE,
     TYPED_WORK_LIMIT,
@@ -171,7 +169,8 @@ def _run_budget(cfg, lengths=TYPED_LENGTHS, progress=None):
     check_typed(cfg, lengths, 1)
 
 
-@bounded(cfg=TYPED_BOUNDS, lengths=LENGTH_BOUNDS, _budget=_run_budget)
+@bounded(cfg=KNOBS.fields(TypedConfig, group="typed"), **KNOBS.specs("lengths", group="typed_run"),
+         _budget=_run_budget)
 def typed_run(cfg: TypedConfig = TypedConfig(), lengths: tuple = TYPED_LENGTHS,  # noqa: B008 - frozen
               progress=None) -> dict:
     """One seed of the typed toy in detail (the page's headline figure): ``typed_seed`` with ``detail``, and the
@@ -180,7 +179,7 @@ def typed_run(cfg: TypedConfig = TypedConfig(), lengths: tuple = TYPED_LENGTHS, 
     return {"config": dataclasses.asdict(cfg), **out}
 
 
-@bounded(cfg=TYPED_BOUNDS, lengths=LENGTH_BOUNDS, seeds=SEED_BOUNDS, _budget=_typed_budget)
+@bounded(cfg=KNOBS.fields(TypedConfig, group="typed"), **KNOBS.specs(group="typed_run"), _budget=_typed_budget)
 def typed_seeds(cfg: TypedConfig = TypedConfig(), lengths: tuple = TYPED_LENGTHS,  # noqa: B008 - frozen
                 seeds: tuple = CLAIM_SEEDS, progress=None) -> dict:
     """The typed toy over ``seeds`` (``cfg.seed`` is ignored): every seed's summary, distillation rows and
@@ -202,7 +201,7 @@ def _sweep_budget(cfg, param, values, lengths=TYPED_LENGTHS, seeds=SWEEP_SEEDS, 
         raise InputError(f"give between 1 and {MAX_TYPED_SWEEP} values to sweep")
     configs = []
     for v in values:
-        TYPED_BOUNDS.specs[param].check(param, v)
+        KNOBS.specs(param, group="typed")[param].check(param, v)
         configs.append(dataclasses.replace(cfg, **{param: TYPED_SWEEPABLE[param][1](v)}))
     for c in configs:
         check_typed(c, lengths, 0)                                            # the cross-field limits
@@ -213,8 +212,8 @@ def _sweep_budget(cfg, param, values, lengths=TYPED_LENGTHS, seeds=SWEEP_SEEDS, 
                          f"the limit is about {limit:.0f} s: fewer values, seeds or steps")
 
 
-@bounded(cfg=TYPED_BOUNDS, param=OneOf(*TYPED_SWEEPABLE), lengths=LENGTH_BOUNDS,
-         seeds=Each(SEED_BOUNDS.item, max_len=10), _budget=_sweep_budget)
+@bounded(cfg=KNOBS.fields(TypedConfig, group="typed"), **KNOBS.specs("lengths", group="typed_run"),
+         **KNOBS.specs(group="typed_sweep"), _budget=_sweep_budget)
 def typed_sweep(cfg: TypedConfig, param: str, values: tuple, lengths: tuple = TYPED_LENGTHS,
                 seeds: tuple = SWEEP_SEEDS, progress=None) -> dict:
     """The typed toy at each value of one knob (``param``: the data property ``atypical`` above all), over

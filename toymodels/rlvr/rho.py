@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import Each, InputError, OneOf, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from .config import (
-    ALGORITHMS,
-    CONFIG_BOUNDS,
+    KNOBS,
     MAX_SWEEP,
     REGIME,
     RHO_GRID,
@@ -34,7 +33,7 @@ def _config_budget(cfg, progress=None):
     _check_config(cfg)
 
 
-@bounded(cfg=CONFIG_BOUNDS, _budget=_config_budget)
+@bounded(cfg=KNOBS.fields(ToyConfig), _budget=_config_budget)
 def run_toy(cfg: ToyConfig = ToyConfig(), progress=None) -> dict:  # noqa: B008 - frozen, never mutated
     """The page's main experiment: base, RL checkpoints (at capacity share ``cfg.rho``), the tabular control
     (rho = 1) and the distillation arm.
@@ -132,16 +131,13 @@ def _sweep_budget(cfg, param, values, progress=None):
         raise InputError(f"give between 1 and {MAX_SWEEP} values to sweep")
     kind = SWEEPABLE[param][1]
     for v in values:
-        if kind is str:
-            OneOf(*ALGORITHMS).check(param, v)
-        else:
-            CONFIG_BOUNDS.specs[param].check(param, v)
+        KNOBS.specs(param)[param].check(param, v)
     policies = 1 if param == "steps" else len(values)
     worst = dataclasses.replace(cfg, **({param: kind(max(values))} if param in ("steps", "group_size") else {}))
     _check_config(worst, policies)
 
 
-@bounded(cfg=CONFIG_BOUNDS, param=OneOf(*SWEEPABLE), _budget=_sweep_budget)
+@bounded(cfg=KNOBS.fields(ToyConfig), **KNOBS.specs(group="run_sweep"), _budget=_sweep_budget)
 def run_sweep(cfg: ToyConfig, param: str, values: list, progress=None) -> pd.DataFrame:
     """pass@1, pass@256, pass@k_max and the crossover k against one knob, all settings trained together as one
     batched model (a leading instance axis). ``steps`` is swept from the checkpoints of a single run of
@@ -189,8 +185,7 @@ def _grid_budget(cfg, rhos, steps, seeds, progress=None):
     _check_config(dataclasses.replace(cfg, steps=int(max(steps))), len(rhos) * len(seeds))
 
 
-@bounded(cfg=CONFIG_BOUNDS, rhos=Each(Range(0.0, 1.0), max_len=21), steps=Each(Range(1, 2000, integer=True),
-         max_len=4), seeds=Each(Range(0, 2**32 - 1, integer=True), max_len=5), _budget=_grid_budget)
+@bounded(cfg=KNOBS.fields(ToyConfig), **KNOBS.specs(group="rho_sweep"), _budget=_grid_budget)
 def rho_sweep(cfg: ToyConfig = ToyConfig(), rhos: tuple = RHO_GRID, steps: tuple = RHO_STEPS,  # noqa: B008
               seeds: tuple = RHO_SEEDS, progress=None) -> dict:
     """Every capacity share in ``rhos`` at every training length in ``steps``, for each seed: all rhos of a

@@ -19,9 +19,9 @@ from toymodels.claims import Claim, Evidence, Quote, claims, paper_numbers
 from toymodels.topic import View, as_progress, lazy_exports, views
 
 from .config import (
-    BOUNDS,
     GAMMA_COARSE,
     GAMMA_GRID,
+    KNOBS,
     PAGE_SECONDS,
     SCHEDULE_NAMES,
     CheckConfig,
@@ -302,6 +302,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "simulate": ".sgd", "seed_collapse": ".collapse", "ratio_summary": ".collapse", "x_grid": ".collapse",
 })
 
-__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "BOUNDS", "CurveConfig",
+__all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "KNOBS", "CurveConfig",
            "SimConfig", "FrontierConfig", "CheckConfig", "GAMMA_GRID", "GAMMA_COARSE", "SCHEDULE_NAMES",
            "expected_seconds", "check_budget", "PAGE_SECONDS", "NOTEBOOK", "QUICK"]

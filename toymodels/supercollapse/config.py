@@ -1,5 +1,5 @@
-"""Configurations, bounds and the cost model of the supercollapse toy: light (the standard library and
-``toymodels.topic`` only), so the page reads its widget limits without importing the experiments.
+"""Configurations, knobs and the cost model of the supercollapse toy: light (the standard library and
+``toymodels.topic`` only), so the page reads its ``KNOBS`` without importing the experiments.
 
 The defaults are the model of the paper notes: a = b = 1.5, batch 16, peak η = 0.2, horizon t*(p) = t0 (p/p0)^γ
 at p0 = 64 with γ* = a. The notes' t0 = 300 lies 2.8x below the compute-optimal frontier of constant-rate
@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from toymodels.errors import InputError
-from toymodels.topic import Each, Fields, OneOf, Range
+from toymodels.errors import BudgetError, InputError
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, OneOf, Range
 
 SCHEDULE_NAMES = {"constant": "constant", "linear": "linear decay", "cosine": "cosine"}
 SIZES = tuple(2 ** k for k in range(5, 13))                       # 32 .. 4096: the sizes a config may name
@@ -98,22 +99,36 @@ DEFAULT_SCHEDULES = CurveConfig(mults=(1.0,))   # the schedule model: every size
 _PHYSICS = dict(a=Range(1.1, 2.5), b=Range(1.1, 2.5), batch=Range(4, 256, integer=True),
                 peak_lr=Range(0.02, 0.4))
 _HORIZON = dict(t0=Range(20, 2000), p0=OneOf(*SIZES[:4]))
+_SEED = Range(0, 2 ** 31 - 1, integer=True)
+_SCHEDULES = Each(OneOf(*SCHEDULE_NAMES), max_len=3)
 
-BOUNDS = {
-    "curves": Fields(sizes=Each(OneOf(*SIZES), max_len=8), mults=Each(Range(0.5, 1.6), max_len=17),
-                     schedules=Each(OneOf(*SCHEDULE_NAMES), max_len=3), **_PHYSICS, **_HORIZON),
-    "sim": Fields(sizes=Each(OneOf(*SIZES[:6]), max_len=6), mults=Each(Range(0.5, 1.6), max_len=9),
-                  schedules=Each(OneOf(*SCHEDULE_NAMES), max_len=3), seeds=Range(2, 32, integer=True),
-                  seed=Range(0, 2 ** 31 - 1, integer=True), sampler=OneOf("fast", "plain"), **_PHYSICS, **_HORIZON),
-    "frontier": Fields(p_min=OneOf(*SIZES[:3]), p_max=OneOf(*SIZES[2:8]), per_octave=Range(1, 8, integer=True),
-                       overtrain=Range(1.5, 8), **_PHYSICS, **_HORIZON),
-    "check": Fields(p=OneOf(*SIZES[:6]), steps=Range(10, 20000, integer=True), seeds=Range(4, 256, integer=True),
-                    seed=Range(0, 2 ** 31 - 1, integer=True), schedules=Each(OneOf(*SCHEDULE_NAMES), max_len=3),
-                    sampler=OneOf("fast", "plain"), **_PHYSICS),
-    # the page's knobs
-    "gamma_mult": OneOf(*GAMMA_COARSE),
-    "l0_frac": Range(-0.3, 0.3),
-}
+
+def _rows(group: str, **bounds) -> list[Knob]:
+    return [Knob(name, bound, group=group) for name, bound in bounds.items()]
+
+
+#: Every knob, once: the four configurations (groups "curves", "sim", "frontier", "check": their entry points'
+#: ``cfg``), and what the page offers (ids ``sc_*``; the seeds of "Your own seeds" are ``SimConfig``'s).
+KNOBS = knobs(
+    *_rows("curves", sizes=Each(OneOf(*SIZES), max_len=8), mults=Each(Range(0.5, 1.6), max_len=17),
+           schedules=_SCHEDULES, **_PHYSICS, **_HORIZON),
+    *_rows("sim", sizes=Each(OneOf(*SIZES[:6]), max_len=6), mults=Each(Range(0.5, 1.6), max_len=9),
+           schedules=_SCHEDULES, sampler=OneOf("fast", "plain"), **_PHYSICS, **_HORIZON),
+    Knob("seed", _SEED, "First seed", 1, id="sc_seed", group="sim", widget="number"),
+    Knob("seeds", Range(2, 32, integer=True), "Seeds per size", 1, id="sc_seeds", group="sim"),
+    *_rows("frontier", p_min=OneOf(*SIZES[:3]), p_max=OneOf(*SIZES[2:8]), per_octave=Range(1, 8, integer=True),
+           overtrain=Range(1.5, 8), **_PHYSICS, **_HORIZON),
+    *_rows("check", p=OneOf(*SIZES[:6]), steps=Range(10, 20000, integer=True), seeds=Range(4, 256, integer=True),
+           seed=_SEED, schedules=_SCHEDULES, sampler=OneOf("fast", "plain"), **_PHYSICS),
+    Knob("gamma_mult", OneOf(*GAMMA_COARSE), "Horizon exponent γ / γ*", id="sc_gamma", group="page", default=1.0),
+    Knob("schedule", OneOf(*SCHEDULE_NAMES), "Learning-rate schedule", id="sc_schedule", group="page",
+         labels=SCHEDULE_NAMES, default="linear"),
+    Knob("l0", OneOf("true", "misfit"), "Irreducible loss L0", id="sc_l0", group="page",
+         labels={"true": "true L0 = 0", "misfit": "misfit L0"}, default="true"),
+    Knob("l0_frac", Range(-0.3, 0.3), "Misfit, as a fraction of the largest model's final loss", 0.01,
+         id="sc_l0_frac", group="page", default=0.1),
+    Knob("size", OneOf(*CurveConfig().sizes), "Model size", id="sc_model_size", group="page", default=512),
+)
 
 #: The most one call may cost (seconds on a 2-core CPU, one thread), and what a page computes by itself.
 MAX_SECONDS = 600.0
@@ -201,16 +216,16 @@ def check_budget(cfg, limit: float = MAX_SECONDS) -> None:
     """Refuse a configuration over the time or memory budget, or one whose SGD would diverge (InputError)."""
     seconds = expected_seconds(cfg)
     if seconds > limit:
-        raise InputError(f"this configuration would take about {seconds:,.0f} s on a 2-core CPU; the limit is "
+        raise BudgetError(f"this configuration would take about {seconds:,.0f} s on a 2-core CPU; the limit is "
                          f"{limit:,.0f} s: use fewer sizes, seeds or γ values, or smaller sizes")
     need = expected_bytes(cfg)
     if need > MAX_BYTES:
-        raise InputError(f"this configuration would hold about {need / 2 ** 20:,.0f} MB; the limit is "
+        raise BudgetError(f"this configuration would hold about {need / 2 ** 20:,.0f} MB; the limit is "
                          f"{MAX_BYTES / 2 ** 20:,.0f} MB")
     if not stable(cfg):
         raise InputError("at this learning rate and batch the SGD recursion diverges: lower the peak learning "
                          "rate or raise the batch")
 
 
-__all__ = ["CurveConfig", "SimConfig", "FrontierConfig", "CheckConfig", "BOUNDS", "GAMMA_GRID", "GAMMA_COARSE",
+__all__ = ["CurveConfig", "SimConfig", "FrontierConfig", "CheckConfig", "KNOBS", "GAMMA_GRID", "GAMMA_COARSE",
            "SCHEDULE_NAMES", "expected_seconds", "check_budget", "horizon_steps", "frontier_sizes"]

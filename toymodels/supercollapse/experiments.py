@@ -34,12 +34,12 @@ from .collapse import (
     x_grid,
 )
 from .config import (
-    BOUNDS,
     DEFAULT_CHECK,
     DEFAULT_CURVES,
     DEFAULT_FRONTIER,
     DEFAULT_SCHEDULES,
     DEFAULT_SIM,
+    KNOBS,
     CheckConfig,
     CurveConfig,
     FrontierConfig,
@@ -82,7 +82,7 @@ def _log_steps(steps: int, n: int) -> np.ndarray:
 # --------------------------------------------------------------------------- exact expected curves
 
 
-@bounded(cfg=BOUNDS["curves"], _budget=_budget)
+@bounded(cfg=KNOBS.fields(CurveConfig, group="curves"), _budget=_budget)
 def collapse_grid(cfg: CurveConfig = DEFAULT_CURVES, progress=None) -> dict:
     """Exact expected loss curves of every size, γ multiplier and schedule, read at the x grid: ``loss_x``
     (mults, schedules, sizes, n_x), ``loss_final`` (mults, schedules, sizes), ``horizons`` (mults, sizes), and the
@@ -130,7 +130,7 @@ def exponent_selection(grid: dict, schedule: str) -> dict:
 # --------------------------------------------------------------------------- seeded SGD
 
 
-@bounded(cfg=BOUNDS["sim"], _budget=_budget)
+@bounded(cfg=KNOBS.fields(SimConfig, group="sim"), _budget=_budget)
 def seeded_grid(cfg: SimConfig = DEFAULT_SIM, progress=None) -> dict:
     """Seeded SGD for every γ multiplier and schedule (sizes and seeds at once), each run read at the x grid:
     ``loss_x`` (mults, schedules, sizes, seeds, n_x, float32), ``loss_final`` (mults, schedules, sizes, seeds); the
@@ -213,7 +213,7 @@ def _seeded_summaries(res: dict) -> dict:
 # --------------------------------------------------------------------------- the compute-optimal frontier
 
 
-@bounded(cfg=BOUNDS["frontier"], _budget=_budget)
+@bounded(cfg=KNOBS.fields(FrontierConfig, group="frontier"), _budget=_budget)
 def frontier_view(cfg: FrontierConfig = DEFAULT_FRONTIER, progress=None) -> dict:
     """Constant-rate expected curves of sizes p0 · 2^(k/per_octave) up to p_max, each run to ``overtrain`` times
     its γ* horizon, their lower envelope (the compute-optimal frontier), and the exponent γ̂ of the optimal
@@ -247,7 +247,7 @@ def frontier_view(cfg: FrontierConfig = DEFAULT_FRONTIER, progress=None) -> dict
 # --------------------------------------------------------------------------- the schedule model
 
 
-@bounded(cfg=BOUNDS["curves"], _budget=_budget)
+@bounded(cfg=KNOBS.fields(CurveConfig, group="curves"), _budget=_budget)
 def schedule_model(cfg: CurveConfig = DEFAULT_SCHEDULES, progress=None) -> dict:
     """The schedule model on exact expected curves at each size's horizon (the first γ multiplier of ``cfg``):
     α fitted by least squares on the first decaying schedule of ``cfg.schedules`` (pooled over sizes,
@@ -287,7 +287,7 @@ def schedule_model(cfg: CurveConfig = DEFAULT_SCHEDULES, progress=None) -> dict:
 # --------------------------------------------------------------------------- the recursion against SGD
 
 
-@bounded(cfg=BOUNDS["check"], _budget=_budget)
+@bounded(cfg=KNOBS.fields(CheckConfig, group="check"), _budget=_budget)
 def exact_check(cfg: CheckConfig = DEFAULT_CHECK, progress=None) -> dict:
     """The exact expected loss against the mean of ``cfg.seeds`` seeded SGD runs at about 12 log-spaced steps
     per schedule: a table (schedule, step, exact, mean, sem, z) and ``max_abs_z``."""

@@ -27,14 +27,12 @@ from toymodels.topic import View, lazy_exports, views
 from . import analysis
 from .analysis import MIN_M, WEAK_ALPHA
 from .config import (
-    BOUNDS,
-    CONFIG_BOUNDS,
     CONV_TOL,
     CONV_WINDOW,
-    GEOMETRY_BOUNDS,
     GEOMETRY_GAMMAS,
     GEOMETRY_SECONDS,
     HEADLINE_REGIMES,
+    KNOBS,
     M10,
     M10_RECIPES,
     MAX_MB,
@@ -355,7 +353,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 })
 
 __all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "InputError", "analysis", "MIN_M",
-           "WEAK_ALPHA", "BOUNDS", "CONFIG_BOUNDS", "CONV_TOL", "CONV_WINDOW", "GEOMETRY_BOUNDS", "GEOMETRY_GAMMAS",
+           "WEAK_ALPHA", "KNOBS", "CONV_TOL", "CONV_WINDOW", "GEOMETRY_GAMMAS",
            "GEOMETRY_SECONDS", "HEADLINE_REGIMES", "M10", "M10_RECIPES", "NEFF", "NEFF_RATIOS", "PRESETS", "QUICK",
            "REGIME_NAMES", "SCALING", "Config", "expected_seconds", "work_units", "memory_mb", "MAX_MB", "PROFILES",
            "V_MEAN", "V_SQ", "feature_probs", "n_eff", "param_for_neff", "profile_weights", "HIST_BINS",

@@ -1,15 +1,17 @@
 """Configuration and bounds of the superposition toy: light (NumPy at most), read by the page and the contract.
 
-Every knob a visitor can set is bounded here, once: ``CONFIG_BOUNDS`` (one model), ``GEOMETRY_BOUNDS``,
-``GAMMA_SWEEP_BOUNDS`` and ``WIDTH_SWEEP_BOUNDS`` (the live sweeps), with the cross-argument budgets that keep one
-call under about a minute on a 2-core CPU (``work_units`` / ``check_work``). ``expected_seconds`` is the cost
-model; the shipped views' settings (``SCALING``, ``NEFF``) and ``--quick``'s (``QUICK``) are declared here too.
+Every knob a visitor can set is declared here, once, in ``KNOBS`` (its bound, label, the values the page offers, its
+URL id): one model (``Config``), the geometry, the γ and width sweeps, and what the page shows; with the
+cross-argument budgets that keep one call under about a minute on a 2-core CPU (``work_units`` / ``check_work``).
+``expected_seconds`` is the cost model; the shipped views' settings (``SCALING``, ``NEFF``) and ``--quick``'s
+(``QUICK``) are declared here too.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toymodels.topic import Each, Fields, InputError, OneOf, Range
+from toymodels.knobs import Knob, knobs
+from toymodels.topic import Each, InputError, Maybe, OneOf, Range
 
 from .data import PROFILES, feature_probs
 
@@ -37,11 +39,6 @@ class Config:
     seed: int = 0
     profile: str = "power"  # power (i^-α), exponential (e^{-i/τ}), linear (n + 1 − i)
 
-
-CONFIG_BOUNDS = Fields(n=Range(2, 2000, integer=True), m=Range(1, 128, integer=True), alpha=Range(0.0, 3.0),
-                       gamma=Range(-2.0, 2.0), E=Range(0.01, 20.0), steps=Range(10, 8000, integer=True),
-                       batch=Range(8, 1024, integer=True), lr=Range(1e-5, 0.1), warmup=Range(0.0, 0.99),
-                       seed=Range(0, 2**31 - 1, integer=True), profile=OneOf(*PROFILES))
 
 PRESETS = {
     "paper: strong": dict(gamma=-1.0, alpha=1.0),
@@ -101,9 +98,6 @@ def _config_budget(cfg: Config, **_) -> None:
 
 GEOMETRY_GAMMAS = (-1.0, -0.5, -0.25, 0.0, 0.25, 0.5)
 GEOMETRY_SECONDS = 4
-GEOMETRY_BOUNDS = dict(n=Range(3, 20, integer=True), m=OneOf(2, 3), alpha=Range(0.0, 3.0), E=Range(0.01, 1.0),
-                       gammas=Each(Range(-2.0, 2.0), max_len=8), steps=Range(100, 6000, integer=True),
-                       batch=Range(8, 1024, integer=True), lr=Range(1e-4, 0.1), seed=Range(0, 2**31 - 1, integer=True))
 
 
 def _gamma_budget(n, m, gammas, steps, batch, E=1.0, **_):
@@ -112,9 +106,6 @@ def _gamma_budget(n, m, gammas, steps, batch, E=1.0, **_):
     check_work(n, [m] * len(list(gammas or range(10))), steps, batch, "this γ sweep", E=E)
 
 
-GAMMA_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), m=Range(2, 128, integer=True), alpha=Range(0.0, 3.0),
-                          E=Range(0.01, 20.0), steps=Range(10, 8000, integer=True), batch=Range(8, 1024, integer=True),
-                          lr=Range(1e-5, 0.1), seed=Range(0, 2**31 - 1, integer=True))
 
 HEADLINE_REGIMES = [dict(name="strong", gamma=-1.0, alpha=1.0, profile="power"),
                     dict(name="weak", gamma=0.1, alpha=1.5, profile="power")]
@@ -130,13 +121,6 @@ def _sweep_budget(n, ms, regimes, steps, batch, seeds, **_):
     check_work(n, [m for m in ms for _ in regimes for _ in seeds], steps, batch, "this width sweep")
 
 
-WIDTH_SWEEP_BOUNDS = dict(n=Range(10, 2000, integer=True), ms=Each(Range(2, 128, integer=True), max_len=12),
-                          regimes=Each(OneOf(*REGIME_NAMES), max_len=2), steps=Range(10, 8000, integer=True),
-                          batch=Range(8, 1024, integer=True), seeds=Each(Range(0, 2**31 - 1, integer=True), max_len=4),
-                          lr_recipe=OneOf("constant", "paper-large"), warmup=Range(0.0, 0.5))
-
-#: The bounds of the one-model knobs, by field (what the page's widgets read).
-BOUNDS = dict(CONFIG_BOUNDS.specs)
 STEP_SECONDS = 1.4e-3         # CPU seconds per step of a live call, whatever its size (data, Adam, checkpoints) …
 SECONDS_PER_UNIT = 3e-9       # … plus this per work unit (one thread; fitted on runs of m = 20 and 100 and a sweep)
 SWEEP_SECONDS_PER_UNIT = 2.7e-9  # a long converged sweep (the shipped scaling view: 178 CPU-s for 6.7e10 units)
@@ -174,3 +158,72 @@ M10_RECIPES = (
 )
 M10 = dict(n=1000, m=10, seeds=[1, 2, 3, 4, 5])
 SMALL_MODELS = dict(n=1000, ms=[10, 15, 25, 39, 63, 100], steps=20000, batch=2048, max_steps=40000)   # App. B.2
+
+
+# --------------------------------------------------------------------------- the knobs (one declaration each)
+
+_SEED = Range(0, 2**31 - 1, integer=True)
+_STEPS = Range(10, 8000, integer=True)
+_BATCH = Range(8, 1024, integer=True)
+_G = Range(-2.0, 2.0)
+
+
+def _rows(group: str, **bounds) -> list[Knob]:
+    return [Knob(name, bound, group=group) for name, bound in bounds.items()]
+
+
+#: Every knob, once: one model (``Config``, the page's "Train one model"), the geometry (group "geometry"), the γ
+#: and width sweeps (their entry points' arguments, and the page's sweep form, group "sweep"), and what the page
+#: shows (group "page").
+KNOBS = knobs(
+    Knob("preset", OneOf(*PRESETS, "custom"), "Preset", id="preset", group="page", default="paper: strong",
+         widget="selectbox"),
+    Knob("n", Range(2, 2000, integer=True), "features n", 10, id="n", span=(10, 2000), widget="number"),
+    Knob("m", Range(1, 128, integer=True), "width m", 1, id="m", span=(2, 128), widget="number"),
+    Knob("alpha", Range(0.0, 3.0), "α", 0.125, id="alpha", span=(0.0, 2.5)),
+    Knob("gamma", _G, "γ", 0.05, id="gamma", span=(-1.5, 1.0)),
+    Knob("E", Range(0.01, 20.0), "density E", 0.1, id="E", span=(0.1, 5.0)),
+    Knob("steps", _STEPS, "steps", 100, id="steps", span=(100, 8000), widget="number"),
+    Knob("batch", _BATCH, "batch", (32, 64, 128, 256, 512), id="batch"),
+    Knob("lr", Range(1e-5, 0.1), "peak lr", (1e-3, 3e-3, 1e-2, 3e-2), id="lr"),
+    Knob("seed", _SEED, "seed", 1, id="seed", span=(0, 10_000), widget="number"),
+    Knob("profile", OneOf(*PROFILES), "profile", id="profile", widget="selectbox"),
+    Knob("warmup", Range(0.0, 0.99)),
+    # the geometry: a handful of features in two or three dimensions
+    Knob("n", Range(3, 20, integer=True), "features n", 1, id="geo_n", group="geometry", span=(3, 12), default=5),
+    Knob("m", OneOf(2, 3), "dimensions m", id="geo_m", group="geometry", default=2, widget="segmented"),
+    Knob("alpha", Range(0.0, 3.0), "frequency exponent α", 0.25, id="geo_alpha", group="geometry", span=(0.0, 2.0),
+         default=0.0),
+    Knob("E", Range(0.01, 1.0), "density E (Σp_i)", (0.05, 0.1, 0.2, 0.5, 1.0), id="geo_E", group="geometry",
+         default=0.1),
+    *_rows("geometry", gammas=Each(_G, max_len=8), steps=Range(100, 6000, integer=True), batch=_BATCH,
+           lr=Range(1e-4, 0.1), seed=_SEED),
+    Knob("gamma", OneOf(*GEOMETRY_GAMMAS), "γ (signed weight decay): from strong (−1) to weak (+0.5)", id="geo_gamma",
+         group="page", labels={g: f"{g:+.2f}" for g in GEOMETRY_GAMMAS}, default=GEOMETRY_GAMMAS[0]),
+    Knob("ratio", OneOf(*NEFF_RATIOS), "N_eff as a multiple of the largest width (exponential profile, strong regime)",
+         id="neff_ratio", group="page", labels={r: f"{r:g}×" for r in NEFF_RATIOS}, default=NEFF_RATIOS[-1]),
+    # the live sweeps' entry points
+    *_rows("gamma_sweep", n=Range(10, 2000, integer=True), m=Range(2, 128, integer=True), alpha=Range(0.0, 3.0),
+           E=Range(0.01, 20.0), gammas=Maybe(Each(_G, max_len=32)), steps=_STEPS, batch=_BATCH, lr=Range(1e-5, 0.1),
+           seed=_SEED),
+    *_rows("width_sweep", n=Range(10, 2000, integer=True), ms=Each(Range(2, 128, integer=True), max_len=12),
+           regimes=Each(OneOf(*REGIME_NAMES), max_len=2), steps=_STEPS, batch=_BATCH, seeds=Each(_SEED, max_len=4),
+           lr_recipe=OneOf("constant", "paper-large"), warmup=Range(0.0, 0.5)),
+    # the page's sweep form
+    Knob("kind", OneOf("width", "gamma"), "Sweep over", id="sw_kind", group="sweep", default="width",
+         labels={"width": "width m", "gamma": "weight decay γ"}),
+    Knob("steps", _STEPS, "steps", 100, id="sw_steps", group="sweep", span=(100, 6000), default=1000,
+         widget="number"),
+    Knob("batch", _BATCH, "batch", (32, 64, 128, 256), id="sw_batch", group="sweep", default=128),
+    Knob("n", Range(10, 2000, integer=True), "features n", 50, id="sw_n", group="sweep", span=(50, 2000),
+         default=1000, widget="number"),
+    Knob("seed", _SEED, "seed", 1, id="sw_seed", group="sweep", span=(0, 10_000), default=0, widget="number"),
+    Knob("ms", Each(Range(2, 128, integer=True), max_len=12), "widths m", (5, 8, 10, 16, 20, 32, 40, 64, 80, 100, 128),
+         id="sw_ms", group="sweep", default=(10, 20, 40, 80)),
+    Knob("regimes", Each(OneOf(*REGIME_NAMES), max_len=2), "regimes", id="sw_reg", group="sweep",
+         default=REGIME_NAMES),
+    Knob("grange", Each(_G, min_len=2, max_len=2), "γ range", 0.05, id="sw_grange", group="sweep",
+         span=(-1.5, 1.0), default=(-1.0, 1.0), widget="range"),
+    Knob("gcount", Range(2, 16, integer=True), "number of γ values", 1, id="sw_gcount", group="sweep", default=10),
+    Knob("m", Range(2, 128, integer=True), "width m", 1, id="sw_gm", group="sweep", default=20, widget="number"),
+)

@@ -11,15 +11,12 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import Each, Range, bounded
+from toymodels.topic import bounded
 
 from .config import (
-    CONFIG_BOUNDS,
-    GAMMA_SWEEP_BOUNDS,
-    GEOMETRY_BOUNDS,
     GEOMETRY_GAMMAS,
     HEADLINE_REGIMES,
-    WIDTH_SWEEP_BOUNDS,
+    KNOBS,
     Config,
     _config_budget,
     _gamma_budget,
@@ -68,7 +65,7 @@ def train_batched(n: int, ms: list[int], gammas: list[float], probs: np.ndarray,
     return out
 
 
-@bounded(cfg=CONFIG_BOUNDS, _budget=_config_budget)
+@bounded(cfg=KNOBS.fields(Config), _budget=_config_budget)
 def run(cfg: Config = Config(), device=None, progress=None) -> dict:  # noqa: B008 - a frozen dataclass
     """Train one model (the page's "toy" panel) and return its measurements, row norms and loss curve."""
     p = feature_probs(cfg.n, cfg.alpha, cfg.E, cfg.profile)
@@ -84,7 +81,7 @@ def run(cfg: Config = Config(), device=None, progress=None) -> dict:  # noqa: B0
             "converged": bool(out["converged"][0]), "ms_per_step": out["ms_per_step"]}
 
 
-@bounded(**GEOMETRY_BOUNDS)
+@bounded(**KNOBS.specs(group="geometry"))
 def geometry(n: int = 5, m: int = 2, alpha: float = 0.0, E: float = 0.1, gammas=GEOMETRY_GAMMAS,
              steps: int = 3000, batch: int = 256, lr: float = 1e-2, seed: int = 0, device=None,
              progress=None) -> dict:
@@ -99,12 +96,11 @@ def geometry(n: int = 5, m: int = 2, alpha: float = 0.0, E: float = 0.1, gammas=
             "loss": out["loss"], "phi_half": out["phi_half"], "overlap": out["overlap"]}
 
 
-@bounded(**GAMMA_SWEEP_BOUNDS, _budget=_gamma_budget)
+@bounded(**KNOBS.specs(group="gamma_sweep"), _budget=_gamma_budget)
 def gamma_sweep(n: int = 1000, m: int = 20, alpha: float = 1.0, E: float = 1.0, gammas=None, steps: int = 2000,
                 batch: int = 128, lr: float = 1e-2, seed: int = 0, device=None, progress=None) -> pd.DataFrame:
     """φ_1/2, φ_1, loss and overlap against γ at one width (paper Fig. 3), all γ in one batched model."""
     gammas = list(np.round(np.linspace(-1, 1, 10), 4)) if gammas is None else [float(g) for g in gammas]
-    Each(Range(-2.0, 2.0), max_len=32).check("gammas", gammas)
     p = feature_probs(n, alpha, E)
     out = train_batched(n, [m] * len(gammas), gammas, np.repeat(p[None], len(gammas), 0), [seed] * len(gammas),
                         steps, batch, lr, device=device, progress=progress)
@@ -113,7 +109,7 @@ def gamma_sweep(n: int = 1000, m: int = 20, alpha: float = 1.0, E: float = 1.0, 
                          "m_over_n": m / n, "etf_bound": min(1.0, m * m / (2 * n))})
 
 
-@bounded(**WIDTH_SWEEP_BOUNDS, _budget=_sweep_budget)
+@bounded(**KNOBS.specs(group="width_sweep"), _budget=_sweep_budget)
 def width_sweep(n: int = 1000, ms=(10, 20, 40, 80), regimes=("strong", "weak"), steps: int = 4000,
                 batch: int = 128, seeds=(0,), lr_recipe: str = "paper-large", warmup: float = 0.05, device=None,
                 progress=None) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from toymodels.claims import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Claim, Ev
 from toymodels.topic import InputError, View, as_progress, lazy_exports, views  # noqa: F401 - InputError for pages
 
 from .config import (  # noqa: F401
+    KNOBS,
     LINK_TR_SECONDS,
     LINK_TR_WORK,
     MAX_CLASS_ROWS,

@@ -8,9 +8,9 @@ import itertools
 
 import numpy as np
 
-from toymodels.topic import InputError, OneOf, Range, bounded
+from toymodels.topic import InputError, bounded
 
-from .config import MAX_CLASS_ROWS, MAX_CLASS_TEXT, MAX_HYPOTHESES, MAX_POINTS, PRESETS, SIZED_PRESETS
+from .config import G_ROWS, KNOBS, MAX_CLASS_ROWS, MAX_CLASS_TEXT, MAX_HYPOTHESES, MAX_POINTS, PRESETS, SIZED_PRESETS
 
 
 def as_class(H, max_points: int = MAX_POINTS, max_hypotheses: int = MAX_HYPOTHESES) -> np.ndarray:
@@ -132,10 +132,6 @@ def tree_class(depth: int, p: float = 0.0, seed: int = 0) -> np.ndarray:
     return np.array(rows, dtype=np.uint8)
 
 
-#: The class G on 7 points from the notes (§7): LD = 3 but M_tr = 2.
-G_ROWS = "0010100 0100110 0101001 0101111 0111110 1000001 1011000 1101101"
-
-
 def class_G() -> np.ndarray:
     return parse_class(G_ROWS)[0]
 
@@ -158,8 +154,7 @@ def random_class(n: int, m: int, seed: int = 0) -> np.ndarray:
     return ((codes[:, None] >> np.arange(n)[None, :]) & 1).astype(np.uint8)
 
 
-@bounded(name=OneOf(*[k for k in PRESETS if k != "custom"]), n=Range(1, MAX_POINTS, integer=True),
-         depth=Range(1, 3, integer=True), p=Range(0.0, 1.0), seed=Range(0, 10_000, integer=True))
+@bounded(**KNOBS.specs("name", group="preset_class"), **KNOBS.specs("n", "depth", "p", "seed"))
 def preset_class(name: str, n: int = 7, depth: int = 2, p: float = 0.5, seed: int = 0) -> np.ndarray:
     """The preset classes of the page. ``n`` sizes the families in ``SIZED_PRESETS``; ``depth``, ``p`` and
     ``seed`` the random tree class. A size past a family's limit raises InputError (never clamped)."""

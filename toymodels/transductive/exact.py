@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from toymodels.topic import InputError, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from .classes import as_class
-from .config import MAX_POINTS, MAX_TR_BYTES, MAX_TR_SECONDS, MAX_TR_WORK, TR_WORK_PER_SECOND
+from .config import KNOBS, MAX_POINTS, MAX_TR_BYTES, MAX_TR_SECONDS, MAX_TR_WORK, TR_WORK_PER_SECOND
 from .games import _masks, comb
 
 # Memory model of one layer of ``_backward`` (bytes), from the arrays it builds; checked by the tests against
@@ -207,7 +207,7 @@ def _remember_refusal(H: np.ndarray, max_work: float, exc: CostLimit) -> None:
     _REFUSED[_refusal_key(H, max_work)] = (str(exc), exc.cost)
 
 
-@bounded(max_work=Range(0, MAX_TR_WORK), _budget=_tr_budget)
+@bounded(**KNOBS.specs(group="solve"), _budget=_tr_budget, _free=("H",))
 def transductive_value(H, progress=None, max_work: float = MAX_TR_WORK) -> tuple[int, list[int]]:
     """M_tr(H) = max over orders π of W(H, 1), and an optimal order (a permutation of all points).
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from toymodels.topic import Each, InputError, Range, as_progress, bounded
+from toymodels.topic import InputError, as_progress, bounded
 
 from .classes import (
     all_functions,
@@ -22,7 +22,7 @@ from .classes import (
     thresholds,
     tree_class,
 )
-from .config import MAX_SWEEP_CLASSES, MAX_SWEEP_SAMPLES, MAX_TR_WORK
+from .config import KNOBS, MAX_SWEEP_CLASSES, MAX_TR_WORK
 from .exact import _tr_budget, transductive_value, vc_dimension
 from .games import halving_bound, littlestone_dimension
 from .players import SOA, RankRule, StandardAdversary, TransductiveAdversary, play, worst_order_mistakes
@@ -32,7 +32,7 @@ def _class_budget(H, progress=None, max_work: float = MAX_TR_WORK) -> None:
     _tr_budget(H, max_work=max_work)
 
 
-@bounded(max_work=Range(0, MAX_TR_WORK), _budget=_class_budget)
+@bounded(**KNOBS.specs(group="solve"), _budget=_class_budget, _free=("H",))
 def class_summary(H, progress=None, max_work: float = MAX_TR_WORK) -> dict:
     """The four exact numbers of a class, an optimal order, and whether the chain holds.
 
@@ -58,9 +58,7 @@ def _sweep_budget(depth, ps, samples, seed, progress=None) -> None:
                          f"to stay under about half a minute); this one asks {len(list(ps))} x {int(samples)} = {total}")  # noqa: E501
 
 
-@bounded(depth=Range(1, 3, integer=True), ps=Each(Range(0.0, 1.0), max_len=12),
-         samples=Range(1, MAX_SWEEP_SAMPLES, integer=True), seed=Range(0, 10_000, integer=True),
-         _budget=_sweep_budget)
+@bounded(**KNOBS.specs(group="sweep"), _budget=_sweep_budget)
 def gap_sweep(depth: int = 2, ps=(0.05, 0.15, 0.3, 0.5, 0.7, 0.9), samples: int = 300, seed: int = 0,
               progress=None) -> dict:
     """How often M_tr < LD among random depth-``depth`` tree classes, as the off-path probability p varies.
@@ -92,7 +90,7 @@ def gap_sweep(depth: int = 2, ps=(0.05, 0.15, 0.3, 0.5, 0.7, 0.9), samples: int 
     return {"classes": df, "summary": summ}
 
 
-@bounded(max_k=Range(1, 16, integer=True), tree_samples=Range(1, 50, integer=True), seed=Range(0, 10_000, integer=True))
+@bounded(**KNOBS.specs(group="scaling"))
 def scaling_table(max_k: int = 8, tree_samples: int = 20, seed: int = 0, progress=None) -> dict:
     """d against M_tr: exact values for small classes, and G^k (disjoint products of G) for larger d.
 
@@ -138,7 +136,7 @@ def _timed(fn, *args, repeat: int = 1) -> float:
     return best
 
 
-@bounded(seed=Range(0, 10_000, integer=True))
+@bounded(**KNOBS.specs("seed", group="checks"))
 def headline(seed: int = 0, progress=None) -> dict:
     """The paper-facing numbers of the page's Reproduce panel (everything computed here, exactly)."""
     bar = as_progress(progress)
@@ -234,8 +232,7 @@ def theorem_b1_bound(d: int, n: int) -> int:
     return min(math.ceil(math.sqrt(max(d, 0)) / 10), int(math.floor(math.log2(n + 1))))
 
 
-@bounded(max_points=Range(1, 3, integer=True), random_classes=Range(0, 400, integer=True),
-         seed=Range(0, 10_000, integer=True))
+@bounded(**KNOBS.specs(group="checks"))
 def exact_checks(max_points: int = 3, random_classes: int = 200, seed: int = 0, progress=None) -> dict:
     """The paper's basic relations (§1) checked exactly: M_std = LD, VC ≤ M_tr ≤ LD, M_tr from the solver equal to
     brute force over every order, and Theorem B.1's explicit bound, on every class on at most ``max_points``
