@@ -101,7 +101,7 @@ _OVERFLOWS = """() => {
     const inner = el.querySelector('canvas, svg');
     if (!holder || !inner) return;
     const h = holder.getBoundingClientRect(), r = inner.getBoundingClientRect();
-    if (r.width === 0 || h.width === 0) return;  // inside a closed expander or tab
+    if (r.width === 0 || h.width === 0 || !el.checkVisibility({checkVisibilityCSS: true})) return;  // closed
     if (r.right > h.right + 2 || r.left < h.left - 2) out.push({chart: i, chart_px: Math.round(r.width),
                                                                  holder_px: Math.round(h.width)});
   });
@@ -123,7 +123,7 @@ PAGES = [p for p in PAPERS if p.has_page]
 #: listed here fails the test, so the lists only shrink
 _ALL = {"diffusion", "gated-attention", "deep-crl", "hivemind", "superposition", "rlvr", "transductive", "grokking",
         "supercollapse", "induction-heads"}
-DONE = {"grokking", "gated-attention", "deep-crl"}
+DONE = {"grokking", "gated-attention", "supercollapse", "deep-crl"}
 NOT_YET = {"above the fold": _ALL - DONE, "every step has a target": _ALL - DONE, "390 px": _ALL - DONE}
 
 #: where the page's first chart and its headline number sit on opening, and the viewport's height
@@ -159,7 +159,8 @@ _CUT = """() => {
   document.querySelectorAll('h1, h2, h3, h4, p, li, .katex-display, [data-testid="stCaptionContainer"], text')
     .forEach((el) => {
       const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0 || el.closest('.st-key-tour-box')) return;
+      if (r.width === 0 || r.height === 0 || el.closest('.st-key-tour-box')
+          || !el.checkVisibility({checkVisibilityCSS: true})) return;  // in a closed expander or tab
       if ((r.left < -1 || r.right > W + 1) && !scrolls(el)) say(el, `${Math.round(r.left)}..${Math.round(r.right)}`);
       if (el.tagName === 'text' && /…$/.test((el.textContent || '').trim())) say(el, 'shortened by the chart');
       const svg = el.tagName === 'text' && el.closest('svg');
