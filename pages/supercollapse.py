@@ -98,7 +98,7 @@ fig_col, side_col = st.columns([3, 2], gap="medium")
 with side_col:
     claim_box = st.container()
     with st.expander("Try to break it: the horizon exponent, the schedule, the irreducible loss L0",
-                     icon=":material/tune:", expanded=any(k in st.query_params for k in KNOB_IDS)):
+                     icon=":material/tune:", expanded=ui.in_link(*KNOB_IDS)):
         gamma, schedule = ui.knob(M.KNOBS, "sc_gamma"), ui.knob(M.KNOBS, "sc_schedule")
         l0_mode = ui.knob(M.KNOBS, "sc_l0")
         l0_frac = ui.knob(M.KNOBS, "sc_l0_frac", disabled=l0_mode == "true")

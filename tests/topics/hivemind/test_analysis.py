@@ -227,6 +227,19 @@ def test_reproduce_quick_keys(tmp_path):
     assert per["Write a one-sentence metaphor about time."] > saturday + 0.3
     assert m["null_pair_similarity"] < m["inter_model_similarity"] < m["intra_model_similarity"]
     assert (tmp_path / "hivemind_pairs.csv").exists()
+    # the registered real samples are measured again on this run (quick: the shipped embeddings, seed 0), so they
+    # must give the shipped metrics' numbers, and the real-sample claims are judged on them
+    from toymodels.shipped import load_view
+
+    shipped = load_view(H, "lm_metrics")["summary"]
+    for dec, row in shipped.items():
+        assert m[f"real_{dec}_open_mean_similarity"] == pytest.approx(row["open_mean_similarity"], abs=1e-12)
+        assert m[f"real_{dec}_share_above_0.8"] == row["above_0.8"]["share"]
+    assert m["real_embeddings_max_abs_diff_vs_shipped"] == 0.0
+    from toymodels.shipped import shipped_verdict
+
+    on_shipped = {j.id: j.status for j in shipped_verdict(H)[0].claims}
+    assert {c["id"]: c["status"] for c in m["claims"]} == on_shipped
 
 
 @pytest.mark.parametrize("rows", [
