@@ -201,18 +201,21 @@ if len(runs) > 1 and ui.shown("agents", active):
             fin = pd.DataFrame(runs[d]["per_seed"]).iloc[seed_row(d)]
             with col:
                 st.markdown(f"**f(s, π(s,g), g), depth {d}** (success {fin.success:.2f})")
-                ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}", alt_text=f"The depth-{d} critic's value for the far goal")
+                ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}",
+                         alt_text=f"The depth-{d} critic's value for the far goal")
                 st.caption(f"ρ with the straight line {fin.spearman_euclid:.2f}, with the corridor "
                            f"{fin.spearman_corridor:.2f}")
         cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
         if cor:
             st.markdown(
-                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − ρ(straight "
+                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − "
+                f"ρ(straight "
                 f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
                 f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
                                             if cor["median_deep"] > 0 else
                                             f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
-                                            "distance than by the corridor (the paper's Fig. 9 finds this only at depth "
+                                            "distance than by the corridor (the paper's Fig. 9 finds this only "
+                                            "at depth "
                                             "4). The registered test of this, at depth 16, is in the claims table."))
 
         curves = A.online_curve_means(runs)
