@@ -62,6 +62,15 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "Welch bound": "The smallest possible mean squared overlap of n unit vectors in m dimensions, "
                        "(n − m)/(m(n − 1)): how tightly features can be packed.",
         "α_m": "The exponent of the loss against the model width m: loss ∝ m^−α_m.",
+        "strong superposition": "Every feature keeps a vector of about unit length, so all n features share the "
+                                "m dimensions and the loss is their interference (here: γ < 0, a pull toward unit "
+                                "norm).",
+        "weak superposition": "Only some features (about m) keep a vector; the rest are dropped, and the loss is the "
+                              "frequency of what was dropped (here: γ > 0, ordinary weight decay).",
+        "mean squared overlap": "⟨(Ŵ_i·Ŵ_j)²⟩: the mean, over all pairs of features, of the squared cosine between "
+                                "their (normalised) vectors; 1/m for random directions when m ≪ n.",
+        "Eq. 4": "The paper's prediction of the weak-superposition loss: the expected loss of each feature the model "
+                 "left out (‖W_i‖ ≤ 1/2), summed.",
     },
     "grokking": {
         "grokking": "Test accuracy jumping long after training accuracy is perfect.",
@@ -104,6 +113,19 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
     "deep-crl": {
         "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
                           "goals by telling true (state, future state) pairs from shuffled ones.",
+        "critic": "The network that scores a (state, action, goal) triple: here f(s, a, g) = −‖φ(s, a) − ψ(g)‖, "
+                  "high when the goal is likely to follow; the actor picks actions that raise it.",
+        "far goal": "The test goal of the U-maze: 2 cells from the start in a straight line, about 6 along the "
+                    "corridor, behind a wall.",
+        "solved seed": "A seed (one agent) whose final success rate at the far goal is above 0.5. Success is "
+                       "nearly all-or-nothing per seed, so the test counts solved seeds.",
+        "residual block": "Four Dense layers (each followed by LayerNorm and Swish) with a skip connection around "
+                          "them; depth counts the Dense layers.",
+        "value map": "The critic's value f(s, π(s, g), g) of each position s for one goal g, drawn over the maze "
+                     "(the paper's Fig. 9).",
+        "Spearman ρ": "The rank correlation of two quantities (1: the same order; 0: unrelated); here of the "
+                      "critic's value with minus a distance, along the corridor or in a straight line.",
+        "time at goal": "The paper's score: of 1000 environment steps, how many the agent spends at the goal.",
     },
     "rlvr": {
         "RLVR": "Reinforcement learning with verifiable rewards: the reward is 1 when an automatic checker "

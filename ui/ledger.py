@@ -178,7 +178,8 @@ def claims_table(verdict: Verdict, key: str = "claims", heading: str | None = No
     that registered it). ``heading``: a subheader above it, the anchor ``ledger_strip`` links to. The table
     scrolls inside its frame: sideways on a narrow screen (its words wrap on a wide one), and downwards past
     ``height`` pixels when the ledger is long (a page of 29 claims stays a page)."""
-    rows = [{"Status": _STATUS.get(j.status, j.status) + (": precondition" if j.rule == "precondition" else ""),
+    qualifier = {"precondition": ": precondition", "exact": ": exact check"}
+    rows = [{"Status": _STATUS.get(j.status, j.status) + qualifier.get(j.rule, ""),
              "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
              "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""), "Kind": j.kind}
             for j in verdict.claims]
