@@ -62,6 +62,15 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "Welch bound": "The smallest possible mean squared overlap of n unit vectors in m dimensions, "
                        "(n − m)/(m(n − 1)): how tightly features can be packed.",
         "α_m": "The exponent of the loss against the model width m: loss ∝ m^−α_m.",
+        "strong superposition": "Every feature keeps a vector of about unit length, so all n features share the "
+                                "m dimensions and the loss is their interference (here: γ < 0, a pull toward unit "
+                                "norm).",
+        "weak superposition": "Only some features (about m) keep a vector; the rest are dropped, and the loss is the "
+                              "frequency of what was dropped (here: γ > 0, ordinary weight decay).",
+        "mean squared overlap": "⟨(Ŵ_i·Ŵ_j)²⟩: the mean, over all pairs of features, of the squared cosine between "
+                                "their (normalised) vectors; 1/m for random directions when m ≪ n.",
+        "Eq. 4": "The paper's prediction of the weak-superposition loss: the expected loss of each feature the model "
+                 "left out (‖W_i‖ ≤ 1/2), summed.",
     },
     "grokking": {
         "grokking": "Test accuracy jumping long after training accuracy is perfect.",
