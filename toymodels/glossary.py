@@ -87,6 +87,20 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "transductive": "The learner sees the whole sequence of unlabeled points in advance; only their labels "
                         "are revealed one by one.",
         "VC dimension": "The size of the largest set of points the class labels in every possible way.",
+        "M_tr": "The transductive value of a class: the most mistakes an adversary can force when it must announce "
+                "the whole sequence of points first (its labels stay adaptive), against the best learner.",
+        "version space": "The hypotheses of the class still consistent with every label revealed so far.",
+        "tree class": "Points are the nodes of a complete binary tree; each hypothesis walks one root-to-leaf "
+                      "path, labelling its nodes by the turns it takes, and gives every node off its path a "
+                      "random bit (1 with the off-path probability p). Depth 2: 7 points, LD = 3.",
+        "SOA": "Littlestone's Standard Optimal Algorithm: predict the label whose version space has the larger "
+               "Littlestone dimension; it makes at most LD mistakes in the standard game.",
+        "Halving": "Predict the majority label of the version space: each mistake at least halves it, so at most "
+                   "⌊log₂|H|⌋ mistakes.",
+        "rank rule": "The optimal transductive learner for an announced order: predict the label whose version "
+                     "space is worth more in the rest of the game along that order; at most M_tr mistakes.",
+        "BKM 1997": "Ben-David, Kushilevitz and Mansour (1997): the best bound before this paper, M_tr ≤ 2d/3 "
+                    "from disjoint copies of a small class, and an Ω(√log d) lower bound.",
     },
     "diffusion": {
         "τ_gen": "The training time at which generated samples become good (the score error has fallen).",
@@ -122,6 +136,16 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
     "hivemind": {
         "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
                        "(they answer alike), measured by embedding similarity.",
+        "pool": "The answers one model gives to one prompt (here 10, the paper 50); its mean pairwise similarity is "
+                "the paper's measure of how much the model repeats itself.",
+        "null floor": "The mean similarity of answers to different prompts: what unrelated text scores in the "
+                      "embedder's space, the yardstick a similarity is read against.",
+        "top-p": "Nucleus sampling: sample from the smallest set of tokens whose probabilities add up to p (here "
+                 "0.9, temperature 1), the paper's default decoding.",
+        "min-p": "Sample only tokens whose probability is at least a share (here 0.1) of the most likely token's; "
+                 "with temperature 2, the paper's diversity-oriented decoding.",
+        "MiniLM": "all-MiniLM-L6-v2, a small sentence embedder (384 dimensions) we use to embed answers; the paper "
+                  "uses OpenAI's text-embedding-3-small, whose similarities run higher.",
     },
     "supercollapse": {
         "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "
