@@ -9,7 +9,6 @@ import streamlit as st
 
 import toymodels.hivemind as M
 import ui
-from toymodels.errors import InputError
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
@@ -278,7 +277,7 @@ def _input_errors():
     Cite / Code / Present at its bottom (``df`` stays None)."""
     try:
         yield
-    except InputError as exc:
+    except M.InputError as exc:
         ui.report_error(exc)
 
 
