@@ -13,10 +13,10 @@ from toymodels.topic import Each, Range
 from .links import link_notice, link_warning
 
 
-def _read_link(table: Knobs) -> None:
+def read_link(table: Knobs) -> None:
     """Once per session and table, the link's value of every knob the table offers (one loop, as TF Playground's
     ``deserializeState``): a value its knob parses and offers sets the widget's state; the others are ignored
-    and named in one notice."""
+    and named in one notice. ``ui.form`` calls it; a page that wants the notice at its top calls it there."""
     flag = "_knobs_read:" + ",".join(sorted(r.id for r in table.on_page()))[:300]
     if st.session_state.get(flag):
         return
@@ -117,7 +117,7 @@ def form(table: Knobs, base: Any = None, keys: Sequence[str] | None = None, colu
     ``submit``: the widgets sit in an ``st.form`` applied by a button of that text, or of ``submit(result)`` (its
     expected time, say); ``key``: the form's key, ``submitted(key)`` whether it was pressed.
     ``on_change``: called when a widget changes (when the form is applied, with ``submit``)."""
-    _read_link(table)
+    read_link(table)
     rows = [table[k] for k in keys] if keys is not None else table.on_page()
     defaults = {r.id: default_of(r, base) for r in rows}
     for r in rows:  # "End tour" puts a knob the tour set back to this
