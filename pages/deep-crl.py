@@ -61,7 +61,7 @@ TOUR = [
             "the diamond (wide, depth 4) beside the depth-64 seeds", target="crl-offline"),
     ui.Step("Train your own", "More seeds are the experiment that decides a depth effect here: a run costs about "
             "a minute per 5 seeds at depth 4 (the estimate is shown before you press Train).",
-            settings={"crl_depth": 8, "crl_seeds": 4, "crl_seed": 200, "crl_iters": 20},
+            settings={"crl_depth": 8, "crl_seeds": 4, "crl_seed": 200, "crl_iters": 20, "crl_tabs": "Train your own"},
             look_at="the estimated CPU time, then the success of your seeds", target="crl-train"),
 ]
 active = ui.tour(TOUR)
@@ -201,18 +201,21 @@ if len(runs) > 1 and ui.shown("agents", active):
             fin = pd.DataFrame(runs[d]["per_seed"]).iloc[seed_row(d)]
             with col:
                 st.markdown(f"**f(s, π(s,g), g), depth {d}** (success {fin.success:.2f})")
-                ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}", alt_text=f"The depth-{d} critic's value for the far goal")
+                ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}",
+                         alt_text=f"The depth-{d} critic's value for the far goal")
                 st.caption(f"ρ with the straight line {fin.spearman_euclid:.2f}, with the corridor "
                            f"{fin.spearman_corridor:.2f}")
         cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
         if cor:
             st.markdown(
-                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − ρ(straight "
+                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − "
+                f"ρ(straight "
                 f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
                 f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
                                             if cor["median_deep"] > 0 else
                                             f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
-                                            "distance than by the corridor (the paper's Fig. 9 finds this only at depth "
+                                            "distance than by the corridor (the paper's Fig. 9 finds this only "
+                                            "at depth "
                                             "4). The registered test of this, at depth 16, is in the claims table."))
 
         curves = A.online_curve_means(runs)
@@ -339,35 +342,18 @@ def sweep() -> None:
             "deep-crl-sweep", data=tab, alt_text=f"Success per seed against {p}")
 
 
-if ui.shown("train", active):
-    with st.container(key="crl-train"):
-        st.subheader("Train your own")
-        train_your_own()
-if ui.shown("sweep", active):
-    st.subheader("Sweep one knob")
-    sweep()
+# --------------------------------------------------------------------------- train your own, details, the lab notebook
+TABS = ["Train your own", "Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"]
+tab_train, tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(TABS, key="crl_tabs", bind="query-params")
 
-# --------------------------------------------------------------------------- the ledger, terms, cite/code/present
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
-_yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
-_snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
-            "import toymodels.deep_crl as M\n\nA = M.analysis\n"
-            "# the registered runs as shipped (60 seeds per depth; recomputing one: python -m toymodels precompute "
-            "deep-crl --view online60_d8)\n"
-            "runs = {d: M.stored(f'online60_d{d}') for d in M.ONLINE60_DEPTHS}\n"
-            "result = A.online_rule_test(A.online_table(runs))\n")
-_shown = {} if not test else {
-    f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
-    f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
-    "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
-ui.share(paper, _snippet + "# your own run, with the settings of 'Train your own' above (minutes of CPU):\n# "
-         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
-         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
-
-# --------------------------------------------------------------------------- details and the lab notebook
-tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(
-    ["Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"])
+with tab_train:
+    if ui.shown("train", active):
+        with st.container(key="crl-train"):
+            st.subheader("Train your own")
+            train_your_own()
+    if ui.shown("sweep", active):
+        st.subheader("Sweep one knob")
+        sweep()
 
 with tab_critic:
     if critic is None:
@@ -519,5 +505,23 @@ with tab_lab:
             "- **Exploration.** Failing seeds rarely enter the far cell during training (0-6% of episodes against "
             "15-20% for solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's "
             "collector experiment (Fig. 8) says depth and data drive together.")
+
+# --------------------------------------------------------------------------- the ledger, terms, cite/code/present
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(TOPIC, verdict=verdict)
+_yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
+_snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
+            "import toymodels.deep_crl as M\n\nA = M.analysis\n"
+            "# the registered runs as shipped (60 seeds per depth; recomputing one: python -m toymodels precompute "
+            "deep-crl --view online60_d8)\n"
+            "runs = {d: M.stored(f'online60_d{d}') for d in M.ONLINE60_DEPTHS}\n"
+            "result = A.online_rule_test(A.online_table(runs))\n")
+_shown = {} if not test else {
+    f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
+    f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
+    "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
+ui.share(paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes of CPU):\n# "
+         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
+         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
 
 ui.device_caption()

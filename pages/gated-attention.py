@@ -35,7 +35,7 @@ TOUR = [
             look_at="the G1 elementwise bar, and the paper's tick at 0.90", target="headline-figure"),
     ui.Step("A gate shared by the heads, on Bigram-Backcopy",
             "Here every head is idle on the same queries, so one gate for all heads closes them together and the "
-            "sink goes too: the paper's head-shared control is not reproduced on this task.",
+            "sink goes too, against the paper's head-shared control (the ledger's claim headshared-keeps-bb).",
             settings={**_preset_settings("default", "g1_headshared"), "ga_tabs": TABS[1]},
             look_at="F-Attn of the head-shared model, at the uniform floor (shipped: nothing to train)",
             target="ga-explore-numbers",
@@ -163,11 +163,12 @@ with fig_col.container(key="headline-figure"):
 with side_col:
     ui.headline_claim(verdict, notice=(
         f"The paper's head-specific gates remove most of the {T['attention sink']}, its controls keep most of it. In "
-        f"the toy every gate at G1 removes it on {T['Bigram-Backcopy']}, the head-shared one too (not reproduced "
-        f"here); {T['G2']} makes it larger."))
+        f"the toy every gate at G1 removes it on {T['Bigram-Backcopy']}, the head-shared one too "
+        f"({ui.status_word(ours['headshared-keeps-bb'].status)} here); {T['G2']} makes it larger."))
     st.caption(f"{T['F-Attn']}: the share of attention on the first token. {T['G1']}: a sigmoid gate on each head's "
-               f"{T['SDPA']} output. The head-specific-dormancy task's claims are not testable here (story, section "
-               "2)." if not hsd_seeds else f"{T['F-Attn']}: the share of attention on the first token.")
+               f"{T['SDPA']} output. The head-specific-dormancy task's claims are "
+               f"{ui.status_word(ours['headshared-keeps-hsd'].status)} here (story, section 2)." if not hsd_seeds
+               else f"{T['F-Attn']}: the share of attention on the first token.")
 ui.ledger_strip(verdict)
 
 
@@ -370,7 +371,8 @@ with tab_story:
         if hsd_seeds is None:
             ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
             why = M.VIEWS["hsd_seeds"].pending
-            st.info(f"{why[0].upper()}{why[1:]}. Its six control claims read *not testable here*; the pilots are in "
+            st.info(f"{why[0].upper()}{why[1:]}. Its six control claims read "
+                    f"{ui.status_word(ours['headshared-keeps-hsd'].status)}; the pilots are in "
                     "the Lab notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
                     icon=":material/block:" if ruled_out else ":material/schedule:")
         else:

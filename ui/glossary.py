@@ -17,6 +17,11 @@ def _definition(word: str, topic: str | None) -> str:
     return found
 
 
+def definition(word: str, topic: str | None = None) -> str:
+    """``word``'s definition as plain text (for a widget's help); KeyError for a word the glossary lacks."""
+    return _definition(word, topic)
+
+
 def term(word: str, topic: str | None = None, shown: str | None = None) -> str:
     """Markdown for ``word`` (or ``shown``) linked to the glossary, its definition as the link's hover text.
     Raises KeyError for a word the glossary lacks (a page cannot link a term it never defines)."""

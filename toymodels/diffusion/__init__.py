@@ -441,9 +441,10 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 #: Public names, each imported from its module on first use (so importing this package never imports torch).
 _LAZY = {name: ".experiments" for name in ("train_window", "window_study", "run_rf", "rf_study", "checkpoint_steps",
-                                           "model_times", "model_times_table", "summarise", "analyse_window",
+                                           "summarise", "analyse_window",
                                            "slope_interval")}
-_LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "window_curves", "seed_curves", "timescales",
+_LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "model_times", "model_times_table", "window_curves",
+                                              "seed_curves", "timescales",
                                               "collapse_table", "per_seed_table", "fm_curves", "fm_references",
                                               "fm_table", "fm_reading", "rf_curves", "rf_spectra", "rf_timescales",
                                               "hybrid_long", "power_fit", "rf_edges")})

@@ -33,7 +33,7 @@ from toymodels.claims import (
     share,
     superiority,
 )
-from toymodels.errors import NotStored
+from toymodels.errors import InputError, NotStored  # noqa: F401 - InputError: for the page
 from toymodels.shipped import load_view
 from toymodels.topic import Verdict, View, as_progress, lazy_exports, views
 
@@ -140,19 +140,17 @@ _REAL_VIEWS = (
                       calib_emb=load_view(TOPIC, "calibration_embeddings"), seed=0),
          label="Measuring the samples…", seconds=5),
 )
-#: Registered runs not yet made (their claims read "not testable here" and say so). To run: delete the entry,
-#: then ``nice -n 10 python -m toymodels precompute hivemind --view NAME`` in the order of _REAL_VIEWS.
-PENDING: dict = {}
-ALL_VIEWS = views(*VIEWS.values(), *_REAL_VIEWS)
-VIEWS = views(*VIEWS.values(), *(v for v in _REAL_VIEWS if v.name not in PENDING))
+#: A registered run not yet made carries ``pending=`` (why) on its View: its claims read "not testable here" and say
+#: so. To run one: ``nice -n 10 python -m toymodels precompute hivemind --view NAME`` in the order of _REAL_VIEWS.
+VIEWS = views(*VIEWS.values(), *_REAL_VIEWS)
 
 
 def _real_samples() -> dict:
-    """The draws shipped so far as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added):
-    the top-p draw, and the min-p draw once it is shipped (its claims read "pending" until then)."""
+    """The two draws as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added):
+    the top-p draw and the min-p draw."""
     import pandas as pd
 
-    parts = [load_view(TOPIC, v) for v in ("lm_samples_top_p", "lm_samples_min_p") if v not in PENDING]
+    parts = [load_view(TOPIC, v) for v in ("lm_samples_top_p", "lm_samples_min_p")]
     a = parts[0]
     cpu = sum(b["cpu_seconds"] for b in parts)
     tokens = sum(b["tokens"] for b in parts)
@@ -198,13 +196,13 @@ def _metrics_or_none(views):
     try:
         return views["lm_metrics"]
     except (KeyError, NotStored):
-        if "lm_metrics" in PENDING:
+        if VIEWS["lm_metrics"].pending:
             return None
         raise
 
 
 def _pending_evidence(view: str = "lm_metrics") -> Evidence:
-    why = PENDING.get(view, "registered, not yet run")
+    why = VIEWS[view].pending or "registered, not yet run"
     return Evidence("n/a", pending(why), seeds=0, note=why)
 
 
