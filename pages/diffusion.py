@@ -206,7 +206,7 @@ with tab_win:
 
 # --------------------------------------------------------------------------- CFM against EFM
 with tab_fm:
-    fmr = ui.view(D, "cfm_efm")
+    fmr = ui.view(D, "cfm_efm_fresh")      # the registered fresh seeds (issue 41): the run that decides the claim
     fcfg = fmr["config"]
     st.markdown("Bertrand et al. ask whether diffusion-style models generalise *because* their regression target is "
                 "noisy. With $x_t=(1-t)x_0+t\\,x_1$ the conditional target $x_1-x_0$ (**CFM**) is a noisy estimate of "
@@ -258,7 +258,10 @@ with tab_fm:
                f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
                f"checkpoint. Convergence: the fit to û* (VM loss, seeds' mean) moved by {100 * moved['cfm']:.1f}% "
                f"(CFM) and {100 * moved['efm']:.1f}% (EFM) over the second half of training. Pooled over the "
-               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}.")
+               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}. "
+               f"The claim asks whether the difference stays within ±{D.FM_MARGIN:g} (equivalence, the ledger's "
+               f"rule): seeds drawn from seed {fcfg['seed']}, registered before the run; the first run (seed 0) is "
+               "in the lab notebook.")
     ui.download_csv(fmr["fm_pairs"], "diffusion_cfm_efm_pairs.csv", label="Download the pairs (CSV)")
     ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
                     key="fm-curves-csv")

@@ -146,11 +146,38 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
     "hivemind": {
         "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
                        "(they answer alike), measured by embedding similarity.",
+        "pool": "The answers one model gives to one prompt (here 10, the paper 50); its mean pairwise similarity is "
+                "the paper's measure of how much the model repeats itself.",
+        "null floor": "The mean similarity of answers to different prompts: what unrelated text scores in the "
+                      "embedder's space, the yardstick a similarity is read against.",
+        "top-p": "Nucleus sampling: sample from the smallest set of tokens whose probabilities add up to p (here "
+                 "0.9, temperature 1), the paper's default decoding.",
+        "min-p": "Sample only tokens whose probability is at least a share (here 0.1) of the most likely token's; "
+                 "with temperature 2, the paper's diversity-oriented decoding.",
+        "MiniLM": "all-MiniLM-L6-v2, a small sentence embedder (384 dimensions) we use to embed answers; the paper "
+                  "uses OpenAI's text-embedding-3-small, whose similarities run higher.",
     },
     "supercollapse": {
         "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "
                          "of one model do (spread Δ below the seed noise σ).",
         "compute-optimal": "Trained for the number of steps that gives the lowest loss for the compute spent.",
+    },
+    "induction-heads": {
+        "copy loss": "The mean cross-entropy (in nats) of the next token over the positions where it is a copy of "
+                     "an earlier one (from the second period on): 0 for perfect copying.",
+        "induction head": "An attention head that attends to the token after the previous occurrence of the current "
+                          "token and copies it: [A][B] … [A] → [B]. It needs a previous-token head in an earlier "
+                          "layer.",
+        "attention-only": "A transformer with attention layers and nothing else: no MLP, no LayerNorm, no biases, so "
+                          "every path from a token to a logit is a product of weight matrices.",
+        "log 13": "The loss of a model that knows the next token is one of the 13 tokens a possible period (4-16) "
+                  "back, but not which: log 13 ≈ 2.56 nats. log 64 ≈ 4.16 is a uniform guess.",
+        "K-composition": "A layer-2 head's keys reading what a layer-1 head wrote into the residual stream: how an "
+                         "induction head finds the token after the previous occurrence.",
+        "privileged basis": "Coordinates of the residual stream that mean something on their own; an attention-only "
+                            "model has none (any rotation gives the same function).",
+        "barrier": "How far the loss rises above the straight line between two models when their weights are "
+                   "interpolated; a low barrier means the two are linearly mode-connected.",
     },
 }
 

@@ -182,13 +182,20 @@ def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
         assert at.radio(key="hm_source").value == "paste"
 
 
-def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
+def test_the_picture_comes_first_then_the_ledger_and_the_lab_notebook_lists_what_was_tried():
+    """Issue 44: our number beside the paper's and what to notice open the page; the full ledger is below."""
     import toymodels.hivemind as H
 
     at = _page()
     assert not at.exception, at.exception
-    ledger = at.table[0].value  # the claims table comes first
-    assert "Claim" in ledger.columns and len(ledger) == len(H.CLAIMS)
+    texts = [m.value for m in at.markdown]
+    notice = next(i for i, t in enumerate(texts) if t.startswith("**What to notice.**"))
+    ledger = next(i for i, t in enumerate(texts) if "claims reproduced" in t)
+    assert notice < ledger
+    if "lm_metrics" in H.VIEWS:
+        assert "pools reach 0.8" in texts[notice]
+    claims = at.table[0].value  # the ledger: one row per claim
+    assert "Claim" in claims.columns and len(claims) == len(H.CLAIMS)
     tables = [d.value for d in at.dataframe]
     assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)
 

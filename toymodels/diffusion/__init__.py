@@ -95,9 +95,7 @@ VIEWS = views(
     View("cfm_efm", ".flows:cfm_vs_efm", dict(cfg=FLOW_STUDY), label="Training CFM and EFM velocity fields…",
          seconds=expected_seconds(FLOW_STUDY)),
     View("cfm_efm_fresh", ".flows:cfm_vs_efm", dict(cfg=FLOW_FRESH),
-         label="Training CFM and EFM velocity fields on fresh seeds…", seconds=expected_seconds(FLOW_FRESH),
-         pending="registered (issue 41), not yet run: 12 fresh pairs, about 10 CPU-minutes; then python -m "
-                 "toymodels precompute diffusion --view cfm_efm_fresh"),
+         label="Training CFM and EFM velocity fields on fresh seeds…", seconds=expected_seconds(FLOW_FRESH)),
     View("process_2d", ".explore:process_2d", dict(dataset="moons", **_2D), label="Training a small denoiser…",
          seconds=20),
     View("process_2d_ring", ".explore:process_2d", dict(dataset="ring", **_2D), label="Training a small denoiser…",
@@ -443,9 +441,10 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
 
 #: Public names, each imported from its module on first use (so importing this package never imports torch).
 _LAZY = {name: ".experiments" for name in ("train_window", "window_study", "run_rf", "rf_study", "checkpoint_steps",
-                                           "model_times", "model_times_table", "summarise", "analyse_window",
+                                           "summarise", "analyse_window",
                                            "slope_interval")}
-_LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "window_curves", "seed_curves", "timescales",
+_LAZY.update({name: ".summaries" for name in ("FMEM_FLOOR", "model_times", "model_times_table", "window_curves",
+                                              "seed_curves", "timescales",
                                               "collapse_table", "per_seed_table", "fm_curves", "fm_references",
                                               "fm_table", "fm_reading", "rf_curves", "rf_spectra", "rf_timescales",
                                               "hybrid_long", "power_fit", "rf_edges")})
