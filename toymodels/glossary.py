@@ -109,6 +109,10 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "EFM": "Empirical flow matching: training on the exact, noiseless target of the empirical optimal "
                "denoiser.",
         "CFM": "Conditional flow matching: the usual training on noisy single-example targets.",
+        "GMM": "Gaussian mixture model: the data are drawn from a few Gaussian blobs, so the exact score is known and "
+               "a sample's quality can be measured against it.",
+        "DDIM": "A deterministic sampler for diffusion models: it runs the learned denoiser backwards from noise in "
+                "a fixed number of steps, the same noise giving the same sample.",
     },
     "deep-crl": {
         "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
