@@ -713,7 +713,8 @@ def _sweeps_tab() -> None:
         tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
         + alt.Chart(paper_pts).mark_point(size=120, shape="diamond", filled=True).encode(
             x="threshold:Q", y="share_above:Q",
-            color=alt.Color("label:N", title=None, scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[5]])),
+            color=alt.Color("label:N", title=None, scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[5]]),
+                            legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
             tooltip=["label"]), "hivemind_threshold_sweep", data=sweep,
         alt_text="Share of pools above a threshold, with the paper's two points at 0.8")
     st.caption("Diamonds: the paper's points (its embedder, real models). The curve: this data.")
