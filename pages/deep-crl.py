@@ -67,6 +67,10 @@ TOUR = [
 active = ui.tour(TOUR)
 
 
+#: an ablation's label on a narrow axis: the words before its parenthesis ("full", not "full (residual + ...)")
+SHORT_AB = "split(datum.label, ' (')[0]"
+
+
 def depth_axis(values):
     return alt.X("depth:O", title="depth (Dense layers in residual blocks)", sort=[str(v) for v in values],
                  axis=alt.Axis(labelAngle=0))
@@ -441,8 +445,8 @@ with tab_ablations:
         per = pd.concat([r["per_seed"].assign(label=M.ABLATION_LABELS[k]) for k, r in ab_runs.items()],
                         ignore_index=True)
         ui.chart(alt.Chart(per).mark_point(filled=True, size=80).encode(
-            y=alt.Y("label:N", title=None, sort=list(ab.label)), x=alt.X("success:Q", title="final success rate",
-                                                                          scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("label:N", title=None, sort=list(ab.label), axis=alt.Axis(labelLimit=0, labelExpr=SHORT_AB)),
+            x=alt.X("success:Q", title="final success rate", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("label:N", legend=None), tooltip=["label", "seed", alt.Tooltip("success:Q", format=".2f")])
                  .properties(height=180), "deep-crl-ablations", data=per,
                  alt_text="Final success per seed of the full network and each ablation at depth 8")
@@ -465,7 +469,8 @@ with tab_paper:
         ui.chart(alt.Chart(curves_p).mark_line(point=True).encode(
             x=alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=[4, 8, 16, 32, 64])),
             y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"),
-            color=alt.Color("task:N", title=None), tooltip=["task", "depth", "time_at_goal"]).properties(height=300),
+            color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+            tooltip=["task", "depth", "time_at_goal"]).properties(height=300),
             "deep-crl-paper-curves", alt_text="The paper's time at goal against depth on four tasks")
     st.caption(f"The paper's numbers ({M.PAPER['table1'].source} and {M.PAPER['curves'].source}), quoted as "
                "references: time at goal out of 1000 steps.")

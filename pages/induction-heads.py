@@ -209,7 +209,7 @@ with run_tab:
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
             ui.chart(_attention_chart(frame, 300, f"layer {layer}, head {head} (period {per})"),
-                     f"induction-heads-map-L{layer}H{head}", data=frame,
+                     f"induction-heads-map-L{layer}H{head}", data=frame, span=0.6,
                      alt_text=f"Attention map of layer {layer} head {head} on a sequence of period {per}")
         with right:
             st.metric("Induction (prefix-matching) score", f"{row['induction']:.2f}")
@@ -371,7 +371,7 @@ with real_box:
                 color=alt.Color("prefix:Q", title="prefix matching", scale=alt.Scale(scheme="greens", domain=[0, 1])),
                 tooltip=["layer", "head", alt.Tooltip("prefix:Q", format=".2f"), alt.Tooltip("copying:Q", format=".2f"),
                          alt.Tooltip("control:Q", format=".3f")]).properties(height=300),
-                "induction-heads-smollm2", data=rf, alt_text="Prefix-matching score of each SmolLM2 head")
+                "induction-heads-smollm2", data=rf, span=0.6, alt_text="Prefix-matching score of each SmolLM2 head")
         with right:
             thr = alt.layer(
                 alt.Chart(pd.DataFrame({"x": [M.REAL_PREFIX]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL)

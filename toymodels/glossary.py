@@ -109,6 +109,10 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "EFM": "Empirical flow matching: training on the exact, noiseless target of the empirical optimal "
                "denoiser.",
         "CFM": "Conditional flow matching: the usual training on noisy single-example targets.",
+        "GMM": "Gaussian mixture model: the data are drawn from a few Gaussian blobs, so the exact score is known and "
+               "a sample's quality can be measured against it.",
+        "DDIM": "A deterministic sampler for diffusion models: it runs the learned denoiser backwards from noise in "
+                "a fixed number of steps, the same noise giving the same sample.",
     },
     "deep-crl": {
         "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
@@ -132,6 +136,16 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
                 "accepts the answer.",
         "pass@k": "The probability that at least one of k sampled answers is correct (estimated without bias "
                   "from n ≥ k samples).",
+        "GRPO": "Group Relative Policy Optimization: sample a group of G answers per problem, score each 1 or 0 by "
+                "the checker, and weight each answer's gradient by its reward minus the group's mean, over the "
+                "group's standard deviation (no value network).",
+        "distilled": "A model trained to imitate a teacher's answers (supervised fine-tuning), not by RL: it can "
+                     "learn strategies the base model almost never samples.",
+        "atypical problem": "A problem of the toy that its type's usual strategy does not solve: another strategy, "
+                            "one the base model samples now and then, does.",
+        "crossover k": "The number of samples k at which the base model's pass@k catches up with the RL model's.",
+        "ρ toy": "This page's earlier toy: each problem has its own logits beside the shared ones, and a share ρ of "
+                 "every update goes to them; ρ was tuned to land in the paper's regime (illustrated, not tested).",
     },
     "hivemind": {
         "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
