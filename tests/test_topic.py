@@ -252,3 +252,55 @@ def test_a_pending_view_is_never_read_and_a_bundle_no_view_declares_fails_the_ch
     assert set(shipped.stale_views(module)) == {"gone"} and "no view declares it" in shipped.stale_views(module)["gone"]
     (tmp_path / "demo" / "base" / "meta.json").unlink()
     assert shipped.unshipped_views(module) == ["base"] and not shipped.shipped_verdict(module)[1]
+
+
+def test_a_page_reads_the_ledger_the_build_judged_and_the_check_compares_it(monkeypatch, tmp_path):
+    """``indexed_verdict`` (the server's) returns the ledger ``precompute`` wrote to the verdict index without
+    judging a claim; it judges on the spot when the index holds no ledger or a view is not shipped; and
+    ``precompute --check``'s ``verdict_index_problem`` fails an index whose ledger differs from the judged one."""
+    import json
+    import sys
+    import types as _types
+
+    from toymodels.claims import Claim, Evidence, point
+
+    judged = []
+
+    def base(n: int = 3):
+        return {"n": n}
+
+    def decide(views):
+        judged.append(1)
+        n = views["base"]["n"]
+        return Evidence(f"n = {n}", point(n == 3, "n is 3"), metrics={"n": np.int64(n), "half": np.float64(n / 2)})
+
+    module = _types.SimpleNamespace(TOPIC="demo", HEADLINE="base", metrics=lambda v: {"n": v["base"]["n"]},
+                                    CLAIMS=(Claim("n", "headline", "n is three", "Eq. 1", "3", "n == 3", decide),))
+    module.VIEWS = views(View("base", base, dict(n=3)))
+    monkeypatch.setitem(sys.modules, "toymodels.demo", module)
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(store, "_INDEX", None)
+    monkeypatch.setenv("TOYMODELS_CACHE", "off")
+    store.ship("demo", "base", base, n=3)
+    monkeypatch.setattr("toymodels.registry._BY_TOPIC", {"demo": None})  # read_verdicts keeps known topics only
+    shipped.write_verdicts([module])
+    assert shipped.verdict_index_problem(module) is None
+    judged.clear()
+    verdict, fresh = shipped.indexed_verdict(module)
+    want, _ = shipped.shipped_verdict(module)
+    assert judged == [1] and fresh  # only shipped_verdict judged
+    assert verdict == dataclasses.replace(want, claims=tuple(dataclasses.replace(
+        j, metrics={"n": 3, "half": 1.5}) for j in want.claims))
+    index = json.loads((tmp_path / "verdicts.json").read_text())
+    index["demo"]["ledger"]["claims"][0]["ours"] = "n = 4"  # a ledger that the shipped views do not give
+    (tmp_path / "verdicts.json").write_text(json.dumps(index))
+    assert shipped.verdict_index_problem(module) == "the verdict index differs from the verdict of the shipped views"
+    assert shipped.indexed_verdict(module)[0].claims[0].ours == "n = 4"  # the server trusts the build's check
+    del index["demo"]["ledger"]
+    (tmp_path / "verdicts.json").write_text(json.dumps(index))
+    judged.clear()
+    assert shipped.indexed_verdict(module)[0].claims[0].ours == "n = 3" and judged == [1]  # no ledger: judged
+    (tmp_path / "demo" / "base" / "meta.json").unlink()
+    judged.clear()
+    verdict, fresh = shipped.indexed_verdict(module)
+    assert not fresh and judged == [1] and verdict.claims[0].status == "not testable here"
