@@ -96,9 +96,9 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> float
 
 @contextlib.contextmanager
 def serve(tmp_dir: Path | None = None, env: dict | None = None, port: int | None = None):
-    """``streamlit run Home.py`` on a free localhost port (``port`` if it is free) with an empty disk cache; yields its URL once healthy,
-    stops it afterwards. Its output goes to ``tmp_dir/streamlit.log``; a server that fails to start raises
-    RuntimeError with the log's tail."""
+    """``streamlit run Home.py`` on a free localhost port (``port`` if it is free) with an empty disk cache; yields
+    its URL once healthy, stops it afterwards. Its output goes to ``tmp_dir/streamlit.log``; a server that fails to
+    start raises RuntimeError with the log's tail."""
     with contextlib.ExitStack() as stack:
         if tmp_dir is None:
             tmp_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="toymodels-serve-")))
