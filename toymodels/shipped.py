@@ -31,11 +31,6 @@ def module_for(topic: str):
     return module
 
 
-def _pkg(module) -> str:
-    """The module's name, for a view's relative lazy reference."""
-    return getattr(module, "__name__", "")
-
-
 def _views_of(module) -> Mapping[str, View]:
     found = getattr(module, "VIEWS", None)
     if found is None:
@@ -53,7 +48,7 @@ def _view(module, name: str) -> View:
 def view_call(module, name: str) -> tuple[Callable, dict]:
     """``(fn, kwargs)`` of a declared view (imports the function's module)."""
     v = _view(module, name)
-    return v.resolve(_pkg(module)), v.arguments()
+    return v.resolve(module.__name__), v.arguments()
 
 
 _STORED_ONLY = contextvars.ContextVar("toymodels_stored_only", default=False)
@@ -89,7 +84,7 @@ def stored_view(module, name: str, resolve: bool = True) -> tuple[bool, Any]:
     hit, value = store.lookup_view(module.TOPIC, name, kwargs)
     if hit or not (resolve or callable(v.fn)):
         return hit, value
-    return store.lookup(v.resolve(_pkg(module)), **kwargs)
+    return store.lookup(v.resolve(module.__name__), **kwargs)
 
 
 def load_view(topic_or_module, name: str, progress=None) -> Any:
@@ -124,7 +119,7 @@ def stale_views(module) -> dict[str, str]:
         except Exception as exc:  # noqa: BLE001 - e.g. a topic's own "not computed yet": stale, not a crash
             out[name] = f"its arguments cannot be built from stored results ({exc})"
             continue
-        why = store.staleness(module.TOPIC, name, _view(module, name).ref(_pkg(module)), **args)
+        why = store.staleness(module.TOPIC, name, _view(module, name).ref(module.__name__), **args)
         if why:
             out[name] = why
     return out
@@ -210,10 +205,6 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
 # --------------------------------------------------------------------------- the verdict index (for Home)
 
 
-def verdicts_path():
-    return store.RESULTS_DIR / "verdicts.json"
-
-
 def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
     """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
     verdict, fresh = shipped_verdict(module, stale)
@@ -228,7 +219,7 @@ def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
 
 def write_verdicts(modules: Iterable) -> None:
     """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
-    path = verdicts_path()
+    path = store.RESULTS_DIR / "verdicts.json"
     try:
         index = json.loads(path.read_text())
         if not isinstance(index, dict):
@@ -241,16 +232,11 @@ def write_verdicts(modules: Iterable) -> None:
     path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
 
 
-def read_verdicts() -> dict:
-    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    from toymodels.registry import read_verdicts as read
-
-    return read()
-
-
 def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
     """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped views."""
     want = json.loads(json.dumps(verdict_record(module, stale), ensure_ascii=False))
+    from toymodels.registry import read_verdicts
+
     have = read_verdicts().get(module.TOPIC)
     if have is None:
         return "missing from the verdict index"
