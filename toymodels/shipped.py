@@ -31,6 +31,11 @@ def module_for(topic: str):
     return module
 
 
+def _pkg(module) -> str:
+    """The module's name, for a view's relative lazy reference (a test's stand-in module may have none)."""
+    return getattr(module, "__name__", "")
+
+
 def _views_of(module) -> Mapping[str, View]:
     found = getattr(module, "VIEWS", None)
     if found is None:
@@ -48,7 +53,7 @@ def _view(module, name: str) -> View:
 def view_call(module, name: str) -> tuple[Callable, dict]:
     """``(fn, kwargs)`` of a declared view (imports the function's module)."""
     v = _view(module, name)
-    return v.resolve(module.__name__), v.arguments()
+    return v.resolve(_pkg(module)), v.arguments()
 
 
 _STORED_ONLY = contextvars.ContextVar("toymodels_stored_only", default=False)
@@ -84,7 +89,7 @@ def stored_view(module, name: str, resolve: bool = True) -> tuple[bool, Any]:
     hit, value = store.lookup_view(module.TOPIC, name, kwargs)
     if hit or not (resolve or callable(v.fn)):
         return hit, value
-    return store.lookup(v.resolve(module.__name__), **kwargs)
+    return store.lookup(v.resolve(_pkg(module)), **kwargs)
 
 
 def load_view(topic_or_module, name: str, progress=None) -> Any:
@@ -119,7 +124,7 @@ def stale_views(module) -> dict[str, str]:
         except Exception as exc:  # noqa: BLE001 - e.g. a topic's own "not computed yet": stale, not a crash
             out[name] = f"its arguments cannot be built from stored results ({exc})"
             continue
-        why = store.staleness(module.TOPIC, name, _view(module, name).ref(module.__name__), **args)
+        why = store.staleness(module.TOPIC, name, _view(module, name).ref(_pkg(module)), **args)
         if why:
             out[name] = why
     return out
