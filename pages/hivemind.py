@@ -235,7 +235,7 @@ with fig_col.container(key="headline-figure"):
                 "example set.", icon=":material/schedule:")
     else:
         _headline_chart(real)
-        st.caption(prose.headline_caption(real, T))
+        st.caption(prose.headline_caption(real, T, M.PAPER))
 with side_col:
     notice = prose.headline_notice(real, T) if real is not None else ""
     ui.headline_claim(shipped_verdict, notice=notice,
@@ -371,7 +371,11 @@ with ui.guard():
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
 
 
-_short, _fmt = prose.short_prompt, prose.fmt
+_fmt = prose.fmt
+
+
+def _short(prompt: str) -> str:
+    return prose.short_prompt(prompt, M.EXAMPLE_PROMPTS)
 
 
 # --------------------------------------------------------------------------- the headline figure
@@ -405,7 +409,7 @@ with head:
              "hivemind_within_across", data=long,
              alt_text="Bars per prompt: mean similarity within a model and across models, with the threshold and "
                       "the null floor as vertical lines")
-    st.markdown(f"**What to notice.** {prose.analyser_notice(s, per_prompt.set_index('prompt'))}")
+    st.markdown(f"**What to notice.** {prose.analyser_notice(s, per_prompt.set_index('prompt'), M.EXAMPLE_PROMPTS)}")
     if s.get("example_set") and set(M.EXAMPLE_PROMPTS.values()) <= set(per_prompt["prompt"]):
         st.caption("Prompts: " + "; ".join(f"*{_short(p)}*: {ui.plain(p)}" for p in M.EXAMPLE_PROMPTS.values()))
     st.caption(f"{s['n_responses']} responses · {s['n_models']} model(s) · {s['n_prompts']} prompt(s); embedder "
@@ -665,7 +669,7 @@ with tabs[4], st.container(key="hm-sweeps"):
 
 with tabs[5]:
     ex = ui.view(M, M.HEADLINE)
-    ui.reproduce_panel(prose.reproduce_rows(ex["summary"], shipped_verdict.metrics["vendi_fixture"]),
+    ui.reproduce_panel(prose.reproduce_rows(ex["summary"], shipped_verdict.metrics["vendi_fixture"], M.PAPER),
                        verdict=shipped_verdict)
     st.caption("Cite, the code for this view and the presenter link: at the bottom of the page.")
 

@@ -204,7 +204,7 @@ with explainer:
                  "schedules", span=0.6, data=sm,
                  alt_text="The deformation of the loss curve by linear and cosine decay, actual and predicted by "
                  "the schedule model.")
-    c2.markdown(prose.schedule_text(sched_model))
+    c2.markdown(prose.schedule_text(sched_model, M.PAPER))
 
     # ======================================================================== compute-optimal training
     st.subheader("4 · Where the horizons come from: compute-optimal training")
@@ -226,7 +226,7 @@ with explainer:
                  "frontier", span=0.6, data=curves,
                  alt_text="Loss against compute for six sizes, log-log, with the lower envelope and each size's "
                  "compute-optimal horizon marked.")
-    c2.markdown(prose.frontier_text(front, grid["config"]["a"]))
+    c2.markdown(prose.frontier_text(front, grid["config"]["a"], M.PAPER))
 
     # ======================================================================== your own seeds
     st.subheader("5 · Your own seeds")
@@ -248,7 +248,7 @@ with explainer:
 
     # ======================================================================== what the paper trained
     with st.expander("What the paper trained, and why it is not here", icon=":material/info:"):
-        st.markdown(prose.paper_trained())
+        st.markdown(prose.paper_trained(M.PAPER))
 
     ui.page_end(verdict, paper, ui.view_snippet(M, "noise"), cli="python -m toymodels reproduce supercollapse --quick",
                 shown={f"Δ/σ, {settings}": (f"M.noise_curves(result, {gamma!r}, {schedule!r}, {frac!r})['summary']"

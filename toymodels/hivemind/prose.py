@@ -8,21 +8,15 @@ from typing import Any, Mapping
 from . import config as C
 
 
-def _package():
-    import toymodels.hivemind as M  # PAPER and EXAMPLE_PROMPTS live in the package's __init__
-
-    return M
-
-
 def fmt(x, spec: str) -> str:
     """A number, or "n/a" for a missing one."""
     return "n/a" if x is None or x != x else format(x, spec)
 
 
-def short_prompt(prompt: str, limit: int = 30) -> str:
+def short_prompt(prompt: str, examples: Mapping[str, str], limit: int = 30) -> str:
     """A prompt's first words, whole, up to ``limit`` characters (an axis label: the chart never cuts it); the
-    example set's prompts by their names (metaphor, Saturday, motto)."""
-    named = {p: w for w, p in _package().EXAMPLE_PROMPTS.items()}
+    example set's prompts (``examples``: name -> prompt) by their names (metaphor, Saturday, motto)."""
+    named = {p: w for w, p in examples.items()}
     if prompt in named:
         return named[prompt]
     out = ""
@@ -60,19 +54,18 @@ def headline_notice(real: Mapping[str, Any], terms: Mapping[str, str]) -> str:
             f"{terms['null floor']}). {terms['MiniLM']} is not the paper's embedder: read against the floor.")
 
 
-def headline_caption(real: Mapping[str, Any], terms: Mapping[str, str]) -> str:
+def headline_caption(real: Mapping[str, Any], terms: Mapping[str, str], paper: Mapping[str, Any]) -> str:
     """Under the headline figure: what the bars are, and where the paper's numbers come from."""
-    paper = _package().PAPER
     return (f"Bars: the share of the open-ended prompts whose {terms['pool']} of {real['n']} answers has this mean "
             f"similarity, under {terms['top-p']} and {terms['min-p']} decoding; grey: pools of answers to different "
             f"prompts. The paper: {paper['share_above_08'].source} and {paper['share_above_08_minp'].source}, 25 "
             f"models × 100 queries × 50 answers, {paper['embedder'].value}.")
 
 
-def analyser_notice(s: Mapping[str, Any], pp) -> str:
-    """What to notice in the analyser's figure (``pp``: the per-prompt table indexed by prompt): the three
-    example prompts by name, or any data's three levels against the null floor."""
-    prompts = _package().EXAMPLE_PROMPTS
+def analyser_notice(s: Mapping[str, Any], pp, prompts: Mapping[str, str]) -> str:
+    """What to notice in the analyser's figure (``pp``: the per-prompt table indexed by prompt; ``prompts``: the
+    example set's, by name): the three example prompts by name, or any data's three levels against the null
+    floor."""
     if s.get("example_set") and set(prompts.values()) <= set(pp.index):
         met, sat, mot = (pp.loc[prompts[w]] for w in ("metaphor", "saturday", "motto"))
         return (f"On *metaphor*, different models are about as similar as one model with itself "
@@ -87,9 +80,8 @@ def analyser_notice(s: Mapping[str, Any], pp) -> str:
             "MiniLM's levels sit below the paper's embedder's: compare with the floor, not with the 0.8 line.")
 
 
-def reproduce_rows(es: Mapping[str, Any], vendi_fixture: float) -> list[dict]:
+def reproduce_rows(es: Mapping[str, Any], vendi_fixture: float, paper: Mapping[str, Any]) -> list[dict]:
     """Our numbers on the example set beside the paper's (``es``: the headline view's summary)."""
-    paper = _package().PAPER
     lo_p, hi_p = paper["inter_model_range"].value
     return [
         {"quantity": "Vendi score of [[1,.9,0],[.9,1,0],[0,0,1]]", "ours": vendi_fixture,

@@ -19,12 +19,6 @@ CAVEATS = (
 )
 
 
-def _paper():
-    from toymodels.supercollapse import PAPER  # the package's quotes (imported when a sentence needs them)
-
-    return PAPER
-
-
 def ratio_text(summary: Mapping[str, Any]) -> str:
     lo, hi = summary["ratio_ci"]
     return f"Δ/σ = **{summary['ratio']:.2f}** (95% CI over seeds [{lo:.2f}, {hi:.2f}])"
@@ -80,11 +74,11 @@ def constant_note(const: Mapping[str, Any]) -> str:
             "the Lab notebook's seeded-runs table compares the schedules off γ*.")
 
 
-def schedule_text(sched_model: Mapping[str, Any]) -> str:
-    """Beside the schedule-model chart: one α fitted on linear decay, and how well it predicts cosine."""
+def schedule_text(sched_model: Mapping[str, Any], paper: Mapping[str, Any]) -> str:
+    """Beside the schedule-model chart: one α fitted on linear decay, and how well it predicts cosine (``paper``:
+    the topic's ``PAPER``)."""
     errs = sched_model["errors"]
     worst = errs[errs["schedule"] != sched_model["fit_on"]]["error"].max()
-    paper = _paper()
     return (f"L_sched(t) ≈ L_const(τ(t)) + α (η(t)/η_peak − 1) tr(PΣ_t), with τ = Σ η/η_peak and Σ the minibatch "
             f"gradient covariance: one **α = {sched_model['alpha']:.2f}**, fitted on linear decay, predicts the "
             f"cosine curves to within **{worst:.0%}** of their deformation. As η → 0 the noise term vanishes, which "
@@ -93,9 +87,9 @@ def schedule_text(sched_model: Mapping[str, Any]) -> str:
             "1/2), so the values are not comparable, the form is.")
 
 
-def frontier_text(front: Mapping[str, Any], a: float) -> str:
+def frontier_text(front: Mapping[str, Any], a: float, paper: Mapping[str, Any]) -> str:
     """Beside the frontier chart: the fitted horizon exponent against γ* = a."""
-    exponent = _paper()["data_exponent"]
+    exponent = paper["data_exponent"]
     return (f"Each size is run well past its horizon at a constant rate. Their lower envelope is the compute-optimal "
             f"frontier; along it the optimal horizon grows as t* ∝ p^**{front['gamma_hat']:.2f}** (fitted over "
             f"{front['n_fitted']} sizes; theory: γ* = a = {a:g}) and p = 64 is best at **{front['t_opt_p0']:.0f}** "
@@ -103,9 +97,8 @@ def frontier_text(front: Mapping[str, Any], a: float) -> str:
             f"page. The paper fits the same law to its MLPs: T ∝ P^{exponent.value:g} ({exponent.source}).")
 
 
-def paper_trained() -> str:
+def paper_trained(paper: Mapping[str, Any]) -> str:
     """What the paper trained, and why this page runs its theory instead."""
-    paper = _paper()
     return (f"- MLP on power-law Fourier features: {paper['mlp_setup'].value} ({paper['mlp_setup'].source}).\n"
             f"- Transformers on CIFAR-5M next-pixel prediction: {paper['transformer_setup'].value} "
             f"({paper['transformer_setup'].source}); also chess (Lichess) transformers.\n\n"
