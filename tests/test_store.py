@@ -258,11 +258,11 @@ def test_ship_records_the_source_and_staleness_names_what_changed(tmp_path, monk
     store.ship("demo", "default", toy_result, 8, seed=2)
     meta = store.shipped_meta("demo", "default")
     assert meta["source"] == store.source_hash(toy_result) and meta["key"] == store.call_key(toy_result, (8, 2))
-    assert store.staleness("demo", "default", toy_result, 8, seed=2) is None
-    assert store.staleness("demo", "default", toy_result, 8, seed=3) == "computed with other arguments"
-    assert store.staleness("demo", "other", toy_result, 8) == "missing"
+    assert store.staleness("demo", "default", toy_result, n=8, seed=2) is None
+    assert store.staleness("demo", "default", toy_result, n=8, seed=3) == "computed with other arguments"
+    assert store.staleness("demo", "other", toy_result, n=8) == "missing"
     monkeypatch.setattr(store, "source_hash", lambda fn: "changed")
-    assert "definitions changed" in store.staleness("demo", "default", toy_result, 8, seed=2)
+    assert "definitions changed" in store.staleness("demo", "default", toy_result, n=8, seed=2)
 
 
 def test_a_shipped_bundle_is_served_without_reading_source(tmp_path, monkeypatch):

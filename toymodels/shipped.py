@@ -32,7 +32,7 @@ def module_for(topic: str):
 
 
 def _pkg(module) -> str:
-    """The module's name, for a view's relative lazy reference."""
+    """The module's name, for a view's relative lazy reference (a test's stand-in module may have none)."""
     return getattr(module, "__name__", "")
 
 
@@ -210,10 +210,6 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
 # --------------------------------------------------------------------------- the verdict index (for Home)
 
 
-def verdicts_path():
-    return store.RESULTS_DIR / "verdicts.json"
-
-
 def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
     """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
     verdict, fresh = shipped_verdict(module, stale)
@@ -228,7 +224,7 @@ def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
 
 def write_verdicts(modules: Iterable) -> None:
     """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
-    path = verdicts_path()
+    path = store.RESULTS_DIR / "verdicts.json"
     try:
         index = json.loads(path.read_text())
         if not isinstance(index, dict):
@@ -241,16 +237,11 @@ def write_verdicts(modules: Iterable) -> None:
     path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
 
 
-def read_verdicts() -> dict:
-    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    from toymodels.registry import read_verdicts as read
-
-    return read()
-
-
 def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
     """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped views."""
     want = json.loads(json.dumps(verdict_record(module, stale), ensure_ascii=False))
+    from toymodels.registry import read_verdicts
+
     have = read_verdicts().get(module.TOPIC)
     if have is None:
         return "missing from the verdict index"

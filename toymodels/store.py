@@ -171,9 +171,7 @@ def _remove(path: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
         else:
             os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
+    except OSError:  # already gone, or not ours to remove
         pass
 
 
@@ -197,12 +195,12 @@ _EXACT_FLOATS = {"float_precision": "round_trip"} if tuple(
     int(p) for p in pd.__version__.split(".")[:2] if p.isdigit()) < (3, 1) else {}
 
 
-def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, dict]:
+def read_bundle(folder: str | Path) -> tuple[Any, dict]:
     """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``.
 
     Only regular files inside the folder are read (a link, FIFO or device is damage, never opened), and each
-    file is checked against the hash ``meta.json`` records (``require_hashes``: a bundle without hashes is
-    damaged too). Damage raises ``DamagedBundle``."""
+    file is checked against the hash ``meta.json`` records (a bundle without hashes is damaged too). Damage
+    raises ``DamagedBundle``."""
     folder = Path(folder)
     if not _is_real_dir(folder):
         raise DamagedBundle(f"{folder} is not a bundle folder")
@@ -210,12 +208,10 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
     if not isinstance(doc, dict) or "data" not in doc or not isinstance(doc.get("meta", {}), dict):
         raise DamagedBundle(f"{folder.name}/meta.json is not a bundle description")
     files = doc.get("files")
-    if files is not None and not (isinstance(files, dict) and all(isinstance(v, str) for v in files.values())):
+    if not (isinstance(files, dict) and all(isinstance(v, str) for v in files.values())):
         raise DamagedBundle(f"{folder.name}/meta.json records no valid file hashes")
-    if files is None and require_hashes:
-        raise DamagedBundle(f"{folder.name}/meta.json records no file hashes")
     arrays = {}
-    if files is not None and "arrays.npz" in files or files is None and (folder / "arrays.npz").exists():
+    if "arrays.npz" in files:
         with np.load(_bundle_file(folder, "arrays.npz", files), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
 
@@ -231,10 +227,6 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
 
 
 # --------------------------------------------------------------------------- keys
-
-
-def _unwrap(fn: Callable) -> Callable:
-    return inspect.unwrap(fn)
 
 
 def _coerce(value: Any, like: Any) -> Any:
@@ -277,7 +269,7 @@ def bind_arguments(fn: Callable, args: tuple = (), kwargs: dict | None = None) -
     ``f(150)``, ``f(n=150)`` and ``f(n=150.0)`` (with ``n: int = 100``) all bind to ``{"n": 150}``; a
     dataclass argument has its fields normalised the same way. ``progress`` is never part of the key.
     """
-    sig = inspect.signature(_unwrap(fn))
+    sig = inspect.signature(inspect.unwrap(fn))
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as exc:
@@ -334,7 +326,7 @@ def _canonical(obj: Any) -> Any:
 def fn_name(fn: Callable) -> str:
     """What a key calls a function: its topic and its name (``superposition:scaling``), not its file, so a move
     inside a topic keeps every key."""
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     return f"{freshness.topic_key(fn.__module__)}:{fn.__qualname__}"
 
 
@@ -345,7 +337,7 @@ def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None, name: s
     The same call always gives the same key, however it is spelled (positional or keyword, defaults given or
     not, 150 or 150.0 for an int parameter). The definition hash is recorded beside the key, not in it.
     """
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     spec = {"fn": name or fn_name(fn), "args": _canonical(bind_arguments(fn, args, kwargs))}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -389,10 +381,10 @@ def shipped_path(topic: str, name: str) -> Path:
     return RESULTS_DIR / topic / name
 
 
-def _read_entry(folder: Path, require_hashes: bool = False) -> tuple[Any, dict] | None:
+def _read_entry(folder: Path) -> tuple[Any, dict] | None:
     """Read a bundle, or None when it is missing or damaged in any way (a damaged entry is a miss)."""
     try:
-        return read_bundle(folder, require_hashes=require_hashes)
+        return read_bundle(folder)
     except Exception:  # noqa: BLE001 - links, FIFOs, truncated npz, bad JSON, missing CSV, bad hash: all a miss
         return None
 
@@ -492,7 +484,7 @@ def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
     if _use_disk():
         folder = cache_dir() / f"{key}-{code_version()}"
         if os.path.lexists(folder):
-            entry = _read_entry(folder, require_hashes=True)
+            entry = _read_entry(folder)
             if entry is not None and entry[1].get("key") == key:
                 return True, entry[0]
             _remove(folder)  # a damaged entry (or a link, a FIFO) is removed and recomputed
@@ -529,7 +521,7 @@ def _compute_and_store(fn: Callable, args: tuple, kwargs: dict, progress=None) -
 
 
 def _fn_name(fn: Callable) -> str:
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
@@ -547,19 +539,6 @@ def shipped_stamp(fn: Callable, key: str, kwargs: dict) -> dict:
     defs = freshness.definitions(fn)
     return {"key": key, "declared": declared_key(kwargs), "fn": _fn_name(fn),
             "source": freshness.definition_hash(fn, defs), "definitions": defs}
-
-
-def _resolve(fn: Callable | str) -> Callable:
-    """A function from a lazy reference ``"toymodels.x.train:train"`` (imports its module)."""
-    if callable(fn):
-        return fn
-    import importlib
-
-    module, _, name = fn.partition(":")
-    out = importlib.import_module(module)
-    for part in name.split("."):
-        out = getattr(out, part)
-    return out
 
 
 def lookup_view(topic: str, name: str, kwargs: dict) -> tuple[bool, Any]:
@@ -590,25 +569,21 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     return folder
 
 
-def staleness(topic: str, name: str, fn: Callable | str, *args, **kwargs) -> str | None:
-    """Why the shipped ``topic/name`` does not match ``fn(*args, **kwargs)`` under today's source, or None
-    when it is fresh: missing, damaged, computed with other arguments, or from other source."""
+def staleness(topic: str, name: str, fn: Callable | str, **kwargs) -> str | None:
+    """Why the shipped ``topic/name`` does not match ``fn(**kwargs)`` (``fn``: the function or its lazy reference)
+    under today's source, or None when it is fresh: missing, damaged, computed with other arguments, or from other
+    definitions."""
     folder = shipped_path(topic, name)
     if not (folder / "meta.json").exists():
         return "missing"
     meta = shipped_meta(topic, name)
     if meta is None or _read_entry(folder) is None:
         return "damaged"
-    if "declared" in meta and not args:
-        if meta["declared"] != declared_key(kwargs):
-            return "computed with other arguments"
-    elif meta.get("key") != call_key(_resolve(fn), args, kwargs):
+    if meta.get("declared") != declared_key(kwargs):
         return "computed with other arguments"
     if meta.get("source") != source_hash(fn):
         recorded = meta.get("definitions")
-        if not isinstance(recorded, dict):
-            return "computed by code that has changed since (it records no definitions: re-ship it)"
-        changed = freshness.changed(recorded, freshness.definitions(fn))
+        changed = freshness.changed(recorded if isinstance(recorded, dict) else {}, freshness.definitions(fn))
         shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
         return f"definitions changed since it was computed: {shown or 'the set reached'}"
     return None
