@@ -32,7 +32,7 @@ def module_for(topic: str):
 
 
 def _pkg(module) -> str:
-    """The module's name, for a view's relative lazy reference."""
+    """The module's name, for a view's relative lazy reference (a test's stand-in module may have none)."""
     return getattr(module, "__name__", "")
 
 
@@ -210,10 +210,6 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
 # --------------------------------------------------------------------------- the verdict index (for Home)
 
 
-def verdicts_path():
-    return store.RESULTS_DIR / "verdicts.json"
-
-
 def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
     """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch),
     and, under ``ledger``, the whole judged ledger that a page shows (``indexed_verdict``), when it is JSON."""
@@ -244,6 +240,8 @@ def indexed_verdict(module) -> tuple[Verdict, bool]:
     the verdict index (``precompute --check``, in ``make test`` and CI, checks it equals the ledger judged on the
     shipped views), so a page load imports no statistics library. Judged on the spot, as ``shipped_verdict``,
     when a view is not shipped or the index holds no usable ledger for the topic."""
+    from toymodels.registry import read_verdicts
+
     stale = unshipped_views(module)
     if not stale:
         verdict = _ledger_of(read_verdicts().get(module.TOPIC))
@@ -268,7 +266,7 @@ def _ledger_of(record: Mapping[str, Any] | None) -> Verdict | None:
 
 def write_verdicts(modules: Iterable) -> None:
     """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
-    path = verdicts_path()
+    path = store.RESULTS_DIR / "verdicts.json"
     try:
         index = json.loads(path.read_text())
         if not isinstance(index, dict):
@@ -281,15 +279,10 @@ def write_verdicts(modules: Iterable) -> None:
     path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
 
 
-def read_verdicts() -> dict:
-    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    from toymodels.registry import read_verdicts as read
-
-    return read()
-
-
 def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
     """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped views."""
+    from toymodels.registry import read_verdicts
+
     want = verdict_record(module, stale)
     have = read_verdicts().get(module.TOPIC)
     if have is None:
