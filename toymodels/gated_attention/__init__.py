@@ -51,7 +51,6 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     HSD_SEEDS,
     II_SEEDS,
     KNOBS,
-    LIMITS,
     MACT_CFG,
     MACT_NAME,
     MACT_SEEDS,
@@ -70,10 +69,10 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     Config,
     ConfigError,
     check_budget,
+    check_structure,
     expected_seconds,
     hsd_config,
     search_config,
-    validate,
 )
 from .minilm import SENTENCES  # noqa: F401
 from .notebook import (  # noqa: F401
