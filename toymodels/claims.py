@@ -44,7 +44,7 @@ KINDS = ("headline", "mechanism", "control", "scaling")
 # --------------------------------------------------------------------------- the decision rules (one set for all)
 
 #: the rules a status can come from (``Decision.rule``); "missing" is the ledger's own, for results not stored
-RULES = ("superiority", "equivalence", "exact", "precondition", "pending", "illustration", "missing")
+RULES = ("superiority", "equivalence", "exact", "point", "precondition", "pending", "illustration", "missing")
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,9 @@ class Decision:
 
     @property
     def label(self) -> str:
-        """The status as a page shows it: "not testable here: precondition" for an unmet premise."""
-        return f"{self.status}: precondition" if self.rule == "precondition" else self.status
+        """The status as a page shows it: "not testable here: precondition" for an unmet premise, "reproduced:
+        exact check" for a deterministic identity."""
+        return _label(self.status, self.rule)
 
     @property
     def holds(self) -> bool:
@@ -79,6 +80,10 @@ class Decision:
     def fails(self) -> bool:
         """The rule found against the paper's claim (not reproduced)."""
         return self.status == NOT_REPRODUCED
+
+
+def _label(status: str, rule: str) -> str:
+    return {"precondition": f"{status}: precondition", "exact": f"{status}: exact check"}.get(rule, status)
 
 
 def _g(x: float) -> str:
@@ -94,8 +99,8 @@ def _interval(estimate: float, interval, what: str) -> tuple[float, float, float
         return est, lo, hi
     if lo > hi:
         raise ClaimError(f"{what}: interval [{lo}, {hi}] has its ends reversed")
-    tol = 1e-9 * max(1.0, abs(est))
-    if not (lo - tol <= est <= hi + tol):
+    tol = 1e-9 * max(1.0, abs(est)) if math.isfinite(est) else 0.0
+    if not (lo <= est <= hi or lo - tol <= est <= hi + tol):
         raise ClaimError(f"{what}: the estimate {est:.6g} lies outside its own interval [{lo:.6g}, {hi:.6g}]; use "
                          "an interval method that contains its estimate (e.g. a percentile bootstrap of the same "
                          "statistic, or a t-interval around the mean)")
@@ -183,6 +188,15 @@ def exact(holds: bool, what: str) -> Decision:
     inputs): reproduced when it holds, not reproduced when it does not. ``what``: the check, in words."""
     return Decision(REPRODUCED if bool(holds) else NOT_REPRODUCED, "exact",
                     f"exact check: {what} {'holds' if holds else 'fails'}")
+
+
+def point(holds: bool, what: str) -> Decision:
+    """A criterion registered on an estimate alone, with no interval (a band for a mean, a count of seeds), kept as
+    it was registered before issue 41: reproduced when it holds, else not reproduced. Weaker than the interval
+    rules (seed noise can pass or fail it), and the reason says so; new claims use superiority or equivalence."""
+    return Decision(REPRODUCED if bool(holds) else NOT_REPRODUCED, "point",
+                    f"point check on the estimate, no interval (as registered): {what} "
+                    f"{'holds' if holds else 'fails'}")
 
 
 def precondition(met: bool, what: str) -> Decision | None:
@@ -391,8 +405,9 @@ class Judged:
 
     @property
     def label(self) -> str:
-        """The status as shown: "not testable here: precondition" for an unmet premise."""
-        return f"{self.status}: precondition" if self.rule == "precondition" else self.status
+        """The status as shown: "not testable here: precondition" for an unmet premise, "…: exact check" for a
+        deterministic identity."""
+        return _label(self.status, self.rule)
 
     def as_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "kind", "statement", "source", "paper", "test", "status", "ours",

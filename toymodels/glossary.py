@@ -62,6 +62,15 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "Welch bound": "The smallest possible mean squared overlap of n unit vectors in m dimensions, "
                        "(n − m)/(m(n − 1)): how tightly features can be packed.",
         "α_m": "The exponent of the loss against the model width m: loss ∝ m^−α_m.",
+        "strong superposition": "Every feature keeps a vector of about unit length, so all n features share the "
+                                "m dimensions and the loss is their interference (here: γ < 0, a pull toward unit "
+                                "norm).",
+        "weak superposition": "Only some features (about m) keep a vector; the rest are dropped, and the loss is the "
+                              "frequency of what was dropped (here: γ > 0, ordinary weight decay).",
+        "mean squared overlap": "⟨(Ŵ_i·Ŵ_j)²⟩: the mean, over all pairs of features, of the squared cosine between "
+                                "their (normalised) vectors; 1/m for random directions when m ≪ n.",
+        "Eq. 4": "The paper's prediction of the weak-superposition loss: the expected loss of each feature the model "
+                 "left out (‖W_i‖ ≤ 1/2), summed.",
     },
     "grokking": {
         "grokking": "Test accuracy jumping long after training accuracy is perfect.",
@@ -78,6 +87,20 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "transductive": "The learner sees the whole sequence of unlabeled points in advance; only their labels "
                         "are revealed one by one.",
         "VC dimension": "The size of the largest set of points the class labels in every possible way.",
+        "M_tr": "The transductive value of a class: the most mistakes an adversary can force when it must announce "
+                "the whole sequence of points first (its labels stay adaptive), against the best learner.",
+        "version space": "The hypotheses of the class still consistent with every label revealed so far.",
+        "tree class": "Points are the nodes of a complete binary tree; each hypothesis walks one root-to-leaf "
+                      "path, labelling its nodes by the turns it takes, and gives every node off its path a "
+                      "random bit (1 with the off-path probability p). Depth 2: 7 points, LD = 3.",
+        "SOA": "Littlestone's Standard Optimal Algorithm: predict the label whose version space has the larger "
+               "Littlestone dimension; it makes at most LD mistakes in the standard game.",
+        "Halving": "Predict the majority label of the version space: each mistake at least halves it, so at most "
+                   "⌊log₂|H|⌋ mistakes.",
+        "rank rule": "The optimal transductive learner for an announced order: predict the label whose version "
+                     "space is worth more in the rest of the game along that order; at most M_tr mistakes.",
+        "BKM 1997": "Ben-David, Kushilevitz and Mansour (1997): the best bound before this paper, M_tr ≤ 2d/3 "
+                    "from disjoint copies of a small class, and an Ω(√log d) lower bound.",
     },
     "diffusion": {
         "τ_gen": "The training time at which generated samples become good (the score error has fallen).",
@@ -90,6 +113,19 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
     "deep-crl": {
         "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
                           "goals by telling true (state, future state) pairs from shuffled ones.",
+        "critic": "The network that scores a (state, action, goal) triple: here f(s, a, g) = −‖φ(s, a) − ψ(g)‖, "
+                  "high when the goal is likely to follow; the actor picks actions that raise it.",
+        "far goal": "The test goal of the U-maze: 2 cells from the start in a straight line, about 6 along the "
+                    "corridor, behind a wall.",
+        "solved seed": "A seed (one agent) whose final success rate at the far goal is above 0.5. Success is "
+                       "nearly all-or-nothing per seed, so the test counts solved seeds.",
+        "residual block": "Four Dense layers (each followed by LayerNorm and Swish) with a skip connection around "
+                          "them; depth counts the Dense layers.",
+        "value map": "The critic's value f(s, π(s, g), g) of each position s for one goal g, drawn over the maze "
+                     "(the paper's Fig. 9).",
+        "Spearman ρ": "The rank correlation of two quantities (1: the same order; 0: unrelated); here of the "
+                      "critic's value with minus a distance, along the corridor or in a straight line.",
+        "time at goal": "The paper's score: of 1000 environment steps, how many the agent spends at the goal.",
     },
     "rlvr": {
         "RLVR": "Reinforcement learning with verifiable rewards: the reward is 1 when an automatic checker "
@@ -100,6 +136,16 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
     "hivemind": {
         "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
                        "(they answer alike), measured by embedding similarity.",
+        "pool": "The answers one model gives to one prompt (here 10, the paper 50); its mean pairwise similarity is "
+                "the paper's measure of how much the model repeats itself.",
+        "null floor": "The mean similarity of answers to different prompts: what unrelated text scores in the "
+                      "embedder's space, the yardstick a similarity is read against.",
+        "top-p": "Nucleus sampling: sample from the smallest set of tokens whose probabilities add up to p (here "
+                 "0.9, temperature 1), the paper's default decoding.",
+        "min-p": "Sample only tokens whose probability is at least a share (here 0.1) of the most likely token's; "
+                 "with temperature 2, the paper's diversity-oriented decoding.",
+        "MiniLM": "all-MiniLM-L6-v2, a small sentence embedder (384 dimensions) we use to embed answers; the paper "
+                  "uses OpenAI's text-embedding-3-small, whose similarities run higher.",
     },
     "supercollapse": {
         "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "

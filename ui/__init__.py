@@ -13,11 +13,11 @@ names as attributes of ``ui``; reach a module's private names with ``from ui.com
 (``sys.modules`` holds the module).
 """
 from .charts import NEUTRAL, PALETTE, SLIDE_WIDTH, chart, csv_safe, download_csv, export_svg
-from .cite import app_version, bibtex, call_snippet, cite, code_for_view, presenter_link, share
+from .cite import app_version, bibtex, call_snippet, cite, code_for_view, presenter_link, share, view_snippet
 from .compute import AUTO_SECONDS, SLOTS, compute, guard, view
 from .errors import fragment, plain, report_error
 from .form import choice, form, knob, read_link, submitted
-from .glossary import glossary, term
+from .glossary import definition, glossary, term
 from .ledger import (
                      claims_table,
                      device_caption,
@@ -35,8 +35,9 @@ from .tour import Step, shown, tour
 
 __all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Step", "app_version", "bibtex",
            "call_snippet", "chart", "choice", "cite", "claims_table", "code_for_view", "compute", "csv_safe",
-           "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary", "guard", "headline",
+           "definition", "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary", "guard",
+           "headline",
            "headline_claim", "in_link", "knob", "ledger_strip", "link_notice", "link_warning", "paper_header", "plain",
            "presenter_link", "read_link",
            "report_error", "reproduce_panel", "share", "shipped_verdict", "shown", "status_legend", "status_word",
-           "submitted", "term", "tour", "view"]
+           "submitted", "term", "tour", "view", "view_snippet"]

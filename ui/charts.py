@@ -8,6 +8,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from .errors import plain
+
 # Okabe and Ito's colour-blind-safe palette (blue, orange, bluish green, vermillion, sky blue, reddish purple,
 # yellow, grey), readable on the light and the dark theme alike. NEUTRAL: reference lines and annotations (a
 # mid grey: visible on both backgrounds; never near-black or near-white).
@@ -121,17 +123,30 @@ def export_svg(chart: alt.TopLevelMixin, width: int | None = None) -> str:
     return vlc.vegalite_to_svg(_export_spec(chart, width))
 
 
+def _title_text(title) -> str:
+    """A chart's title as one line of text ("" when it has none): a string, lines, or a TitleParams' text."""
+    if title is alt.Undefined or title is None:
+        return ""
+    text = getattr(title, "text", title)
+    if isinstance(text, (list, tuple)):
+        return " · ".join(str(t) for t in text if t)
+    return "" if text is alt.Undefined else str(text)
+
+
 def chart(fig: alt.TopLevelMixin, name: str, data: pd.DataFrame | None = None, alt_text: str = "",
           key: str | None = None, span: float | None = None, **kwargs) -> None:
     """An Altair chart with its downloads for slides: SVG, PNG at twice the size (rendered offline by
     vl-convert, only when clicked) and the data as CSV (``data``, else the chart's own table when it has one).
     ``alt_text``: what the chart shows, for screen readers (its Vega-Lite description). ``span``: the share of
     the page's width the chart takes (default: guessed from the columns it sits in); the export is
-    ``span x SLIDE_WIDTH`` wide, at least the chart's width on a 1400 px screen. The chart and its buttons sit
-    in one container keyed ``chart-<name>`` (a tour step's ``target``)."""
+    ``span x SLIDE_WIDTH`` wide, at least the chart's width on a 1400 px screen. The chart's title is drawn as text
+    above it on screen (it wraps on a phone; a chart title is cut short) and inside the exported figure. The chart
+    and its buttons sit in one container keyed ``chart-<name>`` (a tour step's ``target``)."""
     if alt_text:
         fig = fig.properties(description=alt_text)
     key = key or f"chart-{name}"
+    title = _title_text(getattr(fig, "title", alt.Undefined))
+    shown = fig.properties(title="") if title else fig  # on screen the title is text above the chart: it wraps
     width = round((span if span is not None else _span_here()) * SLIDE_WIDTH)
 
     def svg() -> bytes:
@@ -144,7 +159,9 @@ def chart(fig: alt.TopLevelMixin, name: str, data: pd.DataFrame | None = None, a
 
     table = data if data is not None else (fig.data if isinstance(getattr(fig, "data", None), pd.DataFrame) else None)
     with st.container(key=key, gap="small"):
-        st.altair_chart(fig, width="stretch", **kwargs)
+        if title:
+            st.markdown(f"**{plain(title)}**")
+        st.altair_chart(shown, width="stretch", **kwargs)
         with st.container(horizontal=True, gap="small", key=f"{key}-downloads"):
             st.download_button("SVG", svg, file_name=f"{name}.svg", mime="image/svg+xml", key=f"{key}-svg",
                                icon=":material/download:", on_click="ignore", type="tertiary",

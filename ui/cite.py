@@ -125,6 +125,26 @@ def call_snippet(package: str, function: str, *args, **kwargs) -> str:
             f"result = M.{function}({', '.join(parts)})\n")
 
 
+def view_snippet(module, name: str) -> str:
+    """Python that reads a shipped view of the page (``toymodels.shipped.load_view``: no recomputation), naming the
+    call that made it and its cost, for a snippet whose number comes from a precomputed study."""
+    v = module.VIEWS[name]
+    package = module.__name__.removeprefix("toymodels.")
+    ref = v.ref(module.__name__)
+    fn = ref.__name__ if callable(ref) else ref.rpartition(":")[2]
+    try:
+        from toymodels import shipped
+
+        call = call_snippet(package, fn, **shipped.view_arguments(module, name)).rsplit("result = ", 1)[1].strip()
+    except Exception:  # noqa: BLE001 - arguments that need another stored view: name the view only
+        call = f"M.{fn}(...)"
+    cost = f", about {v.seconds / 60:.0f} CPU-minutes" if v.seconds and v.seconds >= 90 else (
+        f", about {v.seconds:.0f} CPU-s" if v.seconds else "")
+    return (f"{THREADS_PREAMBLE}import toymodels.{package} as M\nfrom toymodels import shipped\n\n"
+            f"result = shipped.load_view(M, {name!r})  # as shipped with the app; it was made by\n"
+            f"# {call}{cost}\n")
+
+
 def prints(shown: Mapping[str, tuple[str, Any]]) -> str:
     """Lines that print the numbers a page shows: ``{label: (expression over result, value shown)}`` ->
     ``print("label:", expression)  # the page shows value``."""

@@ -17,6 +17,11 @@ def _definition(word: str, topic: str | None) -> str:
     return found
 
 
+def definition(word: str, topic: str | None = None) -> str:
+    """``word``'s definition as plain text (for a widget's help); KeyError for a word the glossary lacks."""
+    return _definition(word, topic)
+
+
 def term(word: str, topic: str | None = None, shown: str | None = None) -> str:
     """Markdown for ``word`` (or ``shown``) linked to the glossary, its definition as the link's hover text.
     Raises KeyError for a word the glossary lacks (a page cannot link a term it never defines)."""
@@ -37,4 +42,7 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
         st.subheader("Terms used on this page", anchor=ANCHOR)
         lines = [f"- **{w}**: {_definition(w, topic)}" for w in names]
         lines += [f"- **{w}**: {d}" for w, d in G.STATUS.items()]
-        st.markdown("\n".join(lines))
+        half = (len(lines) + 1) // 2
+        left, right = st.columns(2)  # two columns on a wide screen, one after the other on a phone
+        left.markdown("\n".join(lines[:half]))
+        right.markdown("\n".join(lines[half:]))

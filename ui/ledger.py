@@ -172,12 +172,14 @@ def ledger_strip(verdict: Verdict, key: str = "ledger-strip") -> None:
         st.caption(status_legend())
 
 
-def claims_table(verdict: Verdict, key: str = "claims", heading: str | None = None) -> None:
+def claims_table(verdict: Verdict, key: str = "claims", heading: str | None = None, height: int = 560) -> None:
     """The topic's ledger: one row per claim (status, claim, paper, ours, kind), the paper's source beside its
     number; below, how each claim is tested (its rule, seeds and uncertainty, fitted parameters, and the commit
     that registered it). ``heading``: a subheader above it, the anchor ``ledger_strip`` links to. The table
-    scrolls inside its frame on a narrow screen (its words wrap on a wide one)."""
-    rows = [{"Status": _STATUS.get(j.status, j.status) + (": precondition" if j.rule == "precondition" else ""),
+    scrolls inside its frame: sideways on a narrow screen (its words wrap on a wide one), and downwards past
+    ``height`` pixels when the ledger is long (a page of 29 claims stays a page)."""
+    qualifier = {"precondition": ": precondition", "exact": ": exact check"}
+    rows = [{"Status": _STATUS.get(j.status, j.status) + qualifier.get(j.rule, ""),
              "Claim": j.statement, "Paper": f"{j.paper} ({j.source})",
              "Ours": j.ours + (f" ({j.uncertainty})" if j.uncertainty else ""), "Kind": j.kind}
             for j in verdict.claims]
@@ -189,8 +191,9 @@ def claims_table(verdict: Verdict, key: str = "claims", heading: str | None = No
             f" .st-key-{key}-ledger table {{min-width: 44rem;}}</style>")
     with st.container(key=f"{key}-ledger"):  # .st-key-claims-ledger: the browser test finds it
         st.markdown(f"**{verdict.summary}.** Our toy against the paper, claim by claim:")
-        st.table(pd.DataFrame(rows), hide_index=True, border="horizontal",  # wraps: every word of a claim shows
-                 alt=f"The ledger of claims: {verdict.summary}")
+        frame = st.container(height=height if len(rows) > 8 else "content", border=len(rows) > 8)
+        frame.table(pd.DataFrame(rows), hide_index=True, border="horizontal",  # wraps: every word of a claim shows
+                    alt=f"The ledger of claims: {verdict.summary}")
         st.caption(status_legend())
     with st.expander("How each claim is tested", icon=":material/rule:"):
         for j in verdict.claims:

@@ -147,9 +147,9 @@ _SCROLL_JS = """<script>
   ['wheel', 'touchmove', 'keydown'].forEach((e) => window.addEventListener(e, cancel, {once: true, passive: true}));
   const free = () => { const b = document.querySelector('.st-key-tour-box');  // the view the box leaves free
                        return b ? b.getBoundingClientRect().top : window.innerHeight; };
-  const go = (el) => {
-    const r = el.getBoundingClientRect();
-    if (anchor !== null || r.top < 56 || r.bottom > free() - 8) el.scrollIntoView({block: 'start'});  // else: in view
+  const shown = (r) => r.top >= 56 && Math.min(r.bottom, free()) - r.top >= Math.min(r.height, 200);
+  const go = (el) => {  // in view already (its top and 200 px of it above the box): leave the page where it is
+    if (anchor !== null || !shown(el.getBoundingClientRect())) el.scrollIntoView({block: 'start'});
     anchor = el.getBoundingClientRect().top;
   };
   const tick = () => {
@@ -161,10 +161,10 @@ _SCROLL_JS = """<script>
         const running = document.querySelector('[data-test-script-state="running"]');
         still = (last !== null && Math.abs(y - last) < 1 && !running) ? still + 1 : 0;
         last = y;
-        if (still >= 3 || polls > 120) { go(el); polls = 0; }
+        if (still >= 3 || polls > 500) { go(el); polls = 0; }  // a step that computes: up to a minute
       } else if (Math.abs(y - anchor) > 30) { go(el); }  // something above it grew or shrank
     }
-    if (++polls < (anchor === null ? 200 : 70)) setTimeout(tick, 120);
+    if (++polls < (anchor === null ? 520 : 70)) setTimeout(tick, 120);
   };
   setTimeout(tick, 120);
 })();

@@ -8,13 +8,31 @@ def _page():
     return open_page("deep-crl", timeout=180)
 
 
-def test_page_runs_with_defaults_and_opens_on_the_claims():
+def test_page_opens_on_its_picture_then_the_ledger():
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "1000-layer RL"
-    text = " ".join(m.value for m in at.markdown)
-    assert "claims reproduced" in text                           # the ledger comes first
-    assert "§4.6" in text                                        # the paper's offline result, in plain words
+    texts = [m.value for m in at.markdown]
+    notice = next(i for i, t in enumerate(texts) if t.startswith("**What to notice.**"))
+    ledger = next(i for i, t in enumerate(texts) if "claims reproduced" in t)
+    assert notice < ledger                                       # the picture and our number first (issue 44)
+    assert "20 of 60 seeds" in texts[notice] and "12 of 60" in texts[notice]
+    assert "§4.6" in " ".join(texts)                             # the paper's offline result, in plain words
+
+
+def test_code_for_this_view_prints_the_numbers_the_page_shows(capsys):
+    """Run the page's "Code for this view" as a reader would paste it: each print gives the number the page says
+    it shows (the comment on its line)."""
+    import re
+
+    at = _page()
+    code = next(c.value for c in at.code if "online_rule_test" in c.value)
+    exec(compile(code, "code-for-this-view", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    claimed = re.findall(r"# the page shows (\S+);", code)
+    assert len(claimed) == 3 and len(printed) == 3
+    for line, value in zip(printed, claimed):
+        assert line.rsplit(" ", 1)[1] == value or f"{float(line.rsplit(' ', 1)[1]):.3g}" == value, (line, value)
 
 
 def test_every_tour_step_opens_from_its_link():

@@ -143,11 +143,14 @@ def test_page_uploaded_values_are_shown_as_text_never_as_markup():
 def test_page_error_about_an_upload_quotes_no_markup():
     at = _page()
     at.radio(key="hm_source").set_value("upload").run()
+    own_links = _types_holding(at, b"](")  # the page's own markdown links (the ledger strip's legend), before
     at.file_uploader(key="hm_upload").upload("x.csv", f'"{EVIL_LINK}","{EVIL_IMG}",response\na,b,c\n'.encode(),
                                              "text/csv").run()
     assert not at.exception, at.exception
     assert any("missing column" in e.value for e in at.error)
-    assert not _types_holding(at, b"http://evil") and not _types_holding(at, b"](")
+    assert not any("](" in e.value for e in at.error)
+    # the bad upload adds no markdown link anywhere: the page holds the same link-bearing elements as before it
+    assert not _types_holding(at, b"http://evil") and _types_holding(at, b"](") == own_links
 
 
 def test_page_refuses_too_many_models_with_a_message():
@@ -163,7 +166,7 @@ def test_page_refuses_too_many_models_with_a_message():
     assert any("4,000,000 characters; the limit is 100" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("step", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5, 6, 7])
 def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     from tests.apptest_helpers import open_home
     from toymodels.registry import get_paper
@@ -172,20 +175,27 @@ def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     at.query_params["tour"] = str(step)
     at.switch_page(get_paper("hivemind").page).run()
     assert not at.exception, at.exception
-    assert any(f"Step {step} of 6" in c.value for c in at.caption)
-    if step == 4:
+    assert any(f"Step {step} of 7" in c.value for c in at.caption)
+    if step == 5:
         assert at.slider(key="hm_threshold").value == 0.5
-    if step == 6:
+    if step == 7:
         assert at.radio(key="hm_source").value == "paste"
 
 
-def test_the_ledger_comes_first_and_the_lab_notebook_lists_what_was_tried():
+def test_the_picture_comes_first_then_the_ledger_and_the_lab_notebook_lists_what_was_tried():
+    """Issue 44: our number beside the paper's and what to notice open the page; the full ledger is below."""
     import toymodels.hivemind as H
 
     at = _page()
     assert not at.exception, at.exception
-    ledger = at.table[0].value  # the claims table comes first
-    assert "Claim" in ledger.columns and len(ledger) == len(H.CLAIMS)
+    texts = [m.value for m in at.markdown]
+    notice = next(i for i, t in enumerate(texts) if t.startswith("**What to notice.**"))
+    ledger = next(i for i, t in enumerate(texts) if "claims reproduced" in t)
+    assert notice < ledger
+    if "lm_metrics" in H.VIEWS:
+        assert "pools reach 0.8" in texts[notice]
+    claims = at.table[0].value  # the ledger: one row per claim
+    assert "Claim" in claims.columns and len(claims) == len(H.CLAIMS)
     tables = [d.value for d in at.dataframe]
     assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)
 

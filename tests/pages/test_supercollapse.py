@@ -29,10 +29,10 @@ def test_the_page_opens_on_its_shipped_views(page):
 
 def test_the_knobs_break_the_collapse():
     at = open_page(TOPIC, timeout=120)
-    base = [m.value for m in at.markdown if m.value.startswith("Spread across sizes")][0]
+    base = [m.value for m in at.caption if m.value.startswith("Spread across sizes")][0]
     at.select_slider(key="sc_gamma").set_value(1.2).run()
     assert not at.exception, at.exception
-    off = [m.value for m in at.markdown if m.value.startswith("Spread across sizes")][0]
+    off = [m.value for m in at.caption if m.value.startswith("Spread across sizes")][0]
     assert off != base
     at.radio(key="sc_l0").set_value("misfit").run()
     assert not at.exception, at.exception
@@ -46,6 +46,10 @@ def test_a_tour_step_sets_its_knobs_from_the_link():
     at = open_home(60)
     at.query_params["tour"] = "4"
     at.switch_page("pages/supercollapse.py").run(timeout=120)
+    assert not at.exception, at.exception
+    assert at.radio(key="sc_l0").value == "true"           # a prediction first: nothing changes before the reveal
+    at.radio(key="tour-guess-4").set_value("it survives").run()
+    at.button(key="tour-reveal").click().run(timeout=120)
     assert not at.exception, at.exception
     assert at.radio(key="sc_l0").value == "misfit"
     assert "Step 4 of 5" in " ".join(c.value for c in at.caption)

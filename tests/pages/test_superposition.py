@@ -22,25 +22,46 @@ def _page():
 
 
 def test_page_defaults_render_from_shipped_results():
-    """The page opens on the claims table and the headline from shipped views (no warning that one is missing)."""
+    """The page opens on the headline figure and our number (what to notice), then the ledger (issue 44), from
+    shipped views (no warning that one is missing)."""
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "Superposition & scaling"
     assert not at.error and not at.warning
-    assert any("What to notice" in str(t.value) for t in at.markdown)
-    assert len(at.dataframe) >= 1 and "claims reproduced" in at.markdown[0].value + "".join(
-        str(t.value) for t in at.markdown[:5])
+    texts = [str(t.value) for t in at.markdown]
+    notice = next(i for i, t in enumerate(texts) if "What to notice" in t)
+    ledger = next(i for i, t in enumerate(texts) if "claims reproduced" in t)
+    assert notice < ledger and len(at.dataframe) >= 1
+
+
+def test_geometry_says_when_its_figures_are_not_the_settings_and_trains_them():
+    """Issue 44: 'features n' 5 -> 6 redrew nothing and said nothing. Now the figures say beside themselves that
+    they are the shipped n = 5 until the button trains n = 6 (about 4 s)."""
+    at = _page()
+    stale = "not the settings above"
+    assert not any(stale in i.value for i in at.info)
+    at.slider(key="geo_n").set_value(6).run()
+    assert not at.exception, at.exception
+    assert any(stale in i.value and "n = 5" in i.value for i in at.info)
+    at.button(key="geo_train").click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert not any(stale in i.value for i in at.info)
+    assert any(c.value.startswith("n = 6,") and "of 6 features" in c.value for c in at.caption)
 
 
 def test_page_tour_steps_set_their_knobs():
+    """A step sets its knobs; a step that asks for a prediction sets them only once the reader reveals."""
     at = _page()
     at.query_params["tour"] = "5"
     at.run()
     assert not at.exception, at.exception
+    assert at.select_slider(key="neff_ratio").value != 1.0           # a prediction first
+    at.radio(key="tour-guess-5").set_value(at.radio(key="tour-guess-5").options[1]).run()
+    at.button(key="tour-reveal").click().run()
     assert at.select_slider(key="neff_ratio").value == 1.0
-    at.query_params["tour"] = "4"
+    at.query_params["tour"] = "3"
     at.run()
-    assert at.select_slider(key="geo_gamma").value == 0.5
+    assert at.select_slider(key="geo_gamma").value == -1.0
 
 
 def test_page_other_preset_and_training_a_small_model():
@@ -94,7 +115,7 @@ def test_page_geometry_form_rejects_nothing_silently():
     at = _page()
     at.slider(key="geo_n").set_value(3)
     at.slider(key="geo_alpha").set_value(2.0)
-    at.select_slider(key="geo_E").set_value(1.0)
-    at.button(key="geo_form-submit").click().run()
+    at.select_slider(key="geo_E").set_value(1.0).run()
+    at.button(key="geo_train").click().run()
     assert not at.exception, at.exception
     assert any("of 3 features" in c.value for c in at.caption) or any("E =" in e.value for e in at.error)

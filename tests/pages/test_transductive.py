@@ -132,6 +132,11 @@ def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     at.switch_page(get_paper("transductive").page).run()
     assert not at.exception, at.exception
     assert any(f"Step {step} of 5" in c.value for c in at.caption)
+    if step in (3, 4):  # a prediction first: the class is still G until the reveal
+        assert at.selectbox(key="cls").value == "G"
+        at.radio(key=f"tour-guess-{step}").set_value(at.radio(key=f"tour-guess-{step}").options[0]).run()
+        at.button(key="tour-reveal").click().run()
+        assert not at.exception, at.exception
     want = {1: ("G", 2, 3), 2: ("G", 2, 3), 3: ("GxG", 4, 6), 4: ("thresholds", 3, 3), 5: ("G", 2, 3)}[step]
     assert at.selectbox(key="cls").value == want[0]
     metrics = {m.label: str(m.value) for m in at.metric}

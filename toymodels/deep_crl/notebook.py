@@ -115,4 +115,16 @@ NOTEBOOK: tuple[dict, ...] = (
          lesson="critic_search is shipped again (the lab notebook's search table). train_d8 and the three "
                 "ablation_* views stay pending: since issue 41 nothing reads them (ablation20_* decide the "
                 "ablations claim), so recomputing them (about 12 CPU-minutes) buys nothing"),
+    dict(when="issue 41", experiment="the registered offline critics on fresh seeds (critic_fresh), on the CPU "
+                                     "(one thread; registered in 2901316 before the run)",
+         config="CRITIC_FRESH: rings19, 2,000 random-walk episodes, 3,000 steps, width 64, depths 4 / 16 / 64 and a "
+                "depth-4 critic of width 254 with depth 64's parameters", seeds="8 (108-115)",
+         result="ρ(−Q, corridor) 0.627 / 0.686 / 0.672 at depths 4 / 16 / 64; depth 64 − 4 +0.045, 90% paired t "
+                "[+0.0300, +0.060]: above the registered upper margin 0.03 by 0.00004, offline-depth not reproduced "
+                "(at the edge); depth 16 − 4 +0.059 [+0.044, +0.074], 64 − 16 -0.014 [-0.024, -0.004]: stitching-depth "
+                "not reproduced (depth stops helping past 16); depth 64 − the wide depth-4 critic +0.006 [-0.007, "
+                "+0.019]: within ±0.03 (the width parity). Wall 744 / 1,833 / 4,748 s per depth (CPU time was not "
+                "recorded by the session that ran it)",
+         lesson="the first seeds' +0.058 (100-107) and these +0.045 agree: depth 4 -> 64 helps a little offline at "
+                "a fixed width, but a wide shallow critic does as well, and the gain is all in the first step"),
 )

@@ -20,6 +20,8 @@ import torch
 
 from toymodels.topic import InputError
 
+from .summaries import first_crossing  # noqa: F401 - core.first_crossing: the rule lives with the tables (no torch)
+
 SCHEDULES = ("ddpm", "ou", "ve")
 
 
@@ -308,19 +310,3 @@ def loglog_slope(x, y) -> float:
     if ok.sum() < 2:
         return float("nan")
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
-
-
-def first_crossing(steps, values, threshold: float, above: bool = True) -> float:
-    """First step where ``values`` crosses ``threshold`` (log-linear interpolation in steps); NaN if never."""
-    steps, values = np.asarray(steps, float), np.asarray(values, float)
-    hit = values >= threshold if above else values <= threshold
-    idx = np.flatnonzero(hit)
-    if idx.size == 0:
-        return float("nan")
-    i = int(idx[0])
-    if i == 0 or steps[i - 1] <= 0:
-        return float(steps[i])
-    v0, v1 = values[i - 1], values[i]
-    frac = 0.0 if v1 == v0 else (threshold - v0) / (v1 - v0)
-    frac = min(1.0, max(0.0, frac))
-    return float(np.exp(np.log(steps[i - 1]) + frac * (np.log(steps[i]) - np.log(steps[i - 1]))))

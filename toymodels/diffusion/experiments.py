@@ -35,6 +35,7 @@ from .config import (
 )
 from .network import Denoiser, forward, init_params, n_params, time_embedding
 from .rf import bulk_edges, feature_moments, rf_constants, rf_losses, tau_mem_theory
+from .summaries import GAP_THRESHOLD, MEM_THRESHOLD, model_times, model_times_table  # noqa: F401
 
 
 def checkpoint_steps(total: int, per_decade: int = 8) -> list[int]:
@@ -177,40 +178,6 @@ def train_models(cfg: WindowConfig, models: list, extra_steps=(), device=None, p
             x = core.sample(core.closed_form_denoiser(tr), z0, sched, cfg.ddim_steps)
             cf.append(float(core.memorised(x, tr, cfg.k).float().mean()))
     return curves, cf
-
-
-MEM_THRESHOLD = 0.02   # f_mem ≥ 2% (10 of 500 samples); fresh GMM samples score ≈ 1e-4
-GAP_THRESHOLD = 0.2    # test − train denoising loss at t = 0.01
-
-
-def model_times(g: pd.DataFrame) -> dict:
-    """Timescales of one model from its checkpoints.
-
-    τ_gen: the score error has made 90% of its drop (MMD² ≤ 0.05 as a second definition).
-    τ_mem: onset of *sustained* memorisation, the crossing of f_mem ≥ 2% after which it never falls back below
-    (an untrained network can pile its samples onto a few points of a tiny training set, a transient that is not
-    memorisation); NaN if f_mem ends below 2%. Also the first time f_mem reaches half its final value, and the
-    onset of the train/test loss gap (≥ 0.2).
-    """
-    g = g.sort_values("step")
-    st, f, se, mm = g.step.to_numpy(), g.f_mem.to_numpy(), g.score_err.to_numpy(), g.mmd2.to_numpy()
-    gap = g.test_loss.to_numpy() - g.train_loss.to_numpy()
-    i_min = int(np.nanargmin(se))
-    se_min = se[i_min]
-    tau_gen = core.first_crossing(st, se, se[0] - 0.9 * (se[0] - se_min), above=False)
-    tau_gen_mmd = core.first_crossing(st, mm, 0.05, above=False)
-    below = np.flatnonzero(f < MEM_THRESHOLD)
-    j = int(below[-1]) if below.size else 0
-    tau_mem = core.first_crossing(st[j:], f[j:], MEM_THRESHOLD) if f[-1] >= MEM_THRESHOLD else float("nan")
-    tau_mem_half = core.first_crossing(st[i_min:], f[i_min:], 0.5 * f[-1]) if f[-1] >= MEM_THRESHOLD else float("nan")
-    tau_gap = core.first_crossing(st, gap, GAP_THRESHOLD)
-    return dict(tau_gen=tau_gen, tau_gen_mmd=tau_gen_mmd, tau_mem=tau_mem, tau_mem_half=tau_mem_half,
-                tau_gap=tau_gap, f_final=float(f[-1]), se_min=float(se_min))
-
-
-def model_times_table(curves: pd.DataFrame) -> pd.DataFrame:
-    """``model_times`` of every (n, seed) model of a run's checkpoint curves, one row each."""
-    return pd.DataFrame([dict(n=n, seed=s, **model_times(g)) for (n, s), g in curves.groupby(["n", "seed"])])
 
 
 def _gmean(v) -> float:

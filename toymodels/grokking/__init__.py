@@ -92,9 +92,7 @@ VIEWS = views(
          seconds=expected_seconds(STUDY.run, STUDY.n_seeds)),
     View("p31", ".experiments:run", dict(cfg=LIVE), label="Iterating RFM at p = 31…", seconds=expected_seconds(LIVE)),
     View("nn_seeds", ".nn:nn_seeds", dict(cfg=NN_STUDY, first_seed=NN_FIRST_SEED, seeds=NN_SEEDS),
-         label=f"Training {NN_SEEDS} two-layer networks until they grok…", seconds=NN_SEEDS * 120,
-         pending="registered (issue 41), not yet run: 8 networks, about 10-15 CPU-minutes; then "
-                 "python -m toymodels precompute grokking --view nn_seeds"),
+         label=f"Training {NN_SEEDS} two-layer networks until they grok…", seconds=NN_SEEDS * 15),
 )
 HEADLINE = "default"
 

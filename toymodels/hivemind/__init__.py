@@ -140,19 +140,17 @@ _REAL_VIEWS = (
                       calib_emb=load_view(TOPIC, "calibration_embeddings"), seed=0),
          label="Measuring the samples…", seconds=5),
 )
-#: Registered runs not yet made (their claims read "not testable here" and say so). To run: delete the entry,
-#: then ``nice -n 10 python -m toymodels precompute hivemind --view NAME`` in the order of _REAL_VIEWS.
-PENDING: dict = {}
-ALL_VIEWS = views(*VIEWS.values(), *_REAL_VIEWS)
-VIEWS = views(*VIEWS.values(), *(v for v in _REAL_VIEWS if v.name not in PENDING))
+#: A registered run not yet made carries ``pending=`` (why) on its View: its claims read "not testable here" and say
+#: so. To run one: ``nice -n 10 python -m toymodels precompute hivemind --view NAME`` in the order of _REAL_VIEWS.
+VIEWS = views(*VIEWS.values(), *_REAL_VIEWS)
 
 
 def _real_samples() -> dict:
-    """The draws shipped so far as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added):
-    the top-p draw, and the min-p draw once it is shipped (its claims read "pending" until then)."""
+    """The two draws as one bundle for ``sample_metrics`` (tables stacked; CPU time and tokens added):
+    the top-p draw and the min-p draw."""
     import pandas as pd
 
-    parts = [load_view(TOPIC, v) for v in ("lm_samples_top_p", "lm_samples_min_p") if v not in PENDING]
+    parts = [load_view(TOPIC, v) for v in ("lm_samples_top_p", "lm_samples_min_p")]
     a = parts[0]
     cpu = sum(b["cpu_seconds"] for b in parts)
     tokens = sum(b["tokens"] for b in parts)
@@ -198,13 +196,13 @@ def _metrics_or_none(views):
     try:
         return views["lm_metrics"]
     except (KeyError, NotStored):
-        if "lm_metrics" in PENDING:
+        if VIEWS["lm_metrics"].pending:
             return None
         raise
 
 
 def _pending_evidence(view: str = "lm_metrics") -> Evidence:
-    why = PENDING.get(view, "registered, not yet run")
+    why = VIEWS[view].pending or "registered, not yet run"
     return Evidence("n/a", pending(why), seeds=0, note=why)
 
 
@@ -439,11 +437,17 @@ def describe(result: dict) -> Verdict:
 # --------------------------------------------------------------------------- reproduce
 
 def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None = None, progress=None) -> dict:
-    """Analyse the shipped example set and judge the claims on it (the ledger says what it can and cannot test).
+    """Measure SmolLM2's registered answers again and judge the claims on this run; analyse the example set too.
 
+    The registered draws (SmolLM2-135M-Instruct's 1,280 answers to 68 prompts, shipped as ``lm_samples_top_p`` and
+    ``lm_samples_min_p``) are re-embedded with MiniLM and measured again (``sample_metrics``), so the real-sample
+    claims are decided by this run's numbers (about 40 CPU-s); ``quick`` reads the shipped embeddings instead and
+    skips the timing of the embedder on 1,000 responses. Drawing the answers again is a precomputation (about 20
+    CPU-min): ``python -m toymodels precompute hivemind --view lm_samples_top_p`` (and ``lm_samples_min_p``).
     The example set is illustrative text written by the project (not model output), arranged so one prompt is a
-    hivemind and another is not: the numbers show the *measurement*, not the paper's finding about real LMs.
-    ``quick`` skips the timing of the embedder on 1,000 responses. ``seed`` sets k-means' random_state (42 + seed).
+    hivemind and another is not: its numbers show the *measurement* on an uploaded table, not the paper's finding.
+    ``seed`` sets k-means' random_state (42 + seed) and the bootstrap's seed on the real samples (the shipped
+    metrics use seed 0).
     """
     from toymodels.shipped import reproduce_record
     from toymodels.store import write_tables
@@ -456,7 +460,7 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
     df = load_example()
     embedder(device)
     emb = embed_texts(df["response"].tolist(), progress=p.sub(0.0, 0.1, "embedding: "))
-    res = analyze(df, emb, Config(seed=42 + seed), progress=p.sub(0.1, 0.9, "analysis: "))
+    res = analyze(df, emb, Config(seed=42 + seed), progress=p.sub(0.1, 0.5, "analysis: "))
     s = res["summary"]
     extra = {
         "self_bleu": s["self_bleu"], "distinct_2": s["distinct_2"],
@@ -465,6 +469,11 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
         "embedder": EMBEDDER,
         "data": "illustrative example set written by the project (toymodels/data/hivemind/example.csv)",
     }
+    computed = {"example_analysis": res}
+    real = _reproduce_real(quick, seed, p.sub(0.5, 0.9, "real samples: "))
+    if real is not None:
+        computed.update(real.pop("computed"))
+        extra.update(real)
     if not quick:
         p(0.9, "timing 1,000 embeddings")
         texts = (df["response"].tolist() * 21)[:1000]
@@ -476,7 +485,42 @@ def reproduce(quick: bool = False, seed: int = 0, device=None, out: Path | None 
         write_tables(out, {"hivemind_per_pool": res["per_pool"], "hivemind_per_prompt": res["per_prompt"],
                            "hivemind_inter_model": res["inter"], "hivemind_pairs": res["pairs"]})
     p(1.0, "done")
-    return reproduce_record(sys.modules[__name__], {"example_analysis": res}, quick, seed, **extra)
+    return reproduce_record(sys.modules[__name__], computed, quick, seed, **extra)
+
+
+def _reproduce_real(quick: bool, seed: int, p) -> dict | None:
+    """The registered real samples measured again (see ``reproduce``), or None when their draws are not shipped.
+    Returns the views to judge the claims on (``computed``) and the headline numbers."""
+    import numpy as np
+
+    from toymodels.shipped import stored_only
+
+    from .embed import embed_texts
+    from .realsamples import sample_metrics
+
+    try:
+        with stored_only():  # never draws: the draws are a 20-minute precomputation
+            samples = _real_samples()
+            shipped_emb = load_view(TOPIC, "lm_embeddings")
+            calib = load_view(TOPIC, "calibration_embeddings")
+    except NotStored:
+        return None
+    texts = samples["table"]["response"].tolist()
+    if quick:
+        emb, diff = shipped_emb, 0.0
+    else:
+        emb = embed_texts(texts, progress=p.sub(0.0, 0.9, "embedding: "))
+        diff = float(np.max(np.abs(np.asarray(emb, dtype=np.float64) - np.asarray(shipped_emb, dtype=np.float64))))
+    m = sample_metrics(samples, emb, calib, seed=seed)
+    out = {"computed": {"lm_metrics": m, "lm_embeddings": emb},
+           "real_samples": f"{samples['model']}: {len(texts):,} registered answers (shipped draws), "
+                           f"re-{'read' if quick else 'embedded'} here",
+           "real_embeddings_max_abs_diff_vs_shipped": diff}
+    for dec, row in m["summary"].items():
+        out[f"real_{dec}_open_mean_similarity"] = row["open_mean_similarity"]
+        out[f"real_{dec}_share_above_0.8"] = row["above_0.8"]["share"]
+    p(1.0, "measured")
+    return out
 
 
 # --------------------------------------------------------------------------- lab notebook

@@ -88,8 +88,9 @@ _SEC_PER_MAC = 2.2e-10
 _SEC_PER_STEP = 1.5e-3
 
 
-def validate(cfg: Config) -> None:
-    """Cross-field rules the per-field bounds cannot state."""
+def check_structure(cfg: Config) -> None:
+    """Cross-field rules the per-field bounds in ``KNOBS`` cannot state (checked by the budgets of the bounded entry
+    points, never inside what a view computes)."""
     if cfg.d_model % cfg.n_heads:
         raise InputError(f"d_model ({cfg.d_model}) must be a multiple of n_heads ({cfg.n_heads})")
     if cfg.period_min > cfg.period_max:
@@ -129,7 +130,7 @@ def expected_mb(cfg: Config, n_seeds: int = 1) -> float:
 
 def check_budget(cfg: Config, n_seeds: int = 1, limit: float = MAX_SECONDS) -> None:
     """Refuse a run over ``limit`` seconds or ``MAX_MB``: an ``InputError`` naming the cost and what to lower."""
-    validate(cfg)
+    check_structure(cfg)
     secs = expected_seconds(cfg, n_seeds)
     if secs > limit:
         raise InputError(f"this run would take about {secs:.0f} s (limit {limit:.0f} s): lower the steps, the batch, "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from toymodels.claims import Claim, Evidence, Quote, claims, paper_numbers
+from toymodels.claims import Claim, Evidence, Quote, all_of, claims, equivalence, exact, paper_numbers
 from toymodels.topic import View, as_progress, lazy_exports, views
 
 from .config import (
@@ -94,8 +94,8 @@ def _at(values, value) -> int:
     raise KeyError(f"{value} is not among {list(values)}")
 
 
-def _status(ok: bool) -> str:
-    return "reproduced" if ok else "not reproduced"
+_KNOWN = ("; the expected-curve model was worked out before registration, so this is an exact check of its "
+          "arithmetic, not a test of a prediction")
 
 
 def _collapse(views) -> Evidence:
@@ -103,7 +103,8 @@ def _collapse(views) -> Evidence:
     i = _at(g["mults"], 1.0)
     med = {s: float(g["spread_median"][i][_at_name(g["schedules"], s)]) for s in ("constant", "linear")}
     ok = all(v < COLLAPSE_MAX for v in med.values())
-    return Evidence(f"Δ = {med['constant']:.1e} (constant), {med['linear']:.1e} (linear decay)", _status(ok),
+    d = exact(ok, f"the expected curves' spread at γ* below {COLLAPSE_MAX} (constant and linear decay)" + _KNOWN)
+    return Evidence(f"Δ = {med['constant']:.1e} (constant), {med['linear']:.1e} (linear decay)", d,
                     seeds=1, uncertainty="exact expected curves (no sampling)",
                     note=f"median over x in [0.2, 0.95] of the spread of {len(g['sizes'])} sizes "
                          f"({g['sizes'][0]}..{g['sizes'][-1]}) at γ = γ* = a.",
@@ -121,13 +122,16 @@ def _supercollapse(views) -> Evidence:
     n = views["noise"]
     i, k = _at(n["mults"], 1.0), _at_name(n["schedules"], "linear")
     r, (lo, hi) = float(n["ratio"][i][k]), [float(v) for v in n["ratio_ci"][i][k]]
-    exact, (elo, ehi) = float(n["exact_over_noise"][i][k]), [float(v) for v in n["exact_over_noise_ci"][i][k]]
-    ok = hi < SUPER_MAX and ehi < SUPER_MAX
-    return Evidence(f"Δ/σ = {r:.2f}; exact Δ/σ = {exact:.2f}", _status(ok), seeds=len(n["seeds"]),
-                    uncertainty=f"95% bootstrap CIs over seeds [{lo:.2f}, {hi:.2f}] and [{elo:.2f}, {ehi:.2f}]",
+    ex, (elo, ehi) = float(n["exact_over_noise"][i][k]), [float(v) for v in n["exact_over_noise_ci"][i][k]]
+    d = all_of(equivalence(r, (lo, hi), margin=SUPER_MAX, sides="upper", n=len(n["seeds"]), what="Δ/σ"),
+               equivalence(ex, (elo, ehi), margin=SUPER_MAX, sides="upper", n=len(n["seeds"]),
+                           what="exact Δ / measured σ"))
+    return Evidence(f"Δ/σ = {r:.2f}; exact Δ/σ = {ex:.2f}", d, seeds=len(n["seeds"]),
+                    uncertainty=f"95% normal bootstrap CIs over seeds [{lo:.2f}, {hi:.2f}] and [{elo:.2f}, {ehi:.2f}]",
                     note="linear decay at γ*, sizes " + ", ".join(map(str, n["sizes"])) + ". With S seeds the "
                          "measured Δ has a floor near σ √((k-1)/(k S)); the exact Δ (expected curves) has none.",
-                    metrics={"spread_over_noise_decay": r, "exact_spread_over_noise_decay": exact})
+                    metrics={"spread_over_noise_decay": r, "spread_over_noise_decay_ci": [lo, hi],
+                             "exact_spread_over_noise_decay": ex, "exact_spread_over_noise_decay_ci": [elo, ehi]})
 
 
 def _exponent(views) -> Evidence:
@@ -138,8 +142,10 @@ def _exponent(views) -> Evidence:
     best = {s: sel[s]["best_mult"] for s in sel}
     ratio = sel["constant"]["opt_over_off"]
     ok = all(BEST_MULT_BAND[0] <= b <= BEST_MULT_BAND[1] for b in best.values()) and ratio <= OPT_OVER_OFF_MAX
+    d = exact(ok, f"the smallest spread at γ/γ* in {list(BEST_MULT_BAND)} and Δ(γ*)/Δ(γ* ± 20%) ≤ "
+                  f"{OPT_OVER_OFF_MAX}" + _KNOWN)
     return Evidence(f"best γ/γ* = {best['constant']:g} (constant), {best['linear']:g} (linear); "
-                    f"Δ(γ*) / Δ(γ* ± 20%) = {ratio:.3f}", _status(ok), seeds=1,
+                    f"Δ(γ*) / Δ(γ* ± 20%) = {ratio:.3f}", d, seeds=1,
                     uncertainty="exact expected curves (no sampling)",
                     note=f"linear decay: Δ(γ*) / Δ(γ* ± 20%) = {sel['linear']['opt_over_off']:.3f}.",
                     metrics={"spread_at_opt_over_off": ratio,
@@ -153,12 +159,14 @@ def _decay_noise(views) -> Evidence:
     if not rows:
         raise KeyError("no linear-decay arm beside a constant one at γ*")
     r = rows[0]
-    ok = r["ratio_hi"] < NOISE_RATIO_MAX
-    return Evidence(f"σ_decay / σ_constant = {r['ratio']:.2f} ({1 / r['ratio']:.1f}x less noise)", _status(ok),
-                    seeds=len(n["seeds"]), uncertainty=f"95% paired bootstrap CI [{r['ratio_lo']:.2f}, "
+    d = equivalence(r["ratio"], (r["ratio_lo"], r["ratio_hi"]), margin=NOISE_RATIO_MAX, sides="upper",
+                    n=len(n["seeds"]), what="σ_decay / σ_constant")
+    return Evidence(f"σ_decay / σ_constant = {r['ratio']:.2f} ({1 / r['ratio']:.1f}x less noise)", d,
+                    seeds=len(n["seeds"]), uncertainty=f"95% paired normal bootstrap CI [{r['ratio_lo']:.2f}, "
                                                        f"{r['ratio_hi']:.2f}]",
                     note="seed noise σ of the normalised curves, median over x in [0.2, 0.95], at γ*.",
-                    metrics={"noise_decay_over_constant": r["ratio"]})
+                    metrics={"noise_decay_over_constant": r["ratio"],
+                             "noise_decay_over_constant_ci": [r["ratio_lo"], r["ratio_hi"]]})
 
 
 def _records(table):
@@ -166,18 +174,16 @@ def _records(table):
     return table.to_dict("records") if hasattr(table, "to_dict") else list(table)
 
 
-def _l0_misfit(views) -> Evidence:
-    n = views["noise"]
-    rows = [r for r in _records(n["misfit"]) if r["schedule"] == "linear"]
+def l0_probe(noise) -> list[dict]:
+    """The page's own probe (not a claim of the paper: the official README's note "check the L0 fit"): the
+    supercollapse runs (linear decay, γ*) normalised with L0 = ±10% of the largest size's seed-mean final loss
+    instead of the true 0, one row per misfit: Δ/σ with its 95% interval. The ±10% is this toy's choice.
+    ``noise``: the ``noise`` view."""
+    rows = [r for r in _records(noise["misfit"]) if r["schedule"] == "linear"]
     if len(rows) < 2:
         raise KeyError("no misfit rows for linear decay")
-    lows = min(r["ratio_lo"] for r in rows)
-    ok = lows > MISFIT_MIN
-    text = ", ".join(f"{r['ratio']:.1f} (L0 {r['frac']:+.0%})" for r in rows)
-    return Evidence(f"Δ/σ = {text}", _status(ok), seeds=len(n["seeds"]),
-                    uncertainty=", ".join(f"95% CI [{r['ratio_lo']:.2f}, {r['ratio_hi']:.2f}]" for r in rows),
-                    note="linear decay at γ*; the true L0 is 0 and gives the supercollapse claim's Δ/σ.",
-                    metrics={"misfit_ratio_min_lower": lows})
+    return [{"l0_frac": float(r["frac"]), "ratio": float(r["ratio"]), "ratio_lo": float(r["ratio_lo"]),
+             "ratio_hi": float(r["ratio_hi"])} for r in rows]
 
 
 def _schedule(views) -> Evidence:
@@ -186,8 +192,9 @@ def _schedule(views) -> Evidence:
     if not errs:
         raise KeyError("no schedule besides the fitted one")
     worst = max(r["error"] for r in errs)
-    ok = worst <= SCHEDULE_ERROR_MAX
-    return Evidence(f"α = {s['alpha']:.2f}; predicts cosine within {worst:.0%}", _status(ok), seeds=1,
+    d = exact(worst <= SCHEDULE_ERROR_MAX, f"α fitted on {s['fit_on']} decay predicts the other schedules within "
+                                            f"{SCHEDULE_ERROR_MAX:.0%}" + _KNOWN)
+    return Evidence(f"α = {s['alpha']:.2f}; predicts cosine within {worst:.0%}", d, seeds=1,
                     uncertainty="exact expected curves (no sampling)",
                     note=f"α fitted on {s['fit_on']} decay (all sizes, t in [0.1 T, T]); error = RMS(predicted - "
                          "actual deformation) / RMS(deformation), worst size. Our α is for SGD (quasi-static "
@@ -202,8 +209,9 @@ def _frontier(views) -> Evidence:
     a = float(g["config"]["a"])
     gamma_hat = float(f["gamma_hat"])
     best = exponent_selection(g, "constant")["best_mult"]
-    ok = abs(gamma_hat / a - best) <= FRONTIER_TOL
-    return Evidence(f"γ̂ = {gamma_hat:.2f} from the frontier (a = {a:g}); best collapse at {best:g} γ*", _status(ok),
+    d = exact(abs(gamma_hat / a - best) <= FRONTIER_TOL, f"γ̂ / a within {FRONTIER_TOL} of the best-collapse "
+                                                          "multiplier" + _KNOWN)
+    return Evidence(f"γ̂ = {gamma_hat:.2f} from the frontier (a = {a:g}); best collapse at {best:g} γ*", d,
                     seeds=1, uncertainty=f"exact expected curves; fit over {f['n_fitted']} sizes",
                     note=f"optimal horizon at p0: {f['t_opt_p0']:.0f} steps (the horizons use t0 = "
                          f"{g['config']['t0']:g}).", metrics={"frontier_gamma_hat": gamma_hat})
@@ -218,7 +226,8 @@ CLAIMS = claims(
           "seed-to-seed noise (supercollapse).", "Fig. 1c", str(PAPER["supercollapse"].value),
           "seeded SGD, linear decay, γ*, sizes 64..512, 20 seeds (1000-1019): the median over x in [0.2, 0.95] of "
           f"Δ/σ has its 95% bootstrap upper bound below {SUPER_MAX:g}, and so has that of the exact spread (expected "
-          "curves) over the measured σ", _supercollapse, registered=REGISTERED),
+          "curves) over the measured σ (the equivalence rule, upper side; issue 41: normal bootstrap intervals "
+          "around the estimates, which the percentile ones excluded)", _supercollapse, registered=REGISTERED),
     Claim("exponent", "mechanism", "The collapse selects the horizon's scaling exponent: off the compute-optimal "
           "γ it breaks.", "Abstract", str(PAPER["exponent"].value),
           f"exact expected curves, γ/γ* from 0.6 to 1.4 in steps of 0.05: the smallest spread lies in "
@@ -228,11 +237,6 @@ CLAIMS = claims(
           "curves.", "Abstract; Fig. 1f", str(PAPER["decay_noise"].value),
           f"seeded SGD at γ*, 20 seeds: σ(linear decay) / σ(constant), medians over x in [0.2, 0.95], has its 95% "
           f"paired bootstrap upper bound below {NOISE_RATIO_MAX}", _decay_noise, registered=REGISTERED),
-    Claim("l0-misfit", "control", "A misfit irreducible loss L0 breaks the supercollapse.",
-          "official README, Notes", str(PAPER["l0_misfit"].value),
-          "the supercollapse runs (linear decay, γ*) normalised with L0 = +10% and -10% of the largest size's "
-          f"seed-mean final loss instead of the true 0: Δ/σ has its 95% bootstrap lower bound above {MISFIT_MIN:g} "
-          "for both", _l0_misfit, registered=REGISTERED),
     Claim("schedule-model", "mechanism", "One constant α in L_sched(t) ≈ L_const(τ(t)) + α (η(t)/η_peak - 1) "
           "tr(PΣ_t) predicts the loss curves of other schedules.", "Fig. 1e; Figs. 6, 12",
           f"α = {PAPER['alpha_cifar5m'].value} (CIFAR-5M), {PAPER['alpha_mlp'].value} (MLP)",

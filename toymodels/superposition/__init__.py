@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from toymodels.claims import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Claim, Evidence, Quote, claims, paper_numbers
+from toymodels.claims import Claim, Evidence, Quote, claims, paper_numbers, pending, point, precondition
 from toymodels.errors import InputError, NotStored
 from toymodels.topic import View, lazy_exports, views
 
@@ -121,10 +121,9 @@ def _scaling(views) -> dict:
 
 
 def _not_converged(s: dict, what: str) -> Evidence | None:
-    if s["converged"]:
-        return None
-    return Evidence("n/a", NOT_TESTABLE, seeds=len(s["seeds"]), note=f"Not every run of the sweep met the convergence "
-                    f"rule (worst drift {s['max_drift']:.1%}): {what} would be a lower bound.")
+    pre = precondition(bool(s["converged"]), f"not every run of the sweep met the convergence rule (worst drift "
+                                             f"{s['max_drift']:.1%}): {what} would be a lower bound")
+    return None if pre is None else Evidence("n/a", pre, seeds=len(s["seeds"]))
 
 
 def _alpha_strong(views) -> Evidence:
@@ -135,7 +134,7 @@ def _alpha_strong(views) -> Evidence:
     paper, se_paper = PAPER["alpha_strong"].value, PAPER["alpha_strong_se"].value
     se = a["se"] if math.isfinite(a["se"]) else 0.0
     z = abs(a["mean"] - paper) / math.hypot(se, se_paper)
-    status = REPRODUCED if z <= AGREE_Z else NOT_REPRODUCED
+    status = point(z <= AGREE_Z, f"|mean α_m − 1| within {AGREE_Z:g} combined standard errors (z = {z:.1f})")
     return Evidence(f"{a['mean']:.2f} (m ≥ {MIN_M})", status, seeds=a["k"],
                     uncertainty=analysis.ci_text(a),
                     note=f"{abs(a['mean'] - paper) / max(1e-12, math.hypot(se, se_paper)):.1f} combined standard "
@@ -160,7 +159,8 @@ def _overlap(views) -> Evidence:
     apart = "; ".join(f"m = {int(r.m)}: {r.overlap_over_welch:.2f}× Welch (reported apart)" for r in m10.itertuples())
     ci = analysis.ci_text({**slope, "lo": -slope["hi"], "hi": -slope["lo"]})
     return Evidence(f"{min(ratios):.2f}–{max(ratios):.2f}× Welch; slope {-slope['mean']:.2f}".replace("-", "−"),
-                    REPRODUCED if ok else NOT_REPRODUCED, seeds=slope["k"],
+                    point(ok, f"the overlap ≤ {WELCH_RATIO_MAX:g} × Welch at every m ≥ {MIN_M} and its slope within "
+                              f"{OVERLAP_TOL:g} of −1"), seeds=slope["k"],
                     uncertainty=f"slope {ci}" if ci else None,
                     note=f"Overlap × m (1 for ≈ 1/m) at m ≥ {MIN_M}: "
                          + ", ".join(f"{v:.2f}" for v in judged["overlap_times_m"]) + (f". {apart}." if apart else "."),
@@ -179,7 +179,8 @@ def _profiles(views) -> Evidence:
     lo, hi = float(pr["alpha_lo"].min()), float(pr["alpha_hi"].max())
     k = int(pr["seeds"].min())
     return Evidence(", ".join(f"{r.alpha_m:.2f}" for r in pr.itertuples()),
-                    REPRODUCED if ok else NOT_REPRODUCED, seeds=k,
+                    point(ok, f"every profile's mean α_m in [{PROFILE_BAND[0]:g}, {PROFILE_BAND[1]:g}] with N_eff "
+                              f"≥ {NEFF_MIN_FACTOR:g} × the largest width"), seeds=k,
                     uncertainty=f"95 % CIs within [{lo:.2f}, {hi:.2f}] over {k} seeds" if k > 1 else None,
                     note="In the order " + ", ".join(pr["profile"]) + ". N_eff / largest width: "
                          + ", ".join(f"{r.profile} {r.n_eff_over_max_m:.1f}"
@@ -198,7 +199,9 @@ def _weak_eq4(views) -> Evidence:
     ratios = w["eq4_ratio"].tolist()
     diff = analysis.interval([e - a for e, a in zip(s["alpha_weak_eq4"]["per_seed"], s["alpha_weak"]["per_seed"])])
     ok = all(EQ4_BAND[0] <= r <= EQ4_BAND[1] for r in ratios) and abs(diff["mean"]) <= EQ4_SLOPE_TOL
-    return Evidence(f"Eq. 4 / L = {min(ratios):.2f}–{max(ratios):.2f}", REPRODUCED if ok else NOT_REPRODUCED,
+    return Evidence(f"Eq. 4 / L = {min(ratios):.2f}–{max(ratios):.2f}",
+                    point(ok, f"Eq. 4 / L in [{EQ4_BAND[0]:g}, {EQ4_BAND[1]:g}] at every width and the exponents "
+                              f"within {EQ4_SLOPE_TOL:g}"),
                     seeds=diff["k"],
                     uncertainty=f"exponent difference {analysis.ci_text(diff)}" if diff["k"] > 1 else None,
                     note="Eq. 4 on the measured rows (features with ‖W_i‖ ≤ 1/2 left out) against the measured loss, "
@@ -215,9 +218,15 @@ def _weak_ideal(views) -> Evidence:
     a, ideal = s["alpha_weak"], s["alpha_weak_ideal"]
     ok = abs(a["mean"] - ideal) <= WEAK_IDEAL_TOL
     w = s["weak"]
-    return Evidence(f"{a['mean']:.2f} (ideal at n = {s['n']}: {ideal:.2f})", REPRODUCED if ok else NOT_REPRODUCED,
+    paper = PAPER["alpha_weak"].value
+    contains = a["lo"] <= paper <= a["hi"]
+    return Evidence(f"{a['mean']:.2f} (ideal at n = {s['n']}: {ideal:.2f})",
+                    point(ok, f"mean α_m within {WEAK_IDEAL_TOL:g} of the finite-n ideal {ideal:.2f}"),
                     seeds=a["k"], uncertainty=analysis.ci_text(a),
-                    note=f"The ideal (the m most frequent features kept, Eq. 4 summed at n = {s['n']}) has exponent "
+                    note=(f"Our 95% interval [{a['lo']:.2f}, {a['hi']:.2f}] contains the paper's α − 1 = {paper:g}: "
+                          "against the paper's own number this would read consistent; the registered test compares "
+                          "with the ideal at this finite n instead, which it misses. " if contains else "")
+                         + f"The ideal (the m most frequent features kept, Eq. 4 summed at n = {s['n']}) has exponent "
                          f"{ideal:.2f} over m = {min(s['widths'])}…{max(s['widths'])} (α − 1 = "
                          f"{WEAK_ALPHA - 1:.1f} only as n → ∞). Share of the represented features that are among as "
                          "many most frequent: " + ", ".join(f"m = {r.m}: {r.top_share:.2f}" for r in w.itertuples())
@@ -227,10 +236,9 @@ def _weak_ideal(views) -> Evidence:
 
 
 def _llm(views) -> Evidence:
-    return Evidence("n/a", NOT_TESTABLE, seeds=0,
-                    note="Fitting α_m across 27 pretrained language models needs those models and their losses on "
-                         "four corpora; the page shows one real embedding's overlap (all-MiniLM-L6-v2) as an "
-                         "illustration only.")
+    return Evidence("n/a", pending("fitting α_m across 27 pretrained language models needs those models and their "
+                                   "losses on four corpora, which this toy does not have"), seeds=0,
+                    note="The page shows real models' LM-head overlaps (the llm-overlap claim) instead.")
 
 
 REGISTERED = "commit 2695db3 (2026-11-25), before the scaling run on seeds 1-5 that decides it"

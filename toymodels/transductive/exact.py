@@ -5,7 +5,7 @@ of cell ranks (notes §3, "a fast exact algorithm"); here it runs layer by layer
 branch-and-bound (comb(a, b) ≤ log2(2^a + 2^b), so a vector with Σ_cells 2^v < 2^(L+1) cannot beat an order already
 worth L). How many vectors a class keeps is only known as the layers are built, so the solver meters itself: before
 each chunk it checks the memory model (``_layer_bytes``) against ``MAX_TR_BYTES`` and its work against a limit
-(``MAX_TR_WORK``, or a page link's ``LINK_TR_WORK``), and raises ``CostLimit`` (an InputError) before allocating or
+(``MAX_TR_WORK``, or a page link's ``LINK_TR_WORK``), and raises ``CostLimit`` (a BudgetError) before allocating or
 working past them.
 """
 from __future__ import annotations
@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from toymodels.topic import InputError, as_progress, bounded
+from toymodels.errors import BudgetError
+from toymodels.topic import as_progress, bounded
 
 from .classes import as_class
 from .config import KNOBS, MAX_POINTS, MAX_TR_BYTES, MAX_TR_SECONDS, MAX_TR_WORK, TR_WORK_PER_SECOND
@@ -87,7 +88,7 @@ def _reduce_points(H: np.ndarray) -> list[int]:
     return keep
 
 
-class CostLimit(InputError):
+class CostLimit(BudgetError):
     """The exact transductive solver stopped before an allocation or a step that would pass one of its limits.
 
     ``cost`` holds what it had measured: ``limit`` ("memory" or "work"), ``layer`` and ``layers`` (suffix
@@ -221,7 +222,7 @@ def transductive_value(H, progress=None, max_work: float = MAX_TR_WORK) -> tuple
     Σ_c 2^{v_c} < 2^{L+1} can never reach more than L, whatever is prepended. L is the value of a cheap
     heuristic order; only vectors that could beat it are kept. If none survives, M_tr = L (that order).
 
-    Bounded: the solve stops with ``CostLimit`` (an InputError) before any allocation past ``MAX_TR_BYTES``
+    Bounded: the solve stops with ``CostLimit`` (a BudgetError) before any allocation past ``MAX_TR_BYTES``
     of arrays or any step past ``max_work`` work units (at most ``MAX_TR_WORK``, about ``MAX_TR_SECONDS``
     of CPU); how many Pareto vectors a class has is only known as the layers are built, so the check is made
     layer by layer and chunk by chunk, from the sizes already known (``_layer_bytes``).

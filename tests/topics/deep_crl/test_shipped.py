@@ -9,7 +9,7 @@ from toymodels.claims import NOT_TESTABLE
 # Registered views not in this build (``View(pending=why)``): the runs that did not fit in the session that moved
 # the package. Shipping one (it drops pending=) makes the second test fail until it leaves this set.
 # Issue 41's registered runs start here too, until their results are shipped.
-REGISTERED_41 = {"critic_fresh"}
+REGISTERED_41: set[str] = set()   # critic_fresh shipped (issue 41)
 NOT_SHIPPED = {"train_d8", "ablation_no_residual", "ablation_no_layernorm", "ablation_relu"} | REGISTERED_41 \
     | {"online_d4", "online_d8"}   # the last two: superseded
 DECIDES = {"depth-online": {"online60_d4", "online60_d8"}, "qmap-corridor": {"online60_d4", "qmap_d16"},

@@ -92,7 +92,8 @@ def test_the_ledger_on_a_hand_made_study(failing, status):
         assert by_id[cid].seeds == 20 and "Clopper-Pearson" in by_id[cid].uncertainty
     # M = I is iteration 0: the control repeats the jump claim's first solve (illustrated, never a second test)
     assert by_id["identity"].status == "illustrated" and "iteration 0" in by_id["identity"].reason
-    assert by_id["nn-features"].status == "not testable here" and by_id["nn-features"].rule == "pending"
+    # the network claim reads its own shipped view (nn_seeds, issue 41), not the hand-made study
+    assert by_id["nn-features"].rule == "superiority" and by_id["nn-features"].seeds == 8
     assert verdict.reproduced is (status == "reproduced")
     assert verdict.metrics["onset"] == 5 and verdict.metrics["study_grokked"] == 20 - failing
     assert verdict.metrics["test_acc"] == GROK

@@ -1,13 +1,13 @@
 """Real samples: the prompt set, the sampler (with a stand-in for the LM), the paper's measures against brute force
 and independent computations, and the claims' decision rules on hand-made intervals."""
 import math
-import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import toymodels.hivemind as H
+from toymodels.errors import InputError
 from toymodels.hivemind import realsamples as R
 
 RNG = np.random.default_rng(7)
@@ -238,6 +238,6 @@ def test_live_samples_is_bounded_and_measures_its_pool(monkeypatch, tmp_path):
     S = X @ X.T
     assert out["mean_similarity"] == pytest.approx((S.sum() - 3) / 6)
     for bad in (dict(n=5), dict(max_new_tokens=41), dict(prompt_id="nope"), dict(decoding="greedy")):
-        with pytest.raises(Exception):
+        with pytest.raises(InputError):
             R.live_samples(**{"prompt_id": "c01", **bad})
     assert len(calls) == 1

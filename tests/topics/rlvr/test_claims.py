@@ -41,7 +41,7 @@ def test_the_pass1_gain_claim_reads_its_interval():
     assert _decide("pass1-gain", _view(gain=2.6)).status == C.REPRODUCED
     assert _decide("pass1-gain", _view(gain=1.9)).status == C.NOT_REPRODUCED
     ev = _decide("pass1-gain", _view(n=2))
-    assert ev.status == C.NOT_TESTABLE and "at least 3" in ev.note
+    assert ev.status == C.NOT_TESTABLE and ev.rule == "precondition" and "at least 3" in ev.reason
 
 
 def test_the_pass256_claim_wants_a_slight_loss():
@@ -51,9 +51,12 @@ def test_the_pass256_claim_wants_a_slight_loss():
     assert _decide("pass256-loss", _view(drops=(0, -0.02, 0, 0))).status == C.NOT_REPRODUCED           # a gain
 
 
-def test_the_transfer_claim():
-    assert _decide("transfer", _view(transfer=0.93)).status == C.REPRODUCED
-    assert _decide("transfer", _view(transfer=0.5)).status == C.NOT_REPRODUCED
+def test_the_transfer_claim_is_illustrated_by_construction():
+    """Issue 41: the typed toy has no per-problem parameters, so the ratio is 1 by construction: the claim reads
+    illustrated whatever the numbers, which it still shows."""
+    for t in (0.93, 0.5):
+        ev = _decide("transfer", _view(transfer=t))
+        assert (ev.status, ev.rule) == (C.ILLUSTRATED, "illustration") and "by construction" in ev.reason
     assert float(_decide("transfer", _view(transfer=0.5)).ours) == pytest.approx(0.5, abs=0.02)
 
 
@@ -64,16 +67,20 @@ def test_the_loss_must_grow_with_training():
 
 
 def test_the_crossover_claim_counts_seeds_and_reads_the_median():
+    # the share rule (issue 41): 95% Clopper-Pearson of k/20 excludes 1/2 upwards, or 0.9 downwards
     assert _decide("crossover", _view(crossed=18)).status == C.REPRODUCED
-    assert _decide("crossover", _view(crossed=17)).status == C.NOT_REPRODUCED
+    assert _decide("crossover", _view(crossed=17)).status == C.REPRODUCED      # [0.62, 0.97]: most seeds cross
+    assert _decide("crossover", _view(crossed=10)).status == C.NOT_REPRODUCED  # [0.27, 0.73]
     assert _decide("crossover", _view(cross=5.0)).status == C.NOT_REPRODUCED
     ev = _decide("crossover", _view(crossed=5))
     assert ev.status == C.NOT_REPRODUCED and "none" in ev.ours
 
 
-def test_distillation_must_be_above_base_in_every_seed():
-    assert _decide("distill-above-base", _view()).status == C.REPRODUCED
-    assert _decide("distill-above-base", _view(above=[True] * 19 + [False])).status == C.NOT_REPRODUCED
+def test_distillation_is_illustrated_by_construction():
+    """Issue 41: the teacher is handed the novel strategies, so the distilled policy cannot fall below base."""
+    for above in ([True] * 20, [True] * 19 + [False]):
+        ev = _decide("distill-above-base", _view(above=above))
+        assert (ev.status, ev.rule) == (C.ILLUSTRATED, "illustration") and "teacher" in ev.reason
 
 
 def test_metrics_are_the_issues_names_in_probability_units():

@@ -150,7 +150,7 @@ def test_weak_regime_eq4_ratio_and_exponent():
 
 def test_unconverged_sweeps_are_not_testable_and_missing_views_too():
     led = _ledger(_table(converged=False))
-    assert all(led[k].status == C.NOT_TESTABLE and "lower bound" in led[k].note
+    assert all(led[k].status == C.NOT_TESTABLE and led[k].rule == "precondition" and "lower bound" in led[k].reason
                for k in ("alpha-strong", "overlap-1-over-m", "robust-profiles", "weak-eq4", "weak-ideal-exponent"))
     missing = C.judge(M.CLAIMS[0], {})
     assert missing.status == C.NOT_TESTABLE
