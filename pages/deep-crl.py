@@ -61,10 +61,14 @@ TOUR = [
             "the diamond (wide, depth 4) beside the depth-64 seeds", target="crl-offline"),
     ui.Step("Train your own", "More seeds are the experiment that decides a depth effect here: a run costs about "
             "a minute per 5 seeds at depth 4 (the estimate is shown before you press Train).",
-            settings={"crl_depth": 8, "crl_seeds": 4, "crl_seed": 200, "crl_iters": 20},
+            settings={"crl_depth": 8, "crl_seeds": 4, "crl_seed": 200, "crl_iters": 20, "crl_tabs": "Train your own"},
             look_at="the estimated CPU time, then the success of your seeds", target="crl-train"),
 ]
 active = ui.tour(TOUR)
+
+
+#: an ablation's label on a narrow axis: the words before its parenthesis ("full", not "full (residual + ...)")
+SHORT_AB = "split(datum.label, ' (')[0]"
 
 
 def depth_axis(values):
@@ -342,35 +346,18 @@ def sweep() -> None:
             "deep-crl-sweep", data=tab, alt_text=f"Success per seed against {p}")
 
 
-if ui.shown("train", active):
-    with st.container(key="crl-train"):
-        st.subheader("Train your own")
-        train_your_own()
-if ui.shown("sweep", active):
-    st.subheader("Sweep one knob")
-    sweep()
+# --------------------------------------------------------------------------- train your own, details, the lab notebook
+TABS = ["Train your own", "Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"]
+tab_train, tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(TABS, key="crl_tabs", bind="query-params")
 
-# --------------------------------------------------------------------------- the ledger, terms, cite/code/present
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
-_yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
-_snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
-            "import toymodels.deep_crl as M\n\nA = M.analysis\n"
-            "# the registered runs as shipped (60 seeds per depth; recomputing one: python -m toymodels precompute "
-            "deep-crl --view online60_d8)\n"
-            "runs = {d: M.stored(f'online60_d{d}') for d in M.ONLINE60_DEPTHS}\n"
-            "result = A.online_rule_test(A.online_table(runs))\n")
-_shown = {} if not test else {
-    f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
-    f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
-    "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
-ui.share(paper, _snippet + "# your own run, with the settings of 'Train your own' above (minutes of CPU):\n# "
-         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
-         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
-
-# --------------------------------------------------------------------------- details and the lab notebook
-tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(
-    ["Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"])
+with tab_train:
+    if ui.shown("train", active):
+        with st.container(key="crl-train"):
+            st.subheader("Train your own")
+            train_your_own()
+    if ui.shown("sweep", active):
+        st.subheader("Sweep one knob")
+        sweep()
 
 with tab_critic:
     if critic is None:
@@ -458,8 +445,8 @@ with tab_ablations:
         per = pd.concat([r["per_seed"].assign(label=M.ABLATION_LABELS[k]) for k, r in ab_runs.items()],
                         ignore_index=True)
         ui.chart(alt.Chart(per).mark_point(filled=True, size=80).encode(
-            y=alt.Y("label:N", title=None, sort=list(ab.label)), x=alt.X("success:Q", title="final success rate",
-                                                                          scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("label:N", title=None, sort=list(ab.label), axis=alt.Axis(labelLimit=0, labelExpr=SHORT_AB)),
+            x=alt.X("success:Q", title="final success rate", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("label:N", legend=None), tooltip=["label", "seed", alt.Tooltip("success:Q", format=".2f")])
                  .properties(height=180), "deep-crl-ablations", data=per,
                  alt_text="Final success per seed of the full network and each ablation at depth 8")
@@ -482,7 +469,8 @@ with tab_paper:
         ui.chart(alt.Chart(curves_p).mark_line(point=True).encode(
             x=alt.X("depth:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=[4, 8, 16, 32, 64])),
             y=alt.Y("time_at_goal:Q", title="time at goal (paper, of 1000)"),
-            color=alt.Color("task:N", title=None), tooltip=["task", "depth", "time_at_goal"]).properties(height=300),
+            color=alt.Color("task:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+            tooltip=["task", "depth", "time_at_goal"]).properties(height=300),
             "deep-crl-paper-curves", alt_text="The paper's time at goal against depth on four tasks")
     st.caption(f"The paper's numbers ({M.PAPER['table1'].source} and {M.PAPER['curves'].source}), quoted as "
                "references: time at goal out of 1000 steps.")
@@ -522,5 +510,23 @@ with tab_lab:
             "- **Exploration.** Failing seeds rarely enter the far cell during training (0-6% of episodes against "
             "15-20% for solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's "
             "collector experiment (Fig. 8) says depth and data drive together.")
+
+# --------------------------------------------------------------------------- the ledger, terms, cite/code/present
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(TOPIC, verdict=verdict)
+_yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
+_snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
+            "import toymodels.deep_crl as M\n\nA = M.analysis\n"
+            "# the registered runs as shipped (60 seeds per depth; recomputing one: python -m toymodels precompute "
+            "deep-crl --view online60_d8)\n"
+            "runs = {d: M.stored(f'online60_d{d}') for d in M.ONLINE60_DEPTHS}\n"
+            "result = A.online_rule_test(A.online_table(runs))\n")
+_shown = {} if not test else {
+    f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
+    f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
+    "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
+ui.share(paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes of CPU):\n# "
+         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
+         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
 
 ui.device_caption()

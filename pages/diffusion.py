@@ -64,57 +64,73 @@ TOUR = [
     ui.Step("The window", "Each small dot is one model (one seed), each diamond the geometric mean over the seeds "
             "of one training-set size n. The time to good samples τ_gen stays flat while the memorisation time "
             "τ_mem climbs with n: between the two, the model generates without copying.",
-            settings={"diff_tab": TABS[0]}, look_at="the slope of τ_mem and its 95% interval in the headline legend"),
+            settings={"diff_tab": TABS[0]}, look_at="the slope of τ_mem and its 95% interval beside the figure",
+            target="headline-figure"),
     ui.Step("The collapse", "Plot every seed's f_mem against τ/n instead of τ: the curves of all sizes fall on one "
-            "another, as in the paper's Fig. 2. The bar chart reads them off at fixed multiples of n.",
-            settings={"diff_tab": TABS[0]}, look_at="f_mem at τ = 200 n in the bar chart, about the same for every n"),
+            "another, as in the paper's Fig. 2. The bar chart below reads them off at fixed multiples of n.",
+            settings={"diff_tab": TABS[0]}, look_at="the curves of every n on top of each other",
+            target="chart-diffusion_collapse",
+            predict="Memorisation against training steps τ starts later for larger n. Plotted against τ/n instead, "
+                    "do the curves of different n fall on one another?",
+            choices=("yes, one curve", "no, they fan out")),
     ui.Step("Not the target's noise (Bertrand et al.)", "If the noise of the conditional target x₁ − x₀ kept "
             "models from memorising, training on the noiseless closed-form target (EFM) would memorise more. Same "
             "network, same digits, paired seeds.",
-            settings={"diff_tab": TABS[1]}, look_at="Δf_mem (EFM − CFM) and its 95% interval in the table"),
+            settings={"diff_tab": TABS[1]}, look_at="Δf_mem (EFM − CFM) and its 95% interval in the table",
+            target="diff-fm",
+            predict="Train the same network on the noiseless closed-form target (EFM) instead of the noisy one "
+                    "(CFM): does it memorise much more?", choices=("much more", "about the same")),
     ui.Step("Why: the random-features theory", "In §3 the score is a random-features model whose gradient flow is "
             "solved exactly: the population bulk of U's spectrum is learned at τ_gen ~ 1/Δ_t, the finite-sample "
             "bulk ρ₁ at τ_mem = ψ_p/(Δ_t λ_min) ∝ ψ_n.",
-            settings={"diff_tab": TABS[2]}, look_at="the mean τ_mem slope against ψ_n and its interval"),
+            settings={"diff_tab": TABS[2]}, look_at="the mean τ_mem slope against ψ_n and its interval",
+            target="chart-diffusion_rf_timescales"),
     ui.Step("Train your own", "A live sweep: three sizes, one seed each, 100 steps per training point (about half "
             "a minute; the estimate is on the Run button). Press Run and compare your slopes with the study's.",
             settings={"diff_tab": TABS[0], "win_ns": [16, 32, 64], "win_spn": 100, "win_seeds": 1},
-            look_at="the caption under your run: τ_mem ∝ n^… and τ_gen ∝ n^…"),
+            look_at="the caption under your run: τ_mem ∝ n^… and τ_gen ∝ n^…", target="diff-sweep"),
 ]
 
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
-ui.claims_table(verdict)
 active = ui.tour(TOUR)
-if not fresh:
-    st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
+T = {w: ui.term(w, TOPIC) for w in ("τ_gen", "τ_mem", "f_mem", "GMM", "DDIM")}
 
 # --------------------------------------------------------------------------- the headline figure
-st.header("Generalise first, memorise later")
 study = ui.view(D, "study")
 scfg, ssum, sper = study["config"], study["summary"], study["per_model"]
-names = {"τ_gen": f"τ_gen: score error 90% of its drop, ∝ n^{study['tau_gen_slope']:.2f} "
-                  f"(95% CI {_ci(study['tau_gen_slope_ci'])})",
-         "τ_mem": f"τ_mem: f_mem ≥ 2%, sustained, ∝ n^{study['tau_mem_slope']:.2f} "
-                  f"(95% CI {_ci(study['tau_mem_slope_ci'])})"}
+names = {"τ_gen": f"τ_gen ∝ n^{study['tau_gen_slope']:.2f}", "τ_mem": f"τ_mem ∝ n^{study['tau_mem_slope']:.2f}"}
 fits = {"τ_gen": D.power_fit(ssum, "tau_gen").rename(columns={"tau_gen": "steps"}),
         "τ_mem": D.power_fit(ssum, "tau_mem").rename(columns={"tau_mem": "steps"})}
 headline = D.timescales(sper, ssum)
-ui.chart(timescale_chart(headline, fits, scfg["ns"], names).properties(
-    title="The window widens: τ_gen flat, τ_mem ∝ n (log-log)"), "diffusion_window", data=headline,
-    alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
-st.markdown(f"**What to notice:** the memorisation time τ_mem (orange) grows in proportion to n while the time to "
-            f"good samples τ_gen (blue) does not, so the stretch of training where the model generates without "
-            f"copying widens with the training set: {len(sper)} models, {scfg['seeds']} seeds for each n.")
-st.caption(
-    f"The paper's GMM check (SM B, d = {scfg['d']}): the SM B network (W = {scfg['width']}, p = {study['n_params']:,}) "
-    f"trained full batch with Adam (lr {scfg['lr']:g}) for a fixed S = {scfg['steps_per_n']:.0f} n steps (the run "
-    f"length does not depend on the outcome). At {scfg['ckpt_per_decade']} log-spaced checkpoints per decade (and at "
-    f"100 n, 200 n, 300 n) we draw {scfg['n_samples']:,} DDIM samples ({scfg['ddim_steps']} steps, the same starting "
-    "noise every time). τ_mem: the last upward crossing of f_mem = 2% (Eq. 6, k = 1/3); τ_gen: the score error against "
-    "the exact GMM score has made 90% of its drop. Small points: seeds; diamonds: geometric means; dashed: the "
-    f"least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
-    f"{sper.fraction_of_run.max():.2f} of the way through its run.")
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    ui.chart(timescale_chart(headline, fits, scfg["ns"], names, height=300).properties(
+        title="Generalise first, memorise later: τ_gen flat, τ_mem ∝ n (log-log)"), "diffusion_window",
+        data=headline, span=0.6,
+        alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
+with side_col:
+    ui.headline_claim(verdict, claim="tau-mem-linear", notice=(
+        f"The memorisation time {T['τ_mem']} (orange) grows in proportion to n (slope "
+        f"{study['tau_mem_slope']:.2f}, 95% CI {_ci(study['tau_mem_slope_ci'])}) while the time to good samples "
+        f"{T['τ_gen']} (blue) does not (slope {study['tau_gen_slope']:.2f}): the stretch of training where the model "
+        f"generates without copying widens with the training set. {len(sper)} models, {scfg['seeds']} seeds per n."))
+    st.caption(f"{T['f_mem']}: the share of samples that copy a training point. Dots: seeds; diamonds: geometric "
+               "means; dashed: the fitted power law.")
+if not fresh:
+    st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
+ui.ledger_strip(verdict)
+with st.expander("How the window study was run", icon=":material/science:"):
+    st.markdown(
+        f"The paper's {T['GMM']} check (SM B, d = {scfg['d']}): the SM B network (W = {scfg['width']}, p = "
+        f"{study['n_params']:,}) trained full batch with Adam (lr {scfg['lr']:g}) for a fixed S = "
+        f"{scfg['steps_per_n']:.0f} n steps (the run length does not depend on the outcome). At "
+        f"{scfg['ckpt_per_decade']} log-spaced checkpoints per decade (and at 100 n, 200 n, 300 n) we draw "
+        f"{scfg['n_samples']:,} {T['DDIM']} samples ({scfg['ddim_steps']} steps, the same starting noise every time). "
+        "τ_mem: the last upward crossing of f_mem = 2% (Eq. 6, k = 1/3); τ_gen: the score error against the exact "
+        "GMM score has made 90% of its drop. Small points: seeds; diamonds: geometric means; dashed: the "
+        "least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
+        f"{sper.fraction_of_run.max():.2f} of the way through its run.")
 
 tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(TABS, key="diff_tab", bind="query-params")
 
@@ -154,7 +170,7 @@ with tab_win:
         x=alt.X("n:O", title="n"), xOffset="when:N", y=alt.Y("f_mem:Q", title="f_mem (mean over seeds)"),
         color=alt.Color("when:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["n", "when", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("sd:Q", format=".3f")])
-    ticks = alt.Chart(ct).mark_rule().encode(x="n:O", xOffset="when:N", y="lo:Q", y2="hi:Q")
+    ticks = alt.Chart(ct).mark_rule(color=ui.NEUTRAL).encode(x="n:O", xOffset="when:N", y="lo:Q", y2="hi:Q")
     se = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("step:Q", scale=LOGX, title="training steps τ"),
         y=alt.Y("score_err:Q", scale=alt.Scale(type="log"), title="score error (lower = better)"),
@@ -165,48 +181,51 @@ with tab_win:
     gapc = alt.Chart(mean).mark_line(point=True).encode(
         x=alt.X("steps_over_n:Q", scale=LOGX, title="τ / n"), y=alt.Y("gap:Q", title="test − train loss, t = 0.01"),
         color=col, opacity=op, tooltip=["n", "step", alt.Tooltip("gap:Q", format=".4f")]).add_params(nsel)
-    st.markdown("**The train/test gap opens at τ ∝ n too**")
-    ui.chart(gapc.properties(height=260), "diffusion_gap", data=mean,
-             alt_text="test minus train denoising loss at t = 0.01 against τ/n, per n")
-    st.markdown("**τ_mem per seed and size** (the claims read these):")
-    table = D.per_seed_table(sper)
-    st.dataframe(table, hide_index=True, width="stretch", key="win-table",
-                 column_config={c: st.column_config.NumberColumn(format="%.0f" if c.startswith("τ_") and "/" not in c
-                                                                 else "%.3f")
-                                for c in table.columns if c not in ("n", "seed")})
-    ui.download_csv(table, "diffusion_window_per_seed.csv", label="Download τ per seed (CSV)")
-    ui.download_csv(study["curves"], "diffusion_window_curves.csv", label="Download every checkpoint (CSV)",
-                    key="win-curves-csv")
+    with st.expander("The train/test gap, and τ per seed (the numbers the claims read)", icon=":material/table:"):
+        ui.chart(gapc.properties(height=260, title="The train/test gap opens at τ ∝ n too"), "diffusion_gap",
+                 data=mean, alt_text="test minus train denoising loss at t = 0.01 against τ/n, per n")
+        st.markdown("**τ_mem per seed and size** (the claims read these):")
+        table = D.per_seed_table(sper)
+        st.dataframe(table, hide_index=True, width="stretch", key="win-table",
+                     column_config={c: st.column_config.NumberColumn(
+                         format="%.0f" if c.startswith("τ_") and "/" not in c else "%.3f")
+                         for c in table.columns if c not in ("n", "seed")})
+        ui.download_csv(table, "diffusion_window_per_seed.csv", label="Download τ per seed (CSV)")
+        ui.download_csv(study["curves"], "diffusion_window_curves.csv", label="Download every checkpoint (CSV)",
+                        key="win-curves-csv")
 
     if ui.shown("sweep", active):
-        st.subheader("Run your own sweep over n")
-        st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM "
-                    "sets, every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
-        wcfg = ui.form(D.KNOBS, D.WindowConfig(), ["win_ns", "win_seeds", "win_width", "win_spn"], key="window_form",
-                       submit="Run (up to about a minute, with a progress bar)").normalised()
-        win_run = ui.submitted("window_form")
-        win = None
-        try:
-            if wcfg == D.VIEWS["window"].arguments()["cfg"]:
-                win = ui.view(D, "window")
-            else:
-                win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
-                                 seconds=D.expected_seconds(wcfg))
-        except D.InputError as exc:
-            st.error(ui.plain(exc), icon=":material/error:")
-        if win is not None:
-            wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
-            wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
-                      "τ_mem": f"τ_mem ∝ n^{win['tau_mem_slope']:.2f}"}
-            wfits = {"τ_gen": D.power_fit(win["summary"], "tau_gen").rename(columns={"tau_gen": "steps"}),
-                     "τ_mem": D.power_fit(win["summary"], "tau_mem").rename(columns={"tau_mem": "steps"})}
-            ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
-                     alt_text="your run: τ_gen and τ_mem against n")
-            st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
+        sweep_open = (active is not None and active.target == "diff-sweep") or ui.in_link(
+            "win_ns", "win_seeds", "win_width", "win_spn")
+        with st.container(key="diff-sweep").expander("Run your own sweep over n", icon=":material/tune:",
+                                                      expanded=sweep_open):
+            st.markdown("Trains live (up to about a minute, one seed per n by default): the SM B network on fresh GMM "
+                        "sets, every n at once as one stacked ensemble, for S = (steps per point) · n steps.")
+            wcfg = ui.form(D.KNOBS, D.WindowConfig(), ["win_ns", "win_seeds", "win_width", "win_spn"],
+                           key="window_form", submit="Run (up to about a minute, with a progress bar)").normalised()
+            win_run = ui.submitted("window_form")
+            win = None
+            try:
+                if wcfg == D.VIEWS["window"].arguments()["cfg"]:
+                    win = ui.view(D, "window")
+                else:
+                    win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
+                                     seconds=D.expected_seconds(wcfg))
+            except D.InputError as exc:
+                st.error(ui.plain(exc), icon=":material/error:")
+            if win is not None:
+                wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
+                wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
+                          "τ_mem": f"τ_mem ∝ n^{win['tau_mem_slope']:.2f}"}
+                wfits = {"τ_gen": D.power_fit(win["summary"], "tau_gen").rename(columns={"tau_gen": "steps"}),
+                         "τ_mem": D.power_fit(win["summary"], "tau_mem").rename(columns={"tau_mem": "steps"})}
+                ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
+                         alt_text="your run: τ_gen and τ_mem against n")
+                st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
 
 # --------------------------------------------------------------------------- CFM against EFM
 with tab_fm:
-    fmr = ui.view(D, "cfm_efm")
+    fmr = ui.view(D, "cfm_efm_fresh")      # the registered fresh seeds (issue 41): the run that decides the claim
     fcfg = fmr["config"]
     st.markdown("Bertrand et al. ask whether diffusion-style models generalise *because* their regression target is "
                 "noisy. With $x_t=(1-t)x_0+t\\,x_1$ the conditional target $x_1-x_0$ (**CFM**) is a noisy estimate of "
@@ -251,14 +270,17 @@ with tab_fm:
                       f"diffusion_cfm_efm_dtest_n{n}", fc[fc.n == n]))
     st.markdown("**At the last checkpoint, pair by pair** (d_test: median distance of samples to the nearest "
                 "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
-    st.dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3), hide_index=True, width="stretch",
-                 key="fm-table")
+    st.container(key="diff-fm").dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3),
+                                          hide_index=True, width="stretch", key="fm-table")
     moved = fmr["fm_vm_change_second_half"]
     st.caption(f"Both arms train {fcfg['steps']:,} steps (batch {fcfg['batch']}, Adam {fcfg['lr']:g}); "
                f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
                f"checkpoint. Convergence: the fit to û* (VM loss, seeds' mean) moved by {100 * moved['cfm']:.1f}% "
                f"(CFM) and {100 * moved['efm']:.1f}% (EFM) over the second half of training. Pooled over the "
-               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}.")
+               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}. "
+               f"The claim asks whether the difference stays within ±{D.FM_MARGIN:g} (equivalence, the ledger's "
+               f"rule): seeds drawn from seed {fcfg['seed']}, registered before the run; the first run (seed 0) is "
+               "in the lab notebook.")
     ui.download_csv(fmr["fm_pairs"], "diffusion_cfm_efm_pairs.csv", label="Download the pairs (CSV)")
     ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
                     key="fm-curves-csv")
@@ -460,9 +482,11 @@ with tab_lab:
                 "without `--quick` (the shipped studies' settings, about 50 minutes of CPU); "
                 "`python -m toymodels verdict diffusion` prints the ledger.")
 
-st.divider()
-ui.cite(paper)
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(TOPIC, verdict=verdict)
 live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
-ui.code_for_view(ui.call_snippet("diffusion", "window_study", D.STUDY_WINDOW) + "# the live sweep's knobs:\n" + live,
-                 cli="python -m toymodels reproduce diffusion --quick")
+ui.share(paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# " + live,
+         cli="python -m toymodels reproduce diffusion --quick",
+         shown={"τ_mem slope": ("result['tau_mem_slope']", f"{study['tau_mem_slope']:.2f}"),
+                "τ_gen slope": ("result['tau_gen_slope']", f"{study['tau_gen_slope']:.2f}")})
 ui.device_caption()

@@ -333,7 +333,7 @@ with tab_story:
             ui.chart(_bars(sink["layers"], ["baseline", "g1_elementwise", "g1_headwise"], "fattn",
                            "Attention on the first token per layer (Bigram-Backcopy, seed 0)", "F-Attn",
                            rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
-                     data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
+                     span=0.6, data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
         with c2:
             st.markdown(
                 f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries "
@@ -423,8 +423,8 @@ with tab_story:
         with c1:
             ui.chart((dots + band).properties(title=f"Config {M.MACT_NAME}: 4 layers, 4 heads, {seeds_title}",
                                               height=280),
-                     "gated_attention_massive_seeds", data=mt, alt_text="first token's largest activation over the "
-                     "median, baseline and G1, per seed, log scale")
+                     "gated_attention_massive_seeds", span=0.6, data=mt,
+                     alt_text="first token's largest activation over the median, baseline and G1, per seed, log scale")
         with c2:
             st.markdown(
                 f"Sun et al. call an activation *massive* when it is about 1000× the "

@@ -9,7 +9,6 @@ import streamlit as st
 
 import toymodels.hivemind as M
 import ui
-from toymodels.errors import InputError
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
@@ -29,16 +28,13 @@ TOUR = [
             "mean similarity beside them.",
             settings={"hm_real_prompt": "c01", "hm_real_decoding": "top-p"},
             look_at="the ten answers and the mean pairwise similarity above them", target="hm-answers"),
-    ui.Step("The hivemind pattern",
+    ui.Step("The hivemind pattern, and repetition without it",
             "On the example set's metaphor prompt, different made-up 'models' are about as similar to each other as "
-            "each is to itself: the two bars nearly meet. That is the paper's inter-model homogeneity in miniature "
-            "(on text we wrote, so an illustration, not a test).",
+            "each is to itself: the two bars nearly meet, the paper's inter-model homogeneity in miniature. On the "
+            "motto prompt each model repeats its own theme while the models differ: intra-model repetition alone "
+            "(text we wrote, so an illustration, not a test).",
             settings={"hm_source": "example", "hm_threshold": 0.8},
-            look_at="the two metaphor bars", target="chart-hivemind_within_across"),
-    ui.Step("Repetition without a hivemind",
-            "On the motto prompt each model repeats its own theme (a long within-a-model bar) while the models "
-            "differ from one another (a short across-models bar): intra-model repetition alone.",
-            settings={"hm_source": "example"}, look_at="the two motto bars", target="chart-hivemind_within_across",
+            look_at="the two metaphor bars, then the two motto bars", target="chart-hivemind_within_across",
             predict="Can models each repeat themselves without agreeing with one another?",
             choices=("yes", "no")),
     ui.Step("Read against the null floor",
@@ -278,7 +274,7 @@ def _input_errors():
     Cite / Code / Present at its bottom (``df`` stays None)."""
     try:
         yield
-    except InputError as exc:
+    except M.InputError as exc:
         ui.report_error(exc)
 
 
@@ -717,7 +713,8 @@ def _sweeps_tab() -> None:
         tooltip=["threshold", alt.Tooltip("share_above:Q", format=".0%")])
         + alt.Chart(paper_pts).mark_point(size=120, shape="diamond", filled=True).encode(
             x="threshold:Q", y="share_above:Q",
-            color=alt.Color("label:N", title=None, scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[5]])),
+            color=alt.Color("label:N", title=None, scale=alt.Scale(range=[ui.PALETTE[3], ui.PALETTE[5]]),
+                            legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),
             tooltip=["label"]), "hivemind_threshold_sweep", data=sweep,
         alt_text="Share of pools above a threshold, with the paper's two points at 0.8")
     st.caption("Diamonds: the paper's points (its embedder, real models). The curve: this data.")

@@ -49,94 +49,110 @@ def _attention_chart(frame: pd.DataFrame, height: int, title: str | None, legend
     return chart.properties(title=title) if title else chart
 
 
+# --------------------------------------------------------------------------- the tour
+TABS = ["The story", "One run up close", "Lab notebook"]
+TOUR = [
+    ui.Step("One layer or two", "Left: the same data, the same seed, 0, 1 and 2 attention-only layers. Zero layers "
+            "stay at the uniform guess; one layer settles near log 13 (it can only spread its guess over the "
+            "possible periods); two layers copy.", look_at="the three loss curves against the dashed lines",
+            settings={"ih_tabs": TABS[0]},
+            target="chart-induction-heads-depth",
+            predict="One attention layer sees every earlier token. Can it learn to copy the repeated block?",
+            choices=("yes, as well as two layers", "no, it stays near log 13")),
+    ui.Step("What an induction head looks at", "Right: each row is a query position. From the second period on, "
+            "the head puts its attention on the token after the previous occurrence of the current token: a "
+            "diagonal stripe one period back, shifted right by one.", settings={"ih_seq": 0, "ih_tabs": TABS[0]},
+            look_at="the bright stripe below the diagonal in the attention map",
+            target="chart-induction-heads-attention"),
+    ui.Step("How it is built", "Layer 1 has a previous-token head (its positional QK circuit is a band just below "
+            "the diagonal); the layer-2 head's keys read it (K-composition), so its token QK circuit, query token "
+            "against the key's previous token, is diagonal; and its OV circuit copies.",
+            look_at="the three circuit heatmaps", target="ih-circuits", settings={"ih_tabs": TABS[1]}),
+    ui.Step("The phase change", "Twenty fresh seeds: the loss falls abruptly, and in the same few dozen steps the "
+            "induction score rises (Olsson et al.'s first argument).", look_at="the curves per seed",
+            target="ih-seeds", settings={"ih_tabs": TABS[0]}),
+    ui.Step("No privileged basis", "The residual stream can be rotated by any orthogonal map and the logits do not "
+            "change; an elementwise operation or a LayerNorm gain breaks it. This is the symmetry Theus et al. use to "
+            "line two trained models up.", look_at="the largest change of a logit, and the barrier curves",
+            target="ih-basis", settings={"ih_tabs": TABS[0]},
+            predict="Rotate the residual stream of a trained model by a random orthogonal matrix (every write by R, "
+                    "every read by Rᵀ). Do its logits change?",
+            choices=("yes, the coordinates mean something", "no, not beyond rounding")),
+    ui.Step("A real model", "SmolLM2-135M on repeated random tokens: heads that prefix-match and copy.",
+            look_at="the heatmap of prefix-matching scores, layer by head", target="ih-real",
+            settings={"ih_tabs": TABS[0]}),
+]
+active = ui.tour(TOUR)
+
 # --------------------------------------------------------------------------- the headline: picture first
+T = {w: ui.term(w, TOPIC) for w in ("copy loss", "induction head", "attention-only", "log 13")}
 live2 = live_default["runs"]["2"]
 heads = M.best_heads(live2)
-with st.container(key="ih-headline"):
-    left, right, text = st.columns([5, 4, 3], vertical_alignment="top")
+fin = {int(n): float(r["eval_loss"][-1]) for n, r in live_default["runs"].items()}
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    left, right = st.columns(2, gap="small")
     curves = M.run_curves(live_default["runs"])
     with left:
         loss = alt.Chart(curves).mark_line(strokeWidth=2.2).encode(
             x=alt.X("step:Q", title="training step"), y=alt.Y("copy_loss:Q", title="copy loss (nats)",
                                                                  scale=alt.Scale(domain=[0, 4.6])),
-            color=_layer_color("bottom-left"), tooltip=["layers", "step", alt.Tooltip("copy_loss:Q", format=".3f")])
-        ui.chart(alt.layer(_refs(int(curves["step"].max())), loss).properties(height=240), "induction-heads-depth",
-                 data=curves,
-                 alt_text="Held-out copy loss against training step for 0, 1 and 2 attention-only layers")
+            color=_layer_color("bottom"), tooltip=["layers", "step", alt.Tooltip("copy_loss:Q", format=".3f")])
+        ui.chart(alt.layer(_refs(int(curves["step"].max())), loss).properties(
+            height=240, title="Copy loss, 0, 1 and 2 layers"), "induction-heads-depth", data=curves, span=0.3,
+            alt_text="Held-out copy loss against training step for 0, 1 and 2 attention-only layers")
     with right:
         seq = 0
         frame = M.attention_frame(live2["sample"], seq, heads["induction_layer"], heads["induction_head"])
         per = int(live2["sample"]["period"][seq])
-        ui.chart(_attention_chart(frame, 240, None, legend=False), "induction-heads-attention", data=frame,
+        ui.chart(_attention_chart(frame, 240, f"An induction head, period {per}", legend=False),
+                 "induction-heads-attention", data=frame, span=0.3,
                  alt_text="Attention map of the induction head on a repeated random sequence: a stripe one period "
                           "back, shifted by one")
-    fin = {int(n): float(r["eval_loss"][-1]) for n, r in live_default["runs"].items()}
-    if study is not None:
-        fl = M.final_losses(study)
-        med = fl.groupby("arm")["copy_loss"].median()
-        seeds_txt = (f" {M.STUDY.n_seeds} fresh seeds: **{med['L2v']:.2f}** and **{med['L1v']:.2f}** (medians).")
-    else:
-        seeds_txt = ""
-    text.markdown(f"**What to notice:** two attention layers copy (copy loss **{fin[2]:.2f}** nats); one layer "
-                  f"cannot (**{fin[1]:.2f}**; log 13 = {LOG13:.2f}: one guess per possible period); zero layers "
-                  f"guess (**{fin[0]:.2f}**).{seeds_txt} Right: the induction head reads the token *after* the "
-                  f"previous occurrence of the current one. Paper: {M.PAPER['one_layer'].value} with one layer "
-                  "(Elhage et al. 2021).")
+    st.caption(f"One shipped run ({M.PERIOD_LABELS[M.LiveConfig().period_mode]}, seed {M.LiveConfig().seed}, "
+               f"{M.LiveConfig().steps:,} steps); the number beside it is the registered test on fresh seeds. Dashed: "
+               "log 64 (a uniform guess) and log 13 (one guess per possible period).")
+with side_col:
+    depth = next((j for j in verdict.claims if j.id == "depth"), None)
+    ui.headline_claim(verdict, claim="depth" if depth else None, notice=(
+        f"Two {T['attention-only']} layers copy ({T['copy loss']} **{fin[2]:.2f}** nats in the run shown); one "
+        f"layer cannot (**{fin[1]:.2f}**, near {T['log 13']} = {LOG13:.2f}); zero layers guess "
+        f"(**{fin[0]:.2f}**). Right: the {T['induction head']} attends to the token *after* the previous occurrence "
+        "of the current one."), ours_label=f"Our toy, {depth.seeds} fresh seeds" if depth and depth.seeds
+        else "Our toy")
+ui.ledger_strip(verdict)
 
-ui.claims_table(verdict)
-
-TOUR = [
-    ui.Step("One layer or two", "Top left: the same data, the same seed, 0, 1 and 2 attention-only layers. Zero layers "
-            "stay at the uniform guess; one layer settles near log 13 (it can only spread its guess over the "
-            "possible periods); two layers copy.", look_at="the three loss curves against the dashed lines"),
-    ui.Step("What an induction head looks at", "Top right: each row is a query position. From the second period on, "
-            "the head puts its attention on the token after the previous occurrence of the current token: a "
-            "diagonal stripe one period back, shifted right by one.", settings={"ih_seq": 0},
-            look_at="the bright stripe below the diagonal in the attention map"),
-    ui.Step("How it is built", "Under 'One run up close': layer 1 has a previous-token head (its positional QK "
-            "circuit is a band just below the diagonal); the layer-2 head's keys read it (K-composition), so its "
-            "token QK circuit, query token against the key's previous token, is diagonal; and its OV circuit copies.",
-            look_at="the three circuit heatmaps"),
-    ui.Step("The phase change", "Under 'Twenty seeds': the loss falls abruptly, and in the same few hundred steps "
-            "the induction score rises (Olsson et al.'s first argument).", look_at="the curves per seed and the "
-            "steps in the table"),
-    ui.Step("No privileged basis", "The residual stream can be rotated by any orthogonal map and the logits do not "
-            "change; an elementwise operation or a LayerNorm gain breaks it. This is the symmetry Theus et al. use to "
-            "line two trained models up.", look_at="the symmetry table and the barrier curves"),
-    ui.Step("A real model", "SmolLM2-135M on repeated random tokens: heads that prefix-match and copy.",
-            look_at="the heatmap of prefix-matching scores, layer by head"),
-]
-active = ui.tour(TOUR)
-
-explainer, notebook = st.tabs(["Explainer", "Lab notebook"])
+explainer, run_tab, notebook = st.tabs(TABS, key="ih_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the model
 with explainer:
-    st.subheader("The task and the model")
-    st.markdown("A sequence of 32 tokens is a block of *p* random tokens (vocabulary 64) repeated; *p* is drawn from "
-                "4-16 (**variable period**) or fixed at 16. From position *p* on every token is a copy, and the "
-                "**copy loss** is the mean cross-entropy of the next token there. The model is a transformer with "
-                "attention only: no MLP, no LayerNorm, no biases, so every path from a token to a logit is a product "
-                "of weight matrices (Elhage et al.'s **circuits**).")
-    st.latex(r"\begin{aligned}x_0&=W_E[t]+W_{pos}[i],\qquad \mathrm{logits}=x_L\,W_U\\"
-             r"x_{l+1}&=x_l+\textstyle\sum_h A^{l,h}\,x_l\,W_V^{l,h}W_O^{l,h}\\"
-             r"A^{l,h}&=\mathrm{softmax}\big(x_lW_Q^{l,h}(x_lW_K^{l,h})^{\top}/\sqrt{d_h}\big)\end{aligned}")
-    st.markdown("- **QK circuit** $W_QW_K^\\top$: where a head looks. **OV circuit** $W_E W_V W_O W_U$: what it "
-                "writes when it looks at a token; its **copying score** is $\\sum\\lambda/\\sum|\\lambda|$ over "
-                "the eigenvalues (1: it raises the logit of the token it attends to).\n"
-                "- **Previous-token score**: attention from each position to the one before. **Induction "
-                "(prefix-matching) score**: attention to the tokens whose previous token equals the current one.\n"
-                "- **K-composition**: a layer-2 head's keys read what a layer-1 head wrote, "
-                "$\\|W_{QK}^{h_2}W_{OV}^{h_1\\top}\\|_F/(\\|W_{QK}^{h_2}\\|_F\\|W_{OV}^{h_1}\\|_F)$, compared with "
-                "random matrices of the same shapes.")
-    run_box = st.container()
-    seeds_box = st.container()
-    basis_box = st.container()
-    real_box = st.container()
+    model_box = st.expander("The task and the model, in equations: copy loss, circuits, composition",
+                            icon=":material/functions:")
+    model_box.markdown(
+        "A sequence of 32 tokens is a block of *p* random tokens (vocabulary 64) repeated; *p* is drawn from 4-16 "
+        "(**variable period**) or fixed at 16. From position *p* on every token is a copy, and the **copy loss** is "
+        "the mean cross-entropy of the next token there. The model is a transformer with attention only: no MLP, no "
+        "LayerNorm, no biases, so every path from a token to a logit is a product of weight matrices (Elhage et "
+        "al.'s **circuits**).")
+    model_box.latex(r"\begin{aligned}x_0&=W_E[t]+W_{pos}[i],\qquad \mathrm{logits}=x_L\,W_U\\"
+                    r"x_{l+1}&=x_l+\textstyle\sum_h A^{l,h}\,x_l\,W_V^{l,h}W_O^{l,h}\\"
+                    r"A^{l,h}&=\mathrm{softmax}\big(x_lW_Q^{l,h}(x_lW_K^{l,h})^{\top}/\sqrt{d_h}\big)\end{aligned}")
+    model_box.markdown(
+        "- **QK circuit** $W_QW_K^\\top$: where a head looks. **OV circuit** $W_E W_V W_O W_U$: what it writes when "
+        "it looks at a token; its **copying score** is $\\sum\\lambda/\\sum|\\lambda|$ over the eigenvalues (1: it "
+        "raises the logit of the token it attends to).\n"
+        "- **Previous-token score**: attention from each position to the one before. **Induction (prefix-matching) "
+        "score**: attention to the tokens whose previous token equals the current one.\n"
+        "- **K-composition**: a layer-2 head's keys read what a layer-1 head wrote, "
+        "$\\|W_{QK}^{h_2}W_{OV}^{h_1\\top}\\|_F/(\\|W_{QK}^{h_2}\\|_F\\|W_{OV}^{h_1}\\|_F)$, compared with random "
+        "matrices of the same shapes.")
+    seeds_box = st.container(key="ih-seeds")
+    basis_box = st.container(key="ih-basis")
+    real_box = st.container(key="ih-real")
     share_box = st.container()
 
 # --------------------------------------------------------------------------- one run up close (the knobs)
-with run_box:
+with run_tab:
     st.subheader("One run up close")
     live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[2, 1, 1, 1])
     if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
@@ -193,7 +209,7 @@ with run_box:
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
             ui.chart(_attention_chart(frame, 300, f"layer {layer}, head {head} (period {per})"),
-                     f"induction-heads-map-L{layer}H{head}", data=frame,
+                     f"induction-heads-map-L{layer}H{head}", data=frame, span=0.6,
                      alt_text=f"Attention map of layer {layer} head {head} on a sequence of period {per}")
         with right:
             st.metric("Induction (prefix-matching) score", f"{row['induction']:.2f}")
@@ -203,11 +219,13 @@ with run_box:
 
     _maps()
 
-    st.markdown("**The circuits**, read off the weights (no data): the layer-1 previous-token head's positional QK "
-                f"circuit (head {hb['prev_head']}), and the layer-2 induction head's (head {hb['induction_head']}) "
-                "token QK circuit through K-composition and its OV circuit.")
+    circuits_box = st.container(key="ih-circuits")
+    circuits_box.markdown(f"**The circuits**, read off the weights (no data): the layer-1 previous-token head's "
+                          f"positional QK circuit (head {hb['prev_head']}), and the layer-2 induction head's (head "
+                          f"{hb['induction_head']}) token QK circuit through {ui.term('K-composition', TOPIC)} and "
+                          "its OV circuit.")
     mats = M.circuit_matrices(r2["params"], hb)
-    cols = st.columns(3)
+    cols = circuits_box.columns(3)
     specs = [("prev_qk_positions", "query position", "key position", "previous-token head: QK by position"),
              ("induction_qk", "query token", "key's previous token", "induction head: QK (K-composed)"),
              ("induction_ov", "attended token", "logit of token", "induction head: OV")]
@@ -222,7 +240,8 @@ with run_box:
                                 legend=None),
                 tooltip=["row", "col", alt.Tooltip("value:Q", format=".2f")]).properties(height=260, title=title),
                 f"induction-heads-{k}", data=fr, alt_text=f"Heatmap of the {title}")
-    st.caption("Blue negative, orange positive (colour clipped at the 99th percentile of |value|). Left: keys a "
+    circuits_box.caption("Blue negative, orange positive (colour clipped at the 99th percentile of |value|). Left: "
+                         "keys a "
                "query can see, each row centred (softmax ignores a constant per query); a band just below the "
                "diagonal means: attend to the previous position. Middle and right: a bright diagonal means: match "
                "the current token with the key's previous token, and raise the logit of the token attended to.")
@@ -290,11 +309,12 @@ with seeds_box:
 # --------------------------------------------------------------------------- the residual stream
 with basis_box:
     st.subheader("No privileged basis, and two models lined up (Theus et al.)")
-    st.markdown("Rotate the residual stream by any orthogonal $R$, every write by $R$ and every read by "
-                "$R^\\top$, and the model computes the same function: nothing in an attention-only transformer "
-                "looks at single coordinates. An elementwise operation (a nonlinearity, a LayerNorm gain) does, and "
-                "breaks the symmetry. Theus et al. use exactly this freedom to align two independently trained "
-                "transformers before interpolating their weights.")
+    st.markdown(f"The residual stream has no {ui.term('privileged basis', TOPIC)}. Rotate it by any orthogonal "
+                "$R$, every write by $R$ and every read by $R^\\top$, and the model computes the same function: "
+                "nothing in an attention-only transformer looks at single coordinates. An elementwise operation (a "
+                "nonlinearity, a LayerNorm gain) does, and breaks the symmetry. Theus et al. use exactly this "
+                "freedom to align two independently trained transformers before interpolating their weights; the "
+                f"{ui.term('barrier', TOPIC)} B measures what the straight line between them costs.")
     st.latex(r"\begin{aligned}W_E&\to W_ER,\ \ W_{pos}\to W_{pos}R,\ \ W_O\to W_OR\\"
              r"W_Q,W_K,W_V,W_U&\to R^{\top}W\end{aligned}")
     st.latex(r"\begin{aligned}B&=\sup_\lambda L(\theta_\lambda)-\lambda L(\theta_A)-(1-\lambda)L(\theta_B)\\"
@@ -319,7 +339,7 @@ with basis_box:
             y=alt.Y("loss:Q", title="held-out copy loss"),
             color=alt.Color("arm:N", title=None, scale=alt.Scale(domain=[M.ARM_LABELS_LMC[a] for a in ARM_C],
                                                                  range=list(ARM_C.values())),
-                            legend=alt.Legend(orient="bottom", labelLimit=0, columns=2)),
+                            legend=alt.Legend(orient="bottom", labelLimit=0, columns=1)),
             tooltip=["arm", "lambda", alt.Tooltip("loss:Q", format=".3f")]).properties(height=290),
             "induction-heads-interpolation", data=one, alt_text="Loss along the straight line between two models")
         lt = M.lmc_table(study)
@@ -351,7 +371,7 @@ with real_box:
                 color=alt.Color("prefix:Q", title="prefix matching", scale=alt.Scale(scheme="greens", domain=[0, 1])),
                 tooltip=["layer", "head", alt.Tooltip("prefix:Q", format=".2f"), alt.Tooltip("copying:Q", format=".2f"),
                          alt.Tooltip("control:Q", format=".3f")]).properties(height=300),
-                "induction-heads-smollm2", data=rf, alt_text="Prefix-matching score of each SmolLM2 head")
+                "induction-heads-smollm2", data=rf, span=0.6, alt_text="Prefix-matching score of each SmolLM2 head")
         with right:
             thr = alt.layer(
                 alt.Chart(pd.DataFrame({"x": [M.REAL_PREFIX]})).mark_rule(strokeDash=[4, 4], color=ui.NEUTRAL)
@@ -368,11 +388,15 @@ with real_box:
                 "induction-heads-smollm2-scatter", data=rf, alt_text="Copying against prefix matching per head")
 
 with share_box:
-    ui.cite(paper)
-    with st.expander("Also cite", icon=":material/format_quote:"):
-        st.code(M.EXTRA_BIBTEX, language="tex")  # BibTeX (one "bibtex" block per page: the paper's, above)
-    ui.code_for_view(ui.call_snippet("induction_heads", "compare_depths", live_cfg),
-                     cli="python -m toymodels reproduce induction-heads --quick")
+    ui.claims_table(verdict, heading="The ledger, claim by claim")
+    ui.glossary(TOPIC, verdict=verdict)
+    ui.share(paper, ui.call_snippet("induction_heads", "compare_depths", live_cfg),
+             cli="python -m toymodels reproduce induction-heads --quick",
+             shown={f"final copy loss, {n} layer{'s' if n != '1' else ''}": (f"result['runs']['{n}']['eval_loss'][-1]",
+                                                                         f"{runs[n]['eval_loss'][-1]:.3f}")
+                    for n in ("2", "1", "0")})
+    with st.expander("Also cite: Elhage et al. 2021, Olsson et al. 2022", icon=":material/format_quote:"):
+        st.code(M.EXTRA_BIBTEX, language="tex")  # BibTeX (one "bibtex" block per page: the paper's, in Cite)
     ui.device_caption()
     if study is not None:
         meta = study["meta"]

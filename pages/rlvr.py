@@ -39,7 +39,6 @@ def _short(text: str, limit: int = ERROR_CHARS) -> str:
 
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
-ui.claims_table(verdict)
 seeds = ui.view(M, "typed_seeds")
 n_seeds = len(seeds["seeds"])
 m = M.metrics({"typed_seeds": seeds})  # the numbers of the view on screen (the ledger's, when it is fresh)
@@ -49,32 +48,40 @@ by_steps = {d["steps"]: d for d in m["drop_by_steps"]}
 claim_steps = [L for L in M.CLAIM_LENGTHS if L in by_steps]
 _head = seeds["table"]
 cross_share = float(_head[(_head.split == "train") & (_head.steps == H)].crossover_share.iloc[0])
+TABS = ["Contrast: the ρ toy", "Run it yourself", "Analyse your evaluations", "Lab notebook"]
+T = {w: ui.term(w, M.TOPIC) for w in ("RLVR", "pass@k", "GRPO", "distilled", "atypical problem", "crossover k",
+                                      "ρ toy")}
 
 TOUR = [
     ui.Step("RL sharpens, on problems it never saw too",
             f"After {H} GRPO steps RL multiplies pass@1 by ×{m['pass1_gain_train']:.1f} on the "
             f"training problems and ×{m['pass1_gain_heldout']:.1f} on held-out ones: nothing is "
             "memorised per problem, so the gain transfers.",
-            look_at="the RL curves (orange) at k = 1 in both panels of the first figure"),
+            look_at="the RL curves (orange) at k = 1, here and in the held-out chart below",
+            target="headline-figure"),
     ui.Step("Base catches up at large k",
             f"Sampling more, base catches up: after {H} steps it is level with RL at k ≈ "
             f"{_fmt_k(m['crossover_k'])} (median of seeds; {100 * cross_share:.0f}% of seeds cross by k = 1024); "
             "at k = 256 "
             f"{_lead(m['pass256_drop_train'])} points.",
-            look_at="where the blue base curve meets the orange RL curves, near k = 256"),
+            look_at="where the blue base curve meets the orange RL curve, near k = 256", target="headline-figure",
+            predict=f"After {H} GRPO steps, who solves more training problems at k = 256 samples: the base model or "
+                    "RL?", choices=("the base model", "RL")),
     ui.Step("Train longer, lose more",
             "pass@256 falls with training on both splits, like the paper's Table 3; in the toy the loss only "
             f"appears after {H} steps.",
-            look_at="the right-hand chart under 'Longer training'"),
+            look_at="the pass@256 change against GRPO steps", target="chart-rlvr_loss_by_steps"),
     ui.Step("Take the atypical problems away", "With a = 0 every problem is solved by its type's typical strategy: "
             "RL has nothing to give up.", settings={"rl_a": 0.0},
-            look_at="'pass@256 change, train' under 'Move the property of the data'"),
+            look_at="'pass@256 change, train' beside the slider", target="rl-atypical",
+            predict="With no atypical problems (a = 0), does RL still lose coverage at k = 256?",
+            choices=("yes, it still loses", "no, nothing to give up")),
     ui.Step("Make half the problems atypical", "With a = 0.5 the typical strategy solves only half of each type: "
             "the gain shrinks and the loss grows.", settings={"rl_a": 0.5},
-            look_at="the same two numbers, and the dashed line on the charts"),
+            look_at="the same two numbers, and the dashed line on the charts", target="rl-atypical"),
     ui.Step("The old toy, for contrast", "The ρ toy stores a share ρ of every update per problem. At ρ = 0 (one "
             "shared policy) it loses tens of points; ρ was then tuned to land in the paper's regime.",
-            settings={"rl_rho": 0.0}, look_at="the tab 'Contrast: the ρ toy', its pass@256 change", hide=()),
+            settings={"rl_rho": 0.0, "rl_tabs": TABS[0]}, look_at="its pass@256 change", target="rl-rho", hide=()),
 ]
 active = ui.tour(TOUR)
 
@@ -84,10 +91,11 @@ shown = band[((band.policy == "RL") & band.steps.isin([H, LONG])) | band.policy.
 shown = shown.assign(curve=np.where(shown.policy == "RL", "RL, " + shown.steps.astype(str) + " steps", shown.policy))
 DOMAIN = ["base", f"RL, {H} steps", f"RL, {LONG} steps", "distilled"]
 CURVE_SCALE = alt.Scale(domain=DOMAIN, range=[BASE_C, RL_C, LONG_C, DIS_C])
-color = alt.Color("curve:N", scale=CURVE_SCALE, title=None, legend=alt.Legend(symbolOpacity=1))
+color = alt.Color("curve:N", scale=CURVE_SCALE, title=None,
+                  legend=alt.Legend(symbolOpacity=1, orient="bottom", columns=2))
 
 
-def _passk(d: pd.DataFrame, title: str) -> alt.LayerChart:
+def _passk(d: pd.DataFrame, title: str, height: int = 300) -> alt.LayerChart:
     return alt.layer(
         alt.Chart(d).mark_area(opacity=0.18).encode(x=_log_k(), y=alt.Y("lo:Q"), y2="hi:Q",
                                                     color=color),
@@ -95,53 +103,74 @@ def _passk(d: pd.DataFrame, title: str) -> alt.LayerChart:
             x=_log_k(), y=alt.Y("pass_at_k:Q", title="pass@k", scale=alt.Scale(domain=[0, 1])),
             color=color, tooltip=["curve", "k", alt.Tooltip("pass_at_k:Q", format=".3f", title="mean of seeds"),
                                   alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")]),
-    ).properties(height=380, title=title)
+    ).properties(height=height, title=title)
 
 
-st.subheader("RL wins at small k, base catches up at large k, on problems RL never saw as well")
-left, right = st.columns(2)
-for col, split in zip((left, right), ("train", "held-out")):
+def _passk_chart(split: str, span: float, height: int = 300) -> None:
     d = shown[shown.split == split]
-    with col:
-        ui.chart(_passk(d, SPLIT_NAMES[split] + (" (never trained on)" if split == "held-out" else "")),
-                 f"rlvr_passk_{split}", data=d, key=f"rl_chart_passk_{split}",
-                 alt_text=f"pass@k against k on the {SPLIT_NAMES[split]}: base, RL at {H} and {LONG} steps and the "
-                          "distilled policy, means over seeds with 95% bands")
-st.markdown(
-    f"**What to notice.** After {H} GRPO steps on the training problems, RL multiplies pass@1 by "
-    f"**×{m['pass1_gain_train']:.1f}** there and by **×{m['pass1_gain_heldout']:.1f}** on held-out problems it never "
-    f"trained on (paper, Omni-MATH: ×{gain_paper:.2f} and ×{gain_paper_test:.2f}). At k = 256, "
-    f"**{_lead(m['pass256_drop_train'])}** points on the training problems and "
-    f"**{_lead(m['pass256_drop_heldout'])}** on the held-out ones (paper: base ahead by "
-    f"{M.PAPER['pass256_base_train'].value - M.PAPER['pass256_grpo_train'].value:.1f} and "
-    f"{M.PAPER['pass256_base_test'].value - M.PAPER['pass256_grpo_test'].value:.1f}); base reaches RL at k ≈ "
-    f"**{_fmt_k(m['crossover_k'])}** (median of seeds, training problems). "
-    + (f"So at {H} steps the toy's RL has not yet given up coverage at k = 256, unlike the paper's (the ledger says "
-       f"so); it does with longer training (the {LONG}-step curve, and the next figure). "
-       if m["pass256_drop_train"] <= 0 else "")
-    + "Distillation stays above base at every k. "
-    "pass@k is the unbiased estimator (Eq. 2) from n = 1024 samples per problem; "
-    f"bands: 95% t-intervals over {n_seeds} seeds.")
+    ui.chart(_passk(d, f"pass@k on the {SPLIT_NAMES[split]}" + (" (never trained on)" if split == "held-out" else
+                                                                 ": RL wins at small k, base catches up"), height),
+             f"rlvr_passk_{split}", data=d, span=span,
+             alt_text=f"pass@k against k on the {SPLIT_NAMES[split]}: base, RL at {H} and {LONG} steps and the "
+                      "distilled policy, means over seeds with 95% bands")
+
+
+fig_col, side_col = st.columns([3, 2], gap="medium")
+with fig_col.container(key="headline-figure"):
+    _passk_chart("train", 0.6, 280)
+behind = m["pass256_drop_train"] <= 0  # the toy's RL still ahead at k = 256 after H steps (the ledger's not reproduced)
+with side_col:
+    ui.headline_claim(verdict, claim="pass1-gain", notice=(
+        f"RL multiplies pass@1 by **×{m['pass1_gain_train']:.1f}** after {H} {T['GRPO']} steps (held-out: "
+        f"×{m['pass1_gain_heldout']:.1f}), and base catches up as k grows: at k = 256, "
+        f"**{_lead(m['pass256_drop_train'])}** points (paper: base ahead by "
+        f"{M.PAPER['pass256_base_train'].value - M.PAPER['pass256_grpo_train'].value:.1f})"
+        + (f"; the toy's RL falls behind only with longer training (the {LONG}-step curve)." if behind else ".")))
+    st.caption(f"{T['RLVR']}: RL on a checked answer. {T['pass@k']}: the chance one of k samples is right (Eq. 2, "
+               f"from 1024 a problem). Bands: 95% t-intervals, {n_seeds} seeds.")
+ui.ledger_strip(verdict)
+
+# =========================================================================== the story: held-out problems
+st.subheader("On problems RL never saw as well")
+left, right = st.columns([3, 2], gap="medium")
+with left:
+    _passk_chart("held-out", 0.6, 280)
+right.markdown(
+    f"**What to notice.** On held-out problems RL multiplies pass@1 by **×{m['pass1_gain_heldout']:.1f}** "
+    f"(training problems ×{m['pass1_gain_train']:.1f}; paper, Omni-MATH: ×{gain_paper_test:.2f} and "
+    f"×{gain_paper:.2f}). At k = 256, **{_lead(m['pass256_drop_heldout'])}** points (paper: base ahead by "
+    f"{M.PAPER['pass256_base_test'].value - M.PAPER['pass256_grpo_test'].value:.1f}); base reaches RL at the "
+    f"{T['crossover k']} ≈ **{_fmt_k(m['crossover_k'])}** (median of seeds, training problems). The "
+    f"{T['distilled']} policy stays above base at every k.")
 
 st.markdown(
-    f"**The toy.** Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in "
-    f"*K* = {D.n_types} **types** (a topic, a kind of question); the policy is shared within a type, and each type "
-    "has a typical correct strategy. A share ***a*** of the problems (here "
-    f"**a = {D.atypical:g}**, a property of the data) are **atypical**: another strategy solves them, drawn from the "
-    "base model's own prior. RL can only learn what a type's problems have in common, so it sharpens every problem of "
-    "a type toward the typical strategy: pass@1 rises on both splits, and the atypical problems, which the base model "
-    "solved now and then by sampling widely, starve. (On AIME24 the paper's RL model loses "
-    f"{M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
-    f"{M.PAPER['aime_base_solved'].value} problems base solves: the same order as a.)")
-st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta_{t_i}+u_i)_s,\qquad "
-         r"\theta_t\mathrel{+}=\eta\,\operatorname{mean}_{b:\,t_b=t}\,\frac1G\sum_g A_{bg}\,"
-         r"\nabla_z\log\pi(s_{bg}\mid i_b),\qquad p_i=q_i\!\!\sum_{s\ \mathrm{correct}}\!\!\pi(s\mid i)")
+    f"**The toy, in one line.** Problems come in types that share one policy; a share a = {D.atypical:g} of them "
+    f"({T['atypical problem']}s) need a strategy the type's usual one is not, so RL, which learns what a type's "
+    "problems have in common, lets them starve.")
+with st.expander("The toy in full, and its equations", icon=":material/functions:"):
+    st.markdown(
+        f"Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in *K* = {D.n_types} "
+        "**types** (a topic, a kind of question); the policy is shared within a type, and each type has a typical "
+        f"correct strategy. A share ***a*** of the problems (here **a = {D.atypical:g}**, a property of the data) "
+        "are **atypical**: another strategy solves them, drawn from the base model's own prior. RL can only learn "
+        "what a type's problems have in common, so it sharpens every problem of a type toward the typical strategy: "
+        "pass@1 rises on both splits, and the atypical problems, which the base model solved now and then by "
+        "sampling widely, starve. (On AIME24 the paper's RL model loses "
+        f"{M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
+        f"{M.PAPER['aime_base_solved'].value} problems base solves: the same order as a.)")
+    st.markdown("The policy of problem *i* (type *tᵢ*, fixed offsets *uᵢ* per strategy), GRPO's update of the "
+                "shared logits θ, and the success probability of a problem (*qᵢ*: the chance a correct strategy's "
+                "answer is right):")
+    st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta_{t_i}+u_i)_s")
+    st.latex(r"\theta_t\mathrel{+}=\eta\,\operatorname{mean}_{b:\,t_b=t}\,\frac1G\sum_g A_{bg}\,"
+             r"\nabla_z\log\pi(s_{bg}\mid i_b)")
+    st.latex(r"p_i=q_i\!\!\sum_{s\ \mathrm{correct}}\!\!\pi(s\mid i)")
 
 # =========================================================================== the story: training length
 SPLIT_SCALE = alt.Scale(domain=list(SPLIT_NAMES.values()), range=[RL_C, HELD_C])
 split_color = alt.Color("where:N", title=None, scale=SPLIT_SCALE, legend=alt.Legend(symbolOpacity=1))
 if ui.shown("length", active):
-    st.subheader("Longer training: pass@1 keeps rising, pass@256 falls")
+    st.subheader("Train longer: pass@1 rises, pass@256 falls")
     table = seeds["table"].copy()
     ours = table.assign(where=table.split.map(SPLIT_NAMES))
     paper_rows = pd.DataFrame(M.paper_by_steps()).assign(where=lambda d: d.split.map(SPLIT_NAMES))
@@ -161,15 +190,15 @@ if ui.shown("length", active):
             alt.Chart(pts).mark_point(shape="diamond", size=110, filled=True, opacity=0.9).encode(
                 x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
                 tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
-        ).properties(height=300)
+        ).properties(height=240)
 
     c1, c2 = st.columns(2)
     with c1:
         ui.chart(_by_steps("pass1_gain", 1.0, "pass@1 gain, × base", "pass1_gain"), "rlvr_gain_by_steps",
-                 data=ours, key="rl_chart_gain", alt_text="pass@1 gain against GRPO steps, both splits, paper diamonds")
+                 data=ours, alt_text="pass@1 gain against GRPO steps, both splits, paper diamonds")
     with c2:
         ui.chart(_by_steps("pass256_drop", -100.0, "pass@256 change, points", "pass256_change"), "rlvr_loss_by_steps",
-                 data=ours, key="rl_chart_loss",
+                 data=ours,
                  alt_text="pass@256 change in points against GRPO steps, both splits, paper diamonds")
     st.markdown(
         "**What to notice.** On the training problems the pass@256 change is "
@@ -202,9 +231,9 @@ if ui.shown("coverage", active):
                                                       range=[BASE_C, ATY_C]), title=None),
             tooltip=["problem", "type", "kind", alt.Tooltip("p_base:Q", format=".2e"),
                      alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl"]),
-    ).properties(height=330, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
+    ).properties(height=280, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
     with left:
-        ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]), key="rl_chart_problems",
+        ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]),
                  alt_text="per-problem success probability under RL against base, held-out split, coloured by "
                           "typical or atypical")
     right.markdown(
@@ -221,22 +250,24 @@ if ui.shown("coverage", active):
 @ui.fragment
 def _atypical_section() -> None:
     """The share of atypical problems a: a property of the data, moved by the reader (a fragment)."""
-    st.subheader("Move the property of the data: the share of atypical problems a")
+    st.subheader("Move the data: the share a of atypical problems")
     sweep = ui.view(M, "atypical_sweep")
-    c1, c2 = st.columns([3, 1])
+    box = st.container(key="rl-atypical")
+    c1, c2 = box.columns([3, 1])
     a, steps = ui.knob(M.KNOBS, "rl_a", where=c1), ui.knob(M.KNOBS, "rl_len", where=c2)
     t = sweep["table"].copy()
     t = t[t.steps == steps].assign(where=lambda d: d.split.map(SPLIT_NAMES))
     row = t[np.isclose(t.atypical, a)].set_index("split")
-    cols = st.columns(4)
+    row_ = box.container(horizontal=True, gap="medium")  # wraps on a phone (columns would stack four deep)
+    cols = [row_] * 4
     for col, split in zip(cols[:2], ("train", "held-out")):
         r = row.loc[split]
         col.metric(f"pass@1 gain, {split}", f"×{r.pass1_gain:.2f}", f"{r.pass1_base:.3f} → {r.pass1_rl:.3f}",
-                   delta_arrow="off")
+                   delta_arrow="off", width="content")
     for col, split in zip(cols[2:], ("train", "held-out")):
         r = row.loc[split]
         col.metric(f"pass@256 change, {split}", f"{-100 * r.pass256_drop:+.1f} pts",
-                   f"{r.pass256_base:.3f} → {r.pass256_rl:.3f}", delta_arrow="off")
+                   f"{r.pass256_base:.3f} → {r.pass256_rl:.3f}", delta_arrow="off", width="content")
     x = alt.X("atypical:Q", title="share of atypical problems a")
     rule = alt.Chart(pd.DataFrame({"atypical": [a]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(
         x="atypical:Q")
@@ -251,15 +282,15 @@ def _atypical_section() -> None:
                 x=x, y="v:Q", color=split_color, tooltip=["where", "atypical", alt.Tooltip("v:Q", format=".2f"),
                                                           alt.Tooltip("lo:Q", format=".2f"),
                                                           alt.Tooltip("hi:Q", format=".2f")]),
-            rule).properties(height=280)
+            rule).properties(height=240)
 
     p1, p2 = st.columns(2)
     with p1:
-        ui.chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), "rlvr_gain_by_a", data=t, key="rl_chart_gain_a",
+        ui.chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), "rlvr_gain_by_a", data=t,
                  alt_text="pass@1 gain against the share of atypical problems a, both splits")
     with p2:
         ui.chart(_panel("pass256_drop", -100.0, "pass@256 change, points"), "rlvr_loss_by_a", data=t,
-                 key="rl_chart_loss_a", alt_text="pass@256 change against the share of atypical problems a")
+                 alt_text="pass@256 change against the share of atypical problems a")
     zero = t[np.isclose(t.atypical, 0.0) & (t.split == "train")]
     st.markdown(
         "**What to notice.** " + (
@@ -272,15 +303,8 @@ def _atypical_section() -> None:
 if ui.shown("data-property", active):
     _atypical_section()
 
-ui.cite(paper)
-ui.code_for_view(ui.call_snippet("rlvr", "typed_seeds", D, M.TYPED_LENGTHS, M.CLAIM_SEEDS),
-                 cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds")
-
 # =========================================================================== going deeper
-tab_run, tab_data, tab_rho, tab_lab = st.tabs([":material/tune: Run it yourself",
-                                               ":material/upload_file: Analyse your evaluations",
-                                               ":material/compare_arrows: Contrast: the ρ toy",
-                                               ":material/menu_book: Lab notebook"])
+tab_rho, tab_run, tab_data, tab_lab = st.tabs(TABS, key="rl_tabs", bind="query-params")
 
 
 @ui.fragment
@@ -313,7 +337,7 @@ def _run_tab() -> None:
             tooltip=["policy", "k", alt.Tooltip("pass_at_k:Q", format=".4f"), alt.Tooltip("exact:Q", format=".4f")],
         ).properties(height=340, title=f"{SPLIT_NAMES[split]} (estimate, n = {res['config']['n_samples']})")
         with col:
-            ui.chart(fig, f"rlvr_run_{split}", data=d, key=f"rl_chart_run_{split}",
+            ui.chart(fig, f"rlvr_run_{split}", data=d,
                      alt_text=f"pass@k of your run on the {SPLIT_NAMES[split]}")
     s = res["summary"].copy()
     st.dataframe(s[["split", "steps", "pass1_base", "pass1_rl", "pass1_gain", "pass256_base", "pass256_rl",
@@ -342,11 +366,11 @@ def _run_tab() -> None:
     with s1:
         ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"),
                                                            color=split_color).properties(height=280),
-                 f"rlvr_sweep_{param}_gain", data=t, key="rl_chart_sweep_gain", alt_text=f"pass@1 gain against {param}")
+                 f"rlvr_sweep_{param}_gain", data=t, alt_text=f"pass@1 gain against {param}")
     with s2:
         ui.chart(alt.Chart(t).mark_line(point=True).encode(x=xk, y=alt.Y("change:Q", title="pass@256 change, pts"),
                                                            color=split_color).properties(height=280),
-                 f"rlvr_sweep_{param}_loss", data=t, key="rl_chart_sweep_loss",
+                 f"rlvr_sweep_{param}_loss", data=t,
                  alt_text=f"pass@256 change against {param}")
     st.caption(f"Means of seeds {', '.join(map(str, sw['seeds']))}.")
 
@@ -411,7 +435,7 @@ def _data_tab() -> None:
     left, right = st.columns(2)
     with left:
         ui.chart(alt.layer(*layers).properties(title=f"pass@k per model (base: {_short(an['base'], 40)})",
-                                               height=320), "rlvr_your_passk", data=cur_u, key="rl_chart_upload",
+                                               height=320), "rlvr_your_passk", data=cur_u,
                  alt_text="pass@k against k for each uploaded model")
     hist = an["histogram"].copy()
     with right:
@@ -421,7 +445,7 @@ def _data_tab() -> None:
             y=alt.Y("share:Q", title="share of problems", axis=alt.Axis(format="%")),
             color=alt.Color("model:N", sort=models, title=None),
             tooltip=["model", "accuracy", "problems", alt.Tooltip("share:Q", format=".1%")]).properties(
-            title="Accuracy histogram", height=320), "rlvr_your_histogram", data=hist, key="rl_chart_hist",
+            title="Accuracy histogram", height=320), "rlvr_your_histogram", data=hist,
             alt_text="share of problems by per-problem accuracy, per model")
     st.dataframe(summ_u.rename(columns={"k_max": "k_max (min n)", "solved": "solved at k = n",
                                         "crossover_k": "crossover k (base ≥ model)",
@@ -448,31 +472,32 @@ def _rho_tab() -> None:
         "its claim can only be *illustrated*. Its gain is largely per-problem memorisation (an independent "
         "reimplementation in issue 28 measured ×1.2–1.4 on held-out problems), and its loss at k = 256 shrinks "
         "again with long training: the typed toy above has neither problem.")
-    st.latex(r"\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s,\quad "
-             r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\quad "
-             r"\theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b")
+    st.latex(r"\begin{gathered}\pi(s\mid i)=\operatorname{softmax}(\theta+u_i+\phi_i)_s\\"  # two lines: a phone
+             r"\phi_{i_b}\mathrel{+}=\eta\,\rho\,g_b,\quad"
+             r"\theta\mathrel{+}=\eta\,(1-\rho)\,\tfrac1B\textstyle\sum_b g_b\end{gathered}")
     grid = ui.view(M, "rho_sweep")
-    c1, c2 = st.columns([3, 1])
+    box = st.container(key="rl-rho")
+    c1, c2 = box.columns([3, 1])
     rho, n_steps = ui.knob(M.KNOBS, "rl_rho", where=c1), ui.knob(M.KNOBS, "rl_rho_len", where=c2)
     t = grid["table"].copy()
     t = t[t.steps == n_steps]
     row = t[np.isclose(t.rho, rho)].iloc[0]
-    cols = st.columns(3)
-    cols[0].metric("pass@1 gain (mean of seeds)", f"×{row.pass1_gain:.2f}")
-    cols[1].metric("pass@256 change", f"{-100 * row.pass256_drop:+.1f} pts")
-    cols[2].metric("crossover k (median)", _fmt_k(row.crossover_k_median))
+    nums = box.container(horizontal=True, gap="medium")  # wraps on a phone
+    nums.metric("pass@1 gain (mean of seeds)", f"×{row.pass1_gain:.2f}", width="content")
+    nums.metric("pass@256 change", f"{-100 * row.pass256_drop:+.1f} pts", width="content")
+    nums.metric("crossover k (median)", _fmt_k(row.crossover_k_median), width="content")
     x = alt.X("rho:Q", title="capacity share ρ")
     rule = alt.Chart(pd.DataFrame({"rho": [rho]})).mark_rule(color=ui.NEUTRAL, strokeDash=[3, 3]).encode(x="rho:Q")
     p1, p2 = st.columns(2)
     with p1:
         ui.chart(alt.layer(alt.Chart(t).mark_line(point=True, color=RL_C).encode(
             x=x, y=alt.Y("pass1_gain:Q", title="pass@1 gain, ×"), tooltip=["rho", "pass1_gain"]), rule).properties(
-            height=260), "rlvr_rho_gain", data=t, key="rl_chart_rho_gain", alt_text="the ρ toy's pass@1 gain against ρ")
+            height=260), "rlvr_rho_gain", data=t, alt_text="the ρ toy's pass@1 gain against ρ")
     with p2:
         d = t.assign(change=-100 * t.pass256_drop)
         ui.chart(alt.layer(alt.Chart(d).mark_line(point=True, color=RL_C).encode(
             x=x, y=alt.Y("change:Q", title="pass@256 change, points"), tooltip=["rho", "change"]), rule).properties(
-            height=260), "rlvr_rho_loss", data=d, key="rl_chart_rho_loss",
+            height=260), "rlvr_rho_loss", data=d,
             alt_text="the ρ toy's pass@256 change against ρ")
     st.caption(f"Training problems only (the ρ toy has no held-out split); means of seeds "
                f"{', '.join(map(str, grid['seeds']))}.")
@@ -494,4 +519,12 @@ with tab_lab:
     st.markdown(f"**How the ρ toy's ρ = {M.DEFAULT_RHO:g} was chosen.** {M.RHO_RULE}")
     st.dataframe(ui.view(M, "rho_sweep")["table"].copy(), hide_index=True, width="stretch", height=240)
 
+ui.claims_table(verdict, heading="The ledger, claim by claim")
+ui.glossary(M.TOPIC, verdict=verdict)
+ui.share(paper, ui.view_snippet(M, "typed_seeds"),
+         cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds",
+         shown={"pass@1 gain, training problems": ("M.metrics({'typed_seeds': result})['pass1_gain_train']",
+                                                   f"×{m['pass1_gain_train']:.1f}"),
+                "pass@256, base − RL (training problems)": (
+                    "M.metrics({'typed_seeds': result})['pass256_drop_train']", f"{m['pass256_drop_train']:+.3f}")})
 ui.device_caption()

@@ -190,7 +190,7 @@ with explainer:
     c1, c2 = st.columns([3, 2])
     with c1:
         title = f"Δ and σ: {settings}"
-        ui.chart(noise_chart(noise, title), "noise", data=noise["curves"],
+        ui.chart(noise_chart(noise, title), "noise", span=0.6, data=noise["curves"],
                  alt_text="Spread across sizes and seed noise against normalised compute for the chosen settings.")
     s = noise["summary"]
     c2.container(key="sc-noise-numbers").markdown(
@@ -229,8 +229,9 @@ with explainer:
             strokeDash=alt.StrokeDash("curve:N", legend=alt.Legend(orient="bottom", columns=1, title=None)),
             tooltip=["schedule:N", "curve:N", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".2e")])
         ui.chart(chart.properties(height=300),
-                 "schedules", data=sm, alt_text="The deformation of the loss curve by linear and cosine decay, "
-                 "actual and predicted by the schedule model.")
+                 "schedules", span=0.6, data=sm,
+                 alt_text="The deformation of the loss curve by linear and cosine decay, actual and predicted by "
+                 "the schedule model.")
     errs = sched_model["errors"]
     worst = errs[errs["schedule"] != sched_model["fit_on"]]["error"].max()
     c2.markdown(f"L_sched(t) ≈ L_const(τ(t)) + α (η(t)/η_peak − 1) tr(PΣ_t), with τ = Σ η/η_peak and Σ the "
@@ -257,8 +258,9 @@ with explainer:
     c1, c2 = st.columns([3, 2])
     with c1:
         ui.chart((raw + frontier_line + dots).properties(title="Loss against compute (constant rate)", height=320),
-                 "frontier", data=curves, alt_text="Loss against compute for six sizes, log-log, with the lower "
-                 "envelope and each size's compute-optimal horizon marked.")
+                 "frontier", span=0.6, data=curves,
+                 alt_text="Loss against compute for six sizes, log-log, with the lower envelope and each size's "
+                 "compute-optimal horizon marked.")
     c2.markdown(f"Each size is run well past its horizon at a constant rate. Their lower envelope is the "
                 f"compute-optimal frontier; along it the optimal horizon grows as t* ∝ p^**{front['gamma_hat']:.2f}** "
                 f"(fitted over {front['n_fitted']} sizes; theory: γ* = a = {grid['config']['a']:g}) and p = 64 is "
@@ -280,7 +282,7 @@ with explainer:
         c1, c2 = st.columns([3, 2])
         with c1:
             seeds_text = f"Your seeds {mine_cfg.seed}…{mine_cfg.seed + mine_cfg.seeds - 1}"
-            ui.chart(noise_chart(mn, seeds_text), "my_noise", data=mn["curves"],
+            ui.chart(noise_chart(mn, seeds_text), "my_noise", span=0.6, data=mn["curves"],
                      alt_text="Spread and noise for your seeds.")
         c2.markdown(f"{ratio_text(mn['summary'])}; σ = {mn['summary']['noise']:.4f}.")
 

@@ -180,7 +180,7 @@ with story:
                             alt.Tooltip("overlap_times_m:Q", format=".2f", title="overlap × m")])
         fig = (alt.Chart(ov).mark_line().encode(**enc) + alt.Chart(ov).mark_point(filled=True, size=60).encode(**enc))
         ui.chart(fig.properties(height=300, title=f"Strong regime: overlap slope {-s['overlap_slope']['mean']:.2f} "
-                                                  f"over m ≥ {M.MIN_M}"), "superposition_overlap", data=ov,
+                                                  f"over m ≥ {M.MIN_M}"), "superposition_overlap", data=ov, span=0.6,
                  alt_text="Mean squared overlap of the normalised rows against width, with the Welch bound and 1/m.")
     with c2:
         st.dataframe(w_strong[["m", "overlap", "welch", "overlap_over_welch", "overlap_times_m"]].rename(columns={
@@ -244,7 +244,7 @@ with story:
         dash = alt.StrokeDash("series:N", legend=None, scale=alt.Scale(domain=list(dict.fromkeys(wf["series"])),
                                                                        range=[[1, 0], [6, 3], [2, 2]]))
         fig = alt.Chart(wf).mark_line(point=True).encode(strokeDash=dash, **enc)
-        ui.chart(fig.properties(height=300), "superposition_weak", data=wf,
+        ui.chart(fig.properties(height=300), "superposition_weak", data=wf, span=0.6,
                  alt_text="Weak regime loss against width: measured, Eq. 4 on the measured rows, and the ideal.")
     with c2:
         st.dataframe(w_weak[["m", "loss", "eq4", "eq4_ratio", "represented", "top_share"]].rename(columns={

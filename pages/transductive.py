@@ -116,7 +116,7 @@ e2.markdown(f"**Random depth-2 {T['tree class']}es** (7 points, LD = 3), {int(su
             "reports no such frequency.")
 SWEEP_IDS = ("sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed")
 with st.expander("Sweep your own random tree classes",
-                 icon=":material/tune:", expanded=any(k in st.query_params for k in SWEEP_IDS)
+                 icon=":material/tune:", expanded=ui.in_link(*SWEEP_IDS)
                  or "tr_sweep_args" in st.session_state):
     ui.download_csv(gap["classes"], "transductive_gap_default.csv", label="Download the shipped sweep (CSV)",
                     key="tr_dl_default")

@@ -85,3 +85,14 @@ def test_a_numpy_only_page_does_not_import_torch():
               "at.switch_page('pages/rlvr.py')\nat.run()\nassert not at.exception, at.exception\n"
               "assert any('Computed by' in c.value for c in at.caption)\n")
     assert "torch" not in _modules_after(script)
+
+
+@pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
+def test_a_shipped_page_opens_without_importing_torch(paper):
+    # A cold shared link at the shipped settings reads shipped views: importing torch (1.5-3 s of CPU on a cold
+    # server) only to name a live entry point (ui.compute(M.fn, ...)) or a table helper kept beside the training code
+    # is a defect (diffusion's model_times_table, induction-heads' compare_depths did, issue 39).
+    script = ("from streamlit.testing.v1 import AppTest\n"
+              "at = AppTest.from_file('Home.py', default_timeout=120)\n"
+              f"at.switch_page({paper.page!r})\nat.run()\nassert not at.exception, at.exception\n")
+    assert "torch" not in _modules_after(script)

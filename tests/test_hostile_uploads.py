@@ -240,3 +240,19 @@ def test_superposition_matrix_upload_refuses_in_one_short_line(data, filename):
 
     msg = str(_answer(lambda d: load_matrix(d, filename), data))
     assert "could not read" in msg and "m" * 61 not in msg
+
+
+def test_rlvr_a_hundred_thousand_digits_then_a_letter_is_refused_in_linear_time():
+    """A count of 100,000 digits ending in a letter: the "is it a number?" check once backtracked quadratically
+    (0.7 s at 4,000 digits, so about 7 minutes at 100,000: the page's upload timed out). Now it is refused as
+    non-numeric at 1,000 digits and at 100,000 within 2 CPU-s."""
+    from toymodels.rlvr import read_evaluations
+
+    def cost(n):
+        t = time.process_time()
+        with pytest.raises(InputError, match="Non-numeric value"):
+            read_evaluations(b"model,problem,n,c\nm,p,5," + b"7" * n + b"x\n")
+        return time.process_time() - t
+
+    cost(1_000)
+    assert cost(100_000) < 2.0

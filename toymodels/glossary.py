@@ -109,6 +109,10 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "EFM": "Empirical flow matching: training on the exact, noiseless target of the empirical optimal "
                "denoiser.",
         "CFM": "Conditional flow matching: the usual training on noisy single-example targets.",
+        "GMM": "Gaussian mixture model: the data are drawn from a few Gaussian blobs, so the exact score is known and "
+               "a sample's quality can be measured against it.",
+        "DDIM": "A deterministic sampler for diffusion models: it runs the learned denoiser backwards from noise in "
+                "a fixed number of steps, the same noise giving the same sample.",
     },
     "deep-crl": {
         "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
@@ -132,6 +136,16 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
                 "accepts the answer.",
         "pass@k": "The probability that at least one of k sampled answers is correct (estimated without bias "
                   "from n ≥ k samples).",
+        "GRPO": "Group Relative Policy Optimization: sample a group of G answers per problem, score each 1 or 0 by "
+                "the checker, and weight each answer's gradient by its reward minus the group's mean, over the "
+                "group's standard deviation (no value network).",
+        "distilled": "A model trained to imitate a teacher's answers (supervised fine-tuning), not by RL: it can "
+                     "learn strategies the base model almost never samples.",
+        "atypical problem": "A problem of the toy that its type's usual strategy does not solve: another strategy, "
+                            "one the base model samples now and then, does.",
+        "crossover k": "The number of samples k at which the base model's pass@k catches up with the RL model's.",
+        "ρ toy": "This page's earlier toy: each problem has its own logits beside the shared ones, and a share ρ of "
+                 "every update goes to them; ρ was tuned to land in the paper's regime (illustrated, not tested).",
     },
     "hivemind": {
         "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
@@ -151,6 +165,23 @@ TOPIC: Mapping[str, Mapping[str, str]] = {
         "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "
                          "of one model do (spread Δ below the seed noise σ).",
         "compute-optimal": "Trained for the number of steps that gives the lowest loss for the compute spent.",
+    },
+    "induction-heads": {
+        "copy loss": "The mean cross-entropy (in nats) of the next token over the positions where it is a copy of "
+                     "an earlier one (from the second period on): 0 for perfect copying.",
+        "induction head": "An attention head that attends to the token after the previous occurrence of the current "
+                          "token and copies it: [A][B] … [A] → [B]. It needs a previous-token head in an earlier "
+                          "layer.",
+        "attention-only": "A transformer with attention layers and nothing else: no MLP, no LayerNorm, no biases, so "
+                          "every path from a token to a logit is a product of weight matrices.",
+        "log 13": "The loss of a model that knows the next token is one of the 13 tokens a possible period (4-16) "
+                  "back, but not which: log 13 ≈ 2.56 nats. log 64 ≈ 4.16 is a uniform guess.",
+        "K-composition": "A layer-2 head's keys reading what a layer-1 head wrote into the residual stream: how an "
+                         "induction head finds the token after the previous occurrence.",
+        "privileged basis": "Coordinates of the residual stream that mean something on their own; an attention-only "
+                            "model has none (any rotation gives the same function).",
+        "barrier": "How far the loss rises above the straight line between two models when their weights are "
+                   "interpolated; a low barrier means the two are linearly mode-connected.",
     },
 }
 

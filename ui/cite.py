@@ -138,6 +138,8 @@ def view_snippet(module, name: str) -> str:
         call = call_snippet(package, fn, **shipped.view_arguments(module, name)).rsplit("result = ", 1)[1].strip()
     except Exception:  # noqa: BLE001 - arguments that need another stored view: name the view only
         call = f"M.{fn}(...)"
+    if "\n" in call or len(call) > 400:  # an argument that prints as a table (another view's data): name it only
+        call = f"M.{fn}(...)"
     cost = f", about {v.seconds / 60:.0f} CPU-minutes" if v.seconds and v.seconds >= 90 else (
         f", about {v.seconds:.0f} CPU-s" if v.seconds else "")
     return (f"{THREADS_PREAMBLE}import toymodels.{package} as M\nfrom toymodels import shipped\n\n"

@@ -13,13 +13,17 @@ def _page():
 
 
 @needs_page
-def test_page_opens_on_the_ledger_and_the_shipped_studies():
+def test_page_opens_on_the_picture_and_the_shipped_studies():
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "Diffusion memorization"
     shown = " ".join(m.value for m in at.markdown)
-    assert "claims reproduced" in shown                         # the claims table comes first
+    assert "claims reproduced" in shown                         # the full ledger, below the story
     assert "What to notice" in shown
+    from toymodels import shipped
+
+    study = shipped.load_view(D, "study")
+    assert f"slope {study['tau_mem_slope']:.2f}" in shown       # the headline slope beside the figure
     assert len(at.table) >= 1                                   # the claims ledger (ui.claims_table: st.table)
     assert len(at.dataframe) >= 4                               # per-seed τ, CFM/EFM pairs, RF slopes, RF edges, ...
     assert not at.error
@@ -70,6 +74,23 @@ def test_a_small_live_window_run_shows_its_own_slopes():
     at.button(key="window_form-submit").click().run()
     assert not at.exception, at.exception
     assert any(c.value.startswith("Your run: τ_mem ∝") for c in at.caption)
+
+
+@needs_page
+def test_a_prediction_step_opens_its_tab_only_after_the_reveal():
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["tour"] = "3"
+    at.switch_page(get_paper("diffusion").page).run()
+    assert not at.exception, at.exception
+    assert at.query_params.get("diff_tab") in (None, [], "The window", ["The window"])  # asked first: not opened
+    at.radio(key="tour-guess-3").set_value("about the same").run()
+    at.button(key="tour-reveal").click().run()
+    assert not at.exception, at.exception
+    assert any("Step 3 of 5" in c.value for c in at.caption)
+    assert any("EFM" in m.value for m in at.markdown)
 
 
 # --------------------------------------------------------------------------- the page: links and fuzz

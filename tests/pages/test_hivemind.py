@@ -166,7 +166,7 @@ def test_page_refuses_too_many_models_with_a_message():
     assert any("4,000,000 characters; the limit is 100" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("step", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5, 6])
 def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     from tests.apptest_helpers import open_home
     from toymodels.registry import get_paper
@@ -175,10 +175,10 @@ def test_each_tour_step_opens_from_its_link_and_sets_its_knobs(step):
     at.query_params["tour"] = str(step)
     at.switch_page(get_paper("hivemind").page).run()
     assert not at.exception, at.exception
-    assert any(f"Step {step} of 7" in c.value for c in at.caption)
-    if step == 5:
+    assert any(f"Step {step} of 6" in c.value for c in at.caption)
+    if step == 4:
         assert at.slider(key="hm_threshold").value == 0.5
-    if step == 7:
+    if step == 6:
         assert at.radio(key="hm_source").value == "paste"
 
 

@@ -20,17 +20,18 @@ def _metrics(at) -> dict:
     return out
 
 
-def test_page_defaults_open_on_the_ledger_and_the_shipped_views():
+def test_page_defaults_open_on_the_picture_and_the_ledger_below():
     at = _page()
     assert not at.exception, at.exception
     assert at.title[0].value == "RLVR & reasoning"
     assert not at.error
-    ledger = at.table[0].value          # the claims table comes first, as st.table
+    tables = [t.value for t in at.table]
+    ledger = next(t for t in tables if "Claim" in t.columns)  # the full ledger, once, below the story
     assert len(ledger) == len(M.CLAIMS)
     views = _views() | {"rho_sweep": store.load_shipped("rlvr", "rho_sweep")}
     for shown, claim in zip(ledger["Status"], M.CLAIMS):   # each row's status is the one its test gives today
         assert str(shown).split(" ", 1)[1] == judge(claim, views).status, (claim.id, shown)
-    notebook = at.table[1].value          # the lab notebook wraps its text (st.table), every entry shown
+    notebook = next(t for t in tables if "Claim" not in t.columns)  # the lab notebook wraps (st.table)
     assert len(notebook) == len(M.LAB_NOTEBOOK)
     text = " ".join(md.value for md in at.markdown)
     assert "claims reproduced" in text and "What to notice" in text
@@ -106,3 +107,21 @@ def test_a_link_value_the_page_does_not_offer_opens_the_default_with_a_notice():
     assert not at.exception, at.exception
     assert any("were not used" in w.value for w in at.warning)          # one notice for the link
     assert at.select_slider(key="rl_a").value == 0.2                     # the default shown
+
+
+def test_a_prediction_step_sets_its_knob_only_after_the_reveal():
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["tour"] = "4"
+    at.switch_page(get_paper("rlvr").page).run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="rl_a").value == 0.2                     # asked first: nothing changed yet
+    at.radio(key="tour-guess-4").set_value(at.radio(key="tour-guess-4").options[1]).run()
+    at.button(key="tour-reveal").click().run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="rl_a").value == 0.0
+    t = store.load_shipped("rlvr", "atypical_sweep")["table"]
+    row = t[(t.steps == M.HEADLINE_LENGTH) & np.isclose(t.atypical, 0.0) & (t.split == "train")].iloc[0]
+    assert _metrics(at)["pass@256 change, train"][0] == f"{-100 * row.pass256_drop:+.1f} pts"

@@ -95,9 +95,7 @@ VIEWS = views(
     View("cfm_efm", ".flows:cfm_vs_efm", dict(cfg=FLOW_STUDY), label="Training CFM and EFM velocity fields…",
          seconds=expected_seconds(FLOW_STUDY)),
     View("cfm_efm_fresh", ".flows:cfm_vs_efm", dict(cfg=FLOW_FRESH),
-         label="Training CFM and EFM velocity fields on fresh seeds…", seconds=expected_seconds(FLOW_FRESH),
-         pending="registered (issue 41), not yet run: 12 fresh pairs, about 10 CPU-minutes; then python -m "
-                 "toymodels precompute diffusion --view cfm_efm_fresh"),
+         label="Training CFM and EFM velocity fields on fresh seeds…", seconds=expected_seconds(FLOW_FRESH)),
     View("process_2d", ".explore:process_2d", dict(dataset="moons", **_2D), label="Training a small denoiser…",
          seconds=20),
     View("process_2d_ring", ".explore:process_2d", dict(dataset="ring", **_2D), label="Training a small denoiser…",

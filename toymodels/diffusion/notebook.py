@@ -56,6 +56,15 @@ NOTEBOOK: tuple[tuple, ...] = (
      "arms still training (VM loss moved about 18% over the second half); the closed-form sampler memorises every "
      "digit set (numbers in the CFM/EFM tab)",
      632, "shipped; cfm-equals-efm decided (not reproduced)"),
+    ("F2", "2026-11-27", "CFM against EFM on fresh seeds: the `cfm_efm_fresh` view (issue 41: the equivalence rule "
+     "and the seeds registered in 9f87d83 before the run; decides cfm-equals-efm)",
+     "as F1 with everything drawn from seed 100 (FLOW_FRESH): n ∈ {64, 128} × 6 paired seeds; one thread, nice 10 "
+     "(40 min wall on the shared machine, 639 s user + 19 s sys, peak RSS 0.66 GB)",
+     "EFM − CFM in f_mem at the last checkpoint +0.019, 90% t interval [+0.010, +0.027] over the 12 pairs: inside "
+     "the ±0.1 margin, reproduced by the equivalence rule. EFM still memorises a little more than CFM in 10 of 12 "
+     "pairs (as in F1: +0.010), a difference a tenth of the margin: n = 64 f_mem 0.30-0.36 (CFM) against "
+     "0.34-0.40 (EFM), n = 128 0.02-0.06 both; median distance to held-out digits alike (+0.2%, 95% [−1.0, 1.4] %)",
+     658, "shipped; cfm-equals-efm decided (reproduced)"),
 )
 
 

@@ -33,7 +33,7 @@ from toymodels.claims import (
     share,
     superiority,
 )
-from toymodels.errors import NotStored
+from toymodels.errors import InputError, NotStored  # noqa: F401 - InputError: for the page
 from toymodels.shipped import load_view
 from toymodels.topic import Verdict, View, as_progress, lazy_exports, views
 

@@ -24,7 +24,7 @@ MAX_BYTES = 20_000_000  # 100,000 rows of two 80-character labels and two counts
 MAX_COLUMNS = 50  # the layouts need 3 or 4; the header is checked before pandas reads the body
 MAX_LABEL_CHARS = 200  # a model or problem name is a label (Hugging Face ids are at most 96 characters)
 MAX_MODELS = 100  # models in one table: each gets a curve, a crossover and a row of the summary
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # linear: no two adjacent runs of digits
 
 
 TEMPLATE_COUNTS = (
