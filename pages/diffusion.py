@@ -25,12 +25,11 @@ def mosaic(images, scale: int = 6, per_row: int = 8) -> np.ndarray:
 
 
 def side_by_side(*charts) -> None:
-    """Charts in equal columns, each titled in text above it (text wraps in a narrow column; a chart title does
-    not). Each item: (title, chart, name for the downloads, data or None)."""
+    """Charts in equal columns, each titled (``ui.chart`` draws the title as text above it, which wraps in a narrow
+    column, and keeps it in the exported figure). Each item: (title, chart, name for the downloads, data or None)."""
     for column, (title, chart, name, data) in zip(st.columns(len(charts)), charts):
         with column:
-            st.markdown(f"**{title}**")
-            ui.chart(chart, name, data=data, alt_text=title)
+            ui.chart(chart.properties(title=title), name, data=data, alt_text=title)
 
 
 def _ci(pair, digits: int = 2) -> str:
@@ -167,7 +166,8 @@ with tab_win:
                "entry to highlight one n.")
     ct = D.collapse_table(ssum)
     bars = alt.Chart(ct).mark_bar().encode(
-        x=alt.X("n:O", title="n"), xOffset="when:N", y=alt.Y("f_mem:Q", title="f_mem (mean over seeds)"),
+        x=alt.X("n:O", title="n", axis=alt.Axis(labelAngle=0)), xOffset="when:N",
+        y=alt.Y("f_mem:Q", title="f_mem (mean over seeds)"),
         color=alt.Color("when:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["n", "when", alt.Tooltip("f_mem:Q", format=".3f"), alt.Tooltip("sd:Q", format=".3f")])
     ticks = alt.Chart(ct).mark_rule(color=ui.NEUTRAL).encode(x="n:O", xOffset="when:N", y="lo:Q", y2="hi:Q")

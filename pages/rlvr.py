@@ -144,9 +144,8 @@ right.markdown(
     f"{T['distilled']} policy stays above base at every k.")
 
 st.markdown(
-    f"**The toy, in one line.** Problems come in types that share one policy; a share a = {D.atypical:g} of them "
-    f"({T['atypical problem']}s) need a strategy the type's usual one is not, so RL, which learns what a type's "
-    "problems have in common, lets them starve.")
+    f"**The toy, in one line.** Types of problems share a policy; the {T['atypical problem']}s (a share "
+    f"a = {D.atypical:g}) need another strategy, so RL, which learns what a type has in common, starves them.")
 with st.expander("The toy in full, and its equations", icon=":material/functions:"):
     st.markdown(
         f"Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in *K* = {D.n_types} "
@@ -190,14 +189,16 @@ if ui.shown("length", active):
             alt.Chart(pts).mark_point(shape="diamond", size=110, filled=True, opacity=0.9).encode(
                 x=x_steps, y=alt.Y(f"{paper_col}:Q"), color=split_color,
                 tooltip=["where", "steps", alt.Tooltip(f"{paper_col}:Q", format=".2f", title="paper")]),
-        ).properties(height=240)
+        ).properties(height=220)
 
     c1, c2 = st.columns(2)
     with c1:
-        ui.chart(_by_steps("pass1_gain", 1.0, "pass@1 gain, × base", "pass1_gain"), "rlvr_gain_by_steps",
+        ui.chart(_by_steps("pass1_gain", 1.0, "× base", "pass1_gain").properties(
+            title="pass@1 gain (× base) by GRPO steps; diamonds: the paper"), "rlvr_gain_by_steps",
                  data=ours, alt_text="pass@1 gain against GRPO steps, both splits, paper diamonds")
     with c2:
-        ui.chart(_by_steps("pass256_drop", -100.0, "pass@256 change, points", "pass256_change"), "rlvr_loss_by_steps",
+        ui.chart(_by_steps("pass256_drop", -100.0, "points", "pass256_change").properties(
+            title="pass@256 change (points) by GRPO steps; diamonds: the paper"), "rlvr_loss_by_steps",
                  data=ours,
                  alt_text="pass@256 change in points against GRPO steps, both splits, paper diamonds")
     st.markdown(
@@ -207,8 +208,7 @@ if ui.shown("length", active):
         + " → ".join(f"{r['pass256_change']:+.1f}" for r in M.paper_by_steps() if r["split"] == "train")
         + ")" + (": in the toy RL starts above base at k = 256 and falls below it only with longer training"
                  if claim_steps and by_steps[claim_steps[0]]["drop"] < 0 else "") + ". "
-        "Lines: our toy (means of seeds, 95% bands); diamonds: the paper at its own step counts. The toy's steps "
-          "are not the paper's (smaller batches, a 32-strategy policy rather than a language model): compare shapes.")
+        "The toy's steps are not the paper's (smaller batches, a 32-strategy policy): compare shapes.")
 
 # =========================================================================== the story: where coverage goes
 if ui.shown("coverage", active):
@@ -231,13 +231,13 @@ if ui.shown("coverage", active):
                                                       range=[BASE_C, ATY_C]), title=None),
             tooltip=["problem", "type", "kind", alt.Tooltip("p_base:Q", format=".2e"),
                      alt.Tooltip("p_rl:Q", format=".2e"), "c_base", "c_rl"]),
-    ).properties(height=280, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
+    ).properties(height=260, title=f"Every held-out problem, seed {default['seed']}: above the diagonal RL helps")
     with left:
         ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]),
                  alt_text="per-problem success probability under RL against base, held-out split, coloured by "
                           "typical or atypical")
     right.markdown(
-        f"**What to notice.** Over {int(tr['seeds'])} seeds at {H} steps, base solves (some correct sample of 1024) "
+        f"**What to notice.** Over {int(tr['seeds'])} seeds at {H} steps, base solves (one correct sample in 1024) "
         f"and RL does not: **{int(tr['lost'])}** training problems, of which **{int(tr['lost_atypical'])}** are "
         f"atypical ({100 * tr['atypical_share_of_lost']:.0f}%; atypical problems are {100 * D.atypical:g}% of all); "
         f"RL solves **{int(tr['gained'])}** that base does not. An atypical problem's success probability falls "
@@ -282,22 +282,24 @@ def _atypical_section() -> None:
                 x=x, y="v:Q", color=split_color, tooltip=["where", "atypical", alt.Tooltip("v:Q", format=".2f"),
                                                           alt.Tooltip("lo:Q", format=".2f"),
                                                           alt.Tooltip("hi:Q", format=".2f")]),
-            rule).properties(height=240)
+            rule).properties(height=220)
 
     p1, p2 = st.columns(2)
     with p1:
-        ui.chart(_panel("pass1_gain", 1.0, "pass@1 gain, × base"), "rlvr_gain_by_a", data=t,
+        ui.chart(_panel("pass1_gain", 1.0, "× base").properties(
+            title=f"pass@1 gain (× base) by the share a, {steps} steps"), "rlvr_gain_by_a", data=t,
                  alt_text="pass@1 gain against the share of atypical problems a, both splits")
     with p2:
-        ui.chart(_panel("pass256_drop", -100.0, "pass@256 change, points"), "rlvr_loss_by_a", data=t,
+        ui.chart(_panel("pass256_drop", -100.0, "points").properties(
+            title=f"pass@256 change (points) by the share a, {steps} steps"), "rlvr_loss_by_a", data=t,
                  alt_text="pass@256 change against the share of atypical problems a")
     zero = t[np.isclose(t.atypical, 0.0) & (t.split == "train")]
     st.markdown(
         "**What to notice.** " + (
             f"With a = 0 the training problems' pass@256 changes by **{-100 * zero.pass256_drop.iloc[0]:+.1f}** "
             f"points after {steps} steps; the loss comes from the atypical problems, and grows with their share. "
-            if len(zero) else "") + f"Means of seeds {', '.join(map(str, sweep['seeds']))} (95% bands); every value "
-        "of a is trained on its own data.")
+            if len(zero) else "") + f"{len(sweep['seeds'])} seeds (95% bands); each value of a "
+        "trains on its own data.")
 
 
 if ui.shown("data-property", active):

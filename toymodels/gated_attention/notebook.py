@@ -348,3 +348,17 @@ LAB_NOTEBOOK += [
      "cpu_seconds": 53,
      "outcome": "9 of 12 claims reproduced; ablation-zero-sink, real-massive-minilm and lbl-valley-minilm not"},
 ]
+
+#: Issue 41: the input-independent gate on its registered fresh seeds (II_SEEDS, registered in a0845cb).
+LAB_NOTEBOOK += [
+    {"when": "2026-11-27",
+     "what": "the registered run ii_seeds: baseline and the input-independent gate (G1 σ(θ)) on 15 fresh seeds "
+             "200-214, SINK_CFG, one thread, nice 10, computed with issue 39's gated code (validate() moved out of "
+             "the training code; numbers unaffected, but the bundle's fingerprint is that code's)",
+     "result": "share of the sink removed -3% (F-Attn 0.159 -> 0.149, floor 0.035), 95% t-interval [-0.28, 0.21]: "
+               "inside the registered 'at most one half' margin, so input-independent-keeps-bb reads reproduced by "
+               "the equivalence rule once the bundle ships (the first 5 seeds: 14% [-0.30, 0.57], undecided)",
+     "cpu_seconds": 1011,
+     "outcome": "not yet read by the ledger: the view stays pending until issue 39's code is on main (then delete "
+                "pending= and check freshness)"},
+]
