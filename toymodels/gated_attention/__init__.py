@@ -109,6 +109,7 @@ from .summary import (  # noqa: F401
     removal_table,
     sink_metrics,
     t_interval,
+    toy_massive,
 )
 
 TOPIC = "gated-attention"
