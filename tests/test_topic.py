@@ -304,3 +304,26 @@ def test_a_page_reads_the_ledger_the_build_judged_and_the_check_compares_it(monk
     judged.clear()
     verdict, fresh = shipped.indexed_verdict(module)
     assert not fresh and judged == [1] and verdict.claims[0].status == "not testable here"
+
+
+def test_the_quantiles_pages_use_are_scipy_stats_bit_for_bit():
+    """Page-facing intervals call scipy.special (light) instead of scipy.stats (about 1 s on a cold page): the
+    same functions scipy.stats calls, so the same bits (issue 39)."""
+    from scipy import stats
+
+    from toymodels.claims import clopper_pearson
+    from toymodels.gated_attention import summary as gated
+    from toymodels.transductive import clopper_pearson as transductive_cp
+
+    for n in (1, 2, 5, 20, 60, 137):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            for level in (0.9, 0.95):
+                a = (1 - level) / 2
+                want = (0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1)),
+                        1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k)))
+                assert clopper_pearson(k, n, level) == want == transductive_cp(k, n, level)
+                assert gated.clopper_pearson(k, n, level) == want
+    x = np.random.default_rng(0).normal(size=7)
+    for level in (0.9, 0.95):
+        half = float(stats.t.ppf(0.5 + level / 2, 6) * x.std(ddof=1) / np.sqrt(7))
+        assert gated.t_interval(x, level) == (float(x.mean()), float(x.mean()) - half, float(x.mean()) + half)
