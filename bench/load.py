@@ -254,8 +254,10 @@ async def _page_errors(page, js_errors: list[str]) -> list[str]:
     return errs
 
 
-async def _find_button(page):
-    """The first visible Run/Train button (not a sweep if a single run exists); opens expanders and tabs."""
+async def _find_button(page, timeout: float = 60.0):
+    """The first visible Run/Train button (not a sweep if a single run exists); opens expanders and tabs. A tab
+    bound to the link (``st.tabs(key=..., bind="query-params")``) draws its panel only after the rerun its click
+    starts, so each tab is clicked, the page waited for, and its expanders opened before looking again."""
     async def visible_candidates():
         found = []
         buttons = page.get_by_role("button", name=BUTTON_TEXT)
@@ -265,22 +267,30 @@ async def _find_button(page):
                 found.append((bool(SKIP_BUTTON_TEXT.search(await b.inner_text())), i, b))
         return [b for _, _, b in sorted(found, key=lambda t: (t[0], t[1]))]
 
+    async def open_expanders():
+        summaries = page.locator("[data-testid='stExpander'] details:not([open]) > summary")
+        for i in range(await summaries.count()):
+            with contextlib.suppress(Exception):
+                await summaries.nth(i).click(timeout=5000)
+
     found = await visible_candidates()
     if found:
         return found[0]
     # buttons folded away: open every closed expander, then try each tab
-    summaries = page.locator("[data-testid='stExpander'] details:not([open]) > summary")
-    for i in range(await summaries.count()):
-        with contextlib.suppress(Exception):
-            await summaries.nth(i).click(timeout=5000)
+    await open_expanders()
     found = await visible_candidates()
     if found:
         return found[0]
     tabs = page.get_by_role("tab")
     for i in range(await tabs.count()):
         with contextlib.suppress(Exception):
-            await tabs.nth(i).click(timeout=5000)
+            tab = tabs.nth(i)
+            if await tab.get_attribute("aria-selected") == "true":
+                continue
+            await tab.click(timeout=5000)
             await page.wait_for_timeout(300)  # the panel is shown on the next frame (slow under load)
+            await _script_done(page, timeout)  # a tab bound to the link reruns the script first
+            await open_expanders()
             found = await visible_candidates()
             if found:
                 return found[0]
@@ -352,10 +362,10 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     """Start one live computation with the smallest settings and wait for it to finish: the page's single-run
     Run/Train button (after applying the smallest settings where a form only applies them), else a sweep, else
     (a page that computes live from its knobs) every knob of the page at its minimum."""
-    button = await _find_button(page)
+    button = await _find_button(page, page_timeout)
     if button is None or SKIP_BUTTON_TEXT.search(await button.inner_text()):
         if await _apply_smallest(page, page_timeout):
-            button = await _find_button(page) or button
+            button = await _find_button(page, page_timeout) or button
     if button is None:
         start = time.perf_counter()
         changed = await _smallest_settings(page, page.locator("[data-testid='stMain'], section.main").first, timeout)
@@ -377,7 +387,7 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     # the button may have been redrawn by the reruns: wait for the page to settle, then find it again
     start = time.perf_counter()
     await _script_done(page, timeout)
-    again = await _find_button(page)
+    again = await _find_button(page, page_timeout)
     if again is None:  # at the smallest settings the run is cheap enough that the page computed it by itself
         return {"button": f"none: at the smallest settings '{label}' ran by itself", "settings_at_minimum": changed,
                 "seconds": round(time.perf_counter() - start, 2), "errors": await _page_errors(page, js_errors)}

@@ -296,11 +296,8 @@ def train_your_own() -> None:
     k[2].metric("Estimated CPU time", f"~{cost:.0f} s", help=f"on an idle core; a shared server is slower; limit "
                 f"{M.BUDGET:.0f} s")
     if k[3].button("Train", key="crl_train", type="primary", icon=":material/play_arrow:"):
-        try:
-            M.train.budget(cfg=cfg)
+        if not ui.refused(M.train, cfg):
             st.session_state["crl_last"] = cfg
-        except M.InputError as exc:
-            st.warning(ui.plain(exc))
     last = st.session_state.get("crl_last")
     if last is not None:
         with ui.guard():
@@ -329,11 +326,8 @@ def sweep() -> None:
     param = ui.knob(M.KNOBS, "crl_sweep_param", where=s1)
     values = ui.knob(M.KNOBS, f"crl_sweep_values_{param}", where=s2)
     if s3.button("Run sweep", key="crl_sweep", icon=":material/play_arrow:"):
-        try:
-            M.sweep.budget(cfg=M.DEFAULT, param=param, values=list(values))
+        if not ui.refused(M.sweep, M.DEFAULT, param, list(values)):
             st.session_state["crl_sweep_last"] = (param, list(values))
-        except M.InputError as exc:
-            st.warning(ui.plain(exc))
     if st.session_state.get("crl_sweep_last"):
         p, vals = st.session_state["crl_sweep_last"]
         with ui.guard():

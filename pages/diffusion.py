@@ -204,15 +204,7 @@ with tab_win:
             wcfg = ui.form(D.KNOBS, D.WindowConfig(), ["win_ns", "win_seeds", "win_width", "win_spn"],
                            key="window_form", submit="Run (up to about a minute, with a progress bar)").normalised()
             win_run = ui.submitted("window_form")
-            win = None
-            try:
-                if wcfg == D.VIEWS["window"].arguments()["cfg"]:
-                    win = ui.view(D, "window")
-                else:
-                    win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
-                                     seconds=D.expected_seconds(wcfg))
-            except D.InputError as exc:
-                st.error(ui.plain(exc), icon=":material/error:")
+            win = ui.view_or_compute(D, "window", wcfg, run=win_run, seconds=D.expected_seconds(wcfg))
             if win is not None:
                 wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
                 wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
@@ -326,15 +318,7 @@ with tab_rf:
         rcfg = ui.form(D.KNOBS, D.RFConfig(), ["rf_psi_p", "rf_t", "rf_d", "rf_psi_n"], columns=3, key="rf_form",
                        submit="Run (up to about a minute, with a progress bar)").normalised()
         rf_go = ui.submitted("rf_form")
-        rres = None
-        try:
-            if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
-                rres = ui.view(D, "rf")
-            else:
-                rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go,
-                                  seconds=D.expected_seconds(rcfg))
-        except D.InputError as exc:
-            st.error(ui.plain(exc), icon=":material/error:")
+        rres = ui.view_or_compute(D, "rf", rcfg, run=rf_go, seconds=D.expected_seconds(rcfg))
         if rres is not None:
             rs = rres["summary"]
             rc, spec = D.rf_curves(rres["curves"]), D.rf_spectra(rres["spectra"])

@@ -512,9 +512,11 @@ with tab_story:
                 "and *How each claim is tested* gives each one's reason.")
 
 # --------------------------------------------------------------------------- explore (the knobs)
-SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
+# preset -> (its configuration, the view holding its shipped run, that run's key in the view)
+SHIPPED = {"default": (D, "compare_all", "sink"), "massive": (M.MACT_CFG, "compare_all", "mact")}
 if M.HSD_NAME:
-    SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]), first)
+    SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]),
+                      "hsd_seeds", "first")
 FORM = ["ga_n_layers", "ga_n_heads", "ga_d_model", "ga_seq_len", "ga_steps", "ga_lr", "ga_seed", "ga_pos",
         "ga_qk_norm"]
 
@@ -530,21 +532,13 @@ with tab_explore:
     pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
     cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
     variant = ui.knob(M.KNOBS, "ga_variant")
-    shipped = SHIPPED.get(pid)
-    res = None
-    if shipped is not None and replace(shipped[0], variant="baseline") == replace(cfg, variant="baseline") and \
-            variant in set(shipped[1]["summary"].variant):
-        res = shipped[1]
-    else:
-        try:
-            res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
-                             seconds=M.expected_seconds(cfg, 2))
-        except M.InputError as exc:                                # over budget: a warning, before anything runs
-            ui.report_error(exc)
-        else:
-            if res is None:
-                st.info("Showing the shipped sink default below until these settings are trained.",
-                        icon=":material/info:")
+    shipped_cfg, view_name, part = SHIPPED.get(pid, (None, "compare_all", "sink"))
+    same = shipped_cfg is not None and replace(shipped_cfg, variant="baseline") == replace(cfg, variant="baseline") \
+        and variant in set(ui.view(M, view_name)[part]["summary"].variant)
+    res = ui.view_or_compute(M, view_name, cfg, ["baseline", variant], fn="compare", same=same, part=part,
+                             label=f"Train baseline and {NAMES[variant]}", seconds=M.expected_seconds(cfg, 2))
+    if res is None and not same:                                  # not trained yet, or over budget (a warning)
+        st.info("Showing the shipped sink default below until these settings are trained.", icon=":material/info:")
     if res is None:
         res, cfg = sink, D
     summ, layers = res["summary"].set_index("variant"), res["layers"]

@@ -7,14 +7,11 @@ import streamlit as st
 
 import toymodels.grokking as M
 import ui
+from toymodels.grokking import prose
 
 TOPIC = M.TOPIC
 TRAIN_C, TEST_C, CIRC_C, CTRL_C, MSE_C = ui.PALETTE[0], ui.PALETTE[1], ui.PALETTE[2], ui.PALETTE[5], ui.PALETTE[3]
 DEFAULT = M.Config()
-OPS = M.KNOBS["gk_op"].labels
-SINGULAR = ("The kernel matrix became singular during this run, so the kernel regression (ridge λ = 0, as in the "
-            "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
-            "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
 
 RUN_KNOBS = ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"]
 
@@ -74,7 +71,7 @@ with run_box:
         with ui.guard():
             res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
     except np.linalg.LinAlgError:
-        st.warning(f"{SINGULAR} The figures show the shipped default run (p = 61).", icon=":material/error:")
+        st.warning(f"{prose.SINGULAR} The figures show the shipped default run (p = 61).", icon=":material/error:")
         res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
     if res is None:
         res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
@@ -82,8 +79,7 @@ with run_box:
 is_rfm = cfg.control == "rfm"
 s = M.summary(res)
 curves = M.iteration_table(res)
-where = (f"p = {cfg.p}, {OPS[cfg.op]}, {cfg.train_frac:g} of the pairs for training, L = {cfg.bandwidth:g}, "
-         f"s = {cfg.power:g}, seed {cfg.seed}")
+where = prose.where(cfg)
 agop, rfm = ui.term("AGOP", TOPIC), ui.term("RFM", TOPIC)
 n_splits = next((j.seeds for j in verdict.claims if j.kind == "headline"), 0)
 
@@ -134,14 +130,7 @@ with headline_box:
                        "(the kernel only sees M's symmetric part). See the lab notebook.")
 
 with side_box:
-    lvl = f"{s['onset_level']:g}"
-    onset = f"never passes {lvl}" if s["onset"] is None else f"passes {lvl} at iteration {s['onset']}"
-    ui.headline_claim(verdict, notice=(
-        f"Train accuracy is {s['min_train_acc']:.0%} at every iteration, while test accuracy stays below "
-        f"{s['quiet_level']:g} for the first {s['quiet_iters']} iterations and {onset}; by the last it is "
-        f"{s['final_test_acc']:.1%}. Dashed: two fixed metrics on the same split, no learning."
-        if is_rfm else f"This metric is fixed: test accuracy {s['final_test_acc']:.1%} after one solve."),
-        ours_label=f"Our toy, {n_splits} fresh splits")
+    ui.headline_claim(verdict, notice=prose.headline_notice(s, is_rfm), ours_label=f"Our toy, {n_splits} fresh splits")
     st.caption(f"The figure is one run of {rfm}, a kernel machine whose metric is the {agop} of its own "
                f"predictor; the number is the claim's test on {n_splits} fresh splits.")
 
@@ -168,8 +157,7 @@ with story_box:
                 x=_iteration_axis(), y=alt.Y("test_mse:Q", title="test MSE", scale=alt.Scale(zero=False)),
                 tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=240)
             ui.chart(bottom, "grokking-test-loss", data=curves, alt_text="Test MSE against RFM iteration")
-            st.caption(f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first "
-                       f"{s['flat_iters']} iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}.")
+            st.caption(prose.loss_caption(s))
         with right:
             st.markdown("**The metric turns circulant first**")
             base = alt.Chart(curves).encode(x=_iteration_axis())
@@ -185,11 +173,7 @@ with story_box:
             ui.chart(dual, "grokking-circulant-deviation", data=curves,
                      alt_text="Circulant deviation D of the metric's off-diagonal block against RFM iteration, beside "
                               "test accuracy")
-            before = "" if s["D_before_onset"] is None else (
-                f", to {s['D_before_onset']:.2f} at the last iteration before the jump")
-            st.caption(f"D, the distance of M's x-y block from a circulant matrix (0: circulant, about 1: no "
-                       f"structure), falls from {s['D_first']:.2f}{before}, while test accuracy is still zero; it "
-                       f"ends at {s['D_last']:.2f}.")
+            st.caption(prose.deviation_caption(s))
         st.latex(r"D(B)=\frac{\lVert B-\operatorname{circ}(B)\rVert_F}{\lVert B-\bar B\rVert_F},\qquad "
                  r"\operatorname{circ}(B)_{ij}=\tfrac1p\textstyle\sum_k B_{k,\,k+j-i \bmod p}")
 
@@ -248,7 +232,7 @@ with sweep_box:
                 with ui.guard():
                     sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
             except np.linalg.LinAlgError:
-                st.warning(f"{SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
+                st.warning(f"{prose.SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
                 sw = None
             if sw is not None:
                 table, long = M.sweep_table(sw), M.sweep_curves(sw)
@@ -267,35 +251,20 @@ with sweep_box:
             st.caption("A sweep runs RFM: set the metric to RFM above.")
 
 with ledger_box:
-    ui.claims_table(verdict, heading="The ledger, claim by claim")
-    ui.glossary(TOPIC, verdict=verdict)
-    ui.share(paper, ui.call_snippet("grokking", "run", cfg), cli="python -m toymodels reproduce grokking --quick",
-             shown={"final test accuracy": ("result['test_acc'][-1]", f"{s['final_test_acc']:.3f}"),
+    ui.page_end(verdict, paper, ui.call_snippet("grokking", "run", cfg),
+                cli="python -m toymodels reproduce grokking --quick",
+                shown={"final test accuracy": ("result['test_acc'][-1]", f"{s['final_test_acc']:.3f}"),
                     "circulant deviation D, last iteration": ("result['circulant_deviation'][-1]",
                                                               f"{s['D_last']:.3f}")})
-    ui.device_caption()
 
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
-    st.subheader("Every configuration tried")
-    st.table(pd.DataFrame(list(M.LAB_NOTEBOOK)), hide_index=True, border="horizontal",  # wraps: every word shows
-             alt="Every configuration tried: pilots, timings, tests and the cost model")
+    ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, timings, tests and the cost model")
     st.subheader("Per iteration, this run")
     st.dataframe(curves, hide_index=True, width="stretch")
     ui.download_csv(curves, "grokking-iterations.csv")
     study_table_box = st.container()
-    st.subheader("Caveats")
-    st.markdown(
-        "- **Iteration bookkeeping.** Iteration t solves with the metric M_t (M_0 = I) and reports its accuracies and "
-        "loss; D and the heatmap of iteration t are of the metric its AGOP gives, M_{t+1} (the official code logs "
-        "the updated M at step t too).\n"
-        "- **The split** is a seeded numpy permutation (the official code uses torch's unseeded one).\n"
-        "- **The AGOP** is computed exactly, in bounded memory: ∇f_c(x_i) = -(1/L²) M w_ic, so the AGOP is "
-        "M H M / L⁴, with H accumulated over chunks of 16 MB and the digit structure of one-hot inputs (tests "
-        "compare it with the dense gradient tensor and finite differences).\n"
-        "- **M^s** uses the eigendecomposition of the symmetric AGOP (the official code: the real part of "
-        "scipy's sqrtm, the same matrix for a PSD AGOP).\n"
-        "- **Not tested here:** the paper's neural-network features and its Fourier-multiplication analysis.")
+    ui.caveats(prose.CAVEATS)
 
 # --------------------------------------------------------------------------- the deciding study, drawn last
 # (into its boxes above): were its view missing, ui.view would stop the script here, after the rest is drawn.
@@ -304,12 +273,7 @@ if ui.shown("seeds", active):
         st.subheader("Twenty splits, the same story")
         study = ui.view(M, "seeds")
         ss = M.study_summary(study)
-        st.markdown(f"**What to notice:** the claims are decided on {ss['n']} fresh random splits (seeds "
-                    f"{study['seeds'][0]}-{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of "
-                    f"{ss['n']} grok. Test accuracy passes {s['onset_level']:g} at iteration {ss['onset']} and "
-                    f"reaches 0.9 at {ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value "
-                    f"by then. The random circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
-                    f"{ss['identity_max']:.3f}.")
+        st.markdown(f"**What to notice:** {prose.study_notice(ss, study, s)}")
         long = M.study_curves(study)
         lines = alt.Chart(long).mark_line(strokeWidth=1.2, opacity=0.6).encode(
             x=alt.X("iteration:Q", title="RFM iteration"), detail="seed:N",

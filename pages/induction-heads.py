@@ -157,10 +157,7 @@ with run_tab:
     live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[2, 1, 1, 1])
     if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
         live_cfg = M.LiveConfig(steps=live_cfg.steps, seed=live_cfg.seed)
-    with ui.guard():
-        # the shipped settings: the view, without importing the training code (torch) for M.compare_depths
-        res = live_default if live_cfg == M.VIEWS["live"].arguments()["live"] else ui.compute(
-            M.compare_depths, live_cfg, label="Training 0, 1 and 2 layers…", seconds=M.live_seconds(live_cfg))
+    res = ui.view_or_compute(M, "live", live_cfg, seconds=M.live_seconds(live_cfg))
     if res is None:
         st.info("The figures below show the shipped run (variable period, seed 1, 1,000 steps) until you press the "
                 "button.", icon=":material/info:")

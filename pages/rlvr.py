@@ -317,12 +317,7 @@ def _run_tab() -> None:
     cfg = ui.form(M.KNOBS, D, ["rl_a_run", "rl_K", "rl_lr", "rl_algo", "rl_G", "rl_kl", "rl_n", "rl_seed"],
                   key="rl_form", submit=lambda c: f"Train (about {max(1, round(M.expected_seconds(c)))} s)")
     pressed = ui.submitted("rl_form")
-    with ui.guard():
-        if cfg == D:
-            res = ui.view(M, "typed_default")
-        else:
-            res = ui.compute(M.typed_run, cfg, M.TYPED_LENGTHS, label="Training the typed toy…", run=pressed,
-                             seconds=M.expected_seconds(cfg))
+    res = ui.view_or_compute(M, "typed_default", cfg, M.TYPED_LENGTHS, run=pressed, seconds=M.expected_seconds(cfg))
     if res is None:
         st.info("Press **Train** to run these settings.", icon=":material/info:")
         return

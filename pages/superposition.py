@@ -308,13 +308,8 @@ with story:
             st.session_state["sp_geo_trained"] = dict(geo_kwargs)
         geo_shown = st.session_state.get("sp_geo_trained") or shipped_geo
         geo_stale = geo_shown != geo_kwargs
-        try:
-            geo = (ui.view(M, "geometry") if geo_shown == shipped_geo
-                   else ui.compute(M.geometry, label="Training one model per γ (one batched model)…", run=True,
-                                   seconds=M.GEOMETRY_SECONDS, **geo_shown))
-        except M.InputError as exc:
-            st.error(ui.plain(exc), icon=":material/error:")
-            geo = None
+        geo = ui.view_or_compute(M, "geometry", label="Training one model per γ (one batched model)…", run=True,
+                                 seconds=M.GEOMETRY_SECONDS, **geo_shown)
 
     @ui.fragment
     def show_geometry(geo, shown: dict, stale: bool):
@@ -409,14 +404,8 @@ with tab_try:
         show_cfg = st.session_state.get("sp_trained", default_cfg)
         if show_cfg != cfg:
             st.info("Settings changed: press **Train** (the view below is the last model trained).")
-        try:
-            one = (ui.view(M, "run_default") if show_cfg == default_cfg
-                   else ui.compute(M.run, show_cfg, label="Training…", run=True,
-                                   seconds=M.expected_seconds(show_cfg.n, [show_cfg.m], show_cfg.steps,
-                                                              show_cfg.batch)))
-        except M.InputError as exc:
-            st.error(f"Cannot run this setting: {ui.plain(exc)}", icon=":material/block:")
-            one = None
+        one = ui.view_or_compute(M, "run_default", show_cfg, run=True, seconds=M.expected_seconds(
+            show_cfg.n, [show_cfg.m], show_cfg.steps, show_cfg.batch))
         if one is not None:
             c = one["config"]
             st.caption(f"Showing n = {c['n']}, m = {c['m']}, α = {c['alpha']}, γ = {c['gamma']}, E = {c['E']}, "
@@ -474,7 +463,7 @@ with tab_try:
                 try:
                     out = ui.compute(getattr(M, call[0]), label="Sweeping…", run=True, seconds=secs, **call[1])
                 except M.InputError as exc:
-                    st.error(f"Cannot run this sweep: {ui.plain(exc)}", icon=":material/block:")
+                    ui.report_error(exc, "Cannot run this sweep")
                     out = None
                 if out is not None and kind == "width":
                     f = A.live_fits(out)
@@ -524,7 +513,7 @@ with tab_real:
                            f"mean-centred {res['overlap_centred']:.5f}), Welch bound {res['welch']:.5f}"
                            + (f" · {res['rows_used']:,} rows used" if res["rows_used"] < res["rows"] else ""))
             except M.InputError as exc:
-                st.error(f"Cannot use this file: {ui.plain(exc)}", icon=":material/block:")
+                ui.report_error(exc, "Cannot use this file")
 
 # ======================================================================== the ledger, terms, cite/code/present
 ui.claims_table(verdict, heading="The ledger, claim by claim")

@@ -4,6 +4,7 @@ Synthetic topics in a temporary package folder check each rule against a hand-wr
 package checks the whole path (``precompute --check``) after editing a reached definition and a verdict.
 """
 import ast
+import inspect
 import os
 import shutil
 import subprocess
@@ -242,7 +243,7 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
     fn = view.resolve(module.__name__)
     defs = F.definitions(fn)
     target = next(n.split(":", 1)[1] for n in defs if n.startswith("transductive:") and not n[13:].isupper()
-                  and n.split(":", 1)[1] != store._unwrap(fn).__name__)
+                  and n.split(":", 1)[1] != inspect.unwrap(fn).__name__)
     for path in (tmp_path / "toymodels").rglob("*.py"):
         mod = F._parse("x", path, path.read_bytes())
         name = ".".join(("toymodels",) + path.relative_to(tmp_path / "toymodels").with_suffix("").parts)

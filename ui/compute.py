@@ -233,3 +233,50 @@ def guard():
     except InputError as exc:
         report_error(exc)
         st.stop()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two arguments alike; configs compare in their normalised form where they have one."""
+    if a == b:
+        return True
+    norm = getattr(a, "normalised", None)
+    return callable(norm) and callable(getattr(b, "normalised", None)) and norm() == b.normalised()
+
+
+def view_or_compute(module, name: str, *args, fn: Callable | str | None = None, same: bool | None = None,
+                    part: str | None = None, label: str | None = None, run: bool | None = None,
+                    seconds: float | None = None, cost_text: str | None = None, button: str | None = None,
+                    **kwargs) -> Any:
+    """The shipped view ``module.VIEWS[name]`` when the knobs equal its arguments, else ``compute(fn, *args,
+    **kwargs)``: one rule for every "shipped settings, or your own" knob. ``fn``: the view's own function unless
+    given (a name of ``module`` is looked up only when it runs), so the function (and torch) is not imported for
+    the shipped settings. ``same``: the page's own answer where the call is not the view's (another function,
+    or one ``part`` of the view's result, its key). A refused input is shown (``report_error``: a budget as a
+    warning saying what to change, a bad value as an error) and gives None, as does a run not yet started."""
+    v = module.VIEWS[name]
+    if same is None:
+        shipped_args = v.arguments()
+        call = dict(zip(shipped_args, args)) | kwargs
+        same = call.keys() == shipped_args.keys() and all(_same(call[k], shipped_args[k]) for k in call)
+    if same:
+        result = view(module, name)
+        return result[part] if part is not None else result
+    try:
+        fn = (v.resolve(getattr(module, "__name__", "")) if fn is None
+              else getattr(module, fn) if isinstance(fn, str) else fn)
+        return compute(fn, *args, label=label or v.label, run=run, seconds=seconds, cost_text=cost_text,
+                       button=button, **kwargs)
+    except InputError as exc:
+        report_error(exc)
+        return None
+
+
+def refused(fn: Callable, *args, **kwargs) -> bool:
+    """Whether a ``@bounded`` call is refused before anything runs (its bounds, then its budget), the refusal shown
+    by ``report_error`` (a budget as a warning, a bad value as an error): for a button that starts a run later."""
+    try:
+        topic.check_call(fn, *args, **kwargs)
+    except InputError as exc:
+        report_error(exc)
+        return True
+    return False

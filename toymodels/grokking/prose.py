@@ -1,0 +1,65 @@
+"""The page's sentences, built from a run's numbers (``summary``, ``study_summary``): what to notice, the
+captions under the charts, the caveats. The page lays them out; nothing here imports Streamlit or decides a
+claim (the ledger does)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .config import KNOBS
+
+SINGULAR = ("The kernel matrix became singular during this run, so the kernel regression (ridge λ = 0, as in the "
+            "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
+            "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
+
+CAVEATS = (
+    "**Iteration bookkeeping.** Iteration t solves with the metric M_t (M_0 = I) and reports its accuracies and "
+    "loss; D and the heatmap of iteration t are of the metric its AGOP gives, M_{t+1} (the official code logs "
+    "the updated M at step t too).",
+    "**The split** is a seeded numpy permutation (the official code uses torch's unseeded one).",
+    "**The AGOP** is computed exactly, in bounded memory: ∇f_c(x_i) = -(1/L²) M w_ic, so the AGOP is "
+    "M H M / L⁴, with H accumulated over chunks of 16 MB and the digit structure of one-hot inputs (tests "
+    "compare it with the dense gradient tensor and finite differences).",
+    "**M^s** uses the eigendecomposition of the symmetric AGOP (the official code: the real part of "
+    "scipy's sqrtm, the same matrix for a PSD AGOP).",
+    "**Not tested here:** the paper's neural-network features and its Fourier-multiplication analysis.",
+)
+
+
+def where(cfg) -> str:
+    """The run's settings in one phrase."""
+    return (f"p = {cfg.p}, {KNOBS['gk_op'].labels[cfg.op]}, {cfg.train_frac:g} of the pairs for training, "
+            f"L = {cfg.bandwidth:g}, s = {cfg.power:g}, seed {cfg.seed}")
+
+
+def headline_notice(s: Mapping[str, Any], rfm: bool) -> str:
+    """What to notice in the headline figure."""
+    if not rfm:
+        return f"This metric is fixed: test accuracy {s['final_test_acc']:.1%} after one solve."
+    lvl = f"{s['onset_level']:g}"
+    onset = f"never passes {lvl}" if s["onset"] is None else f"passes {lvl} at iteration {s['onset']}"
+    return (f"Train accuracy is {s['min_train_acc']:.0%} at every iteration, while test accuracy stays below "
+            f"{s['quiet_level']:g} for the first {s['quiet_iters']} iterations and {onset}; by the last it is "
+            f"{s['final_test_acc']:.1%}. Dashed: two fixed metrics on the same split, no learning.")
+
+
+def loss_caption(s: Mapping[str, Any]) -> str:
+    """Under the test-loss chart: how long it stays flat."""
+    return (f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first {s['flat_iters']} "
+            f"iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}.")
+
+
+def deviation_caption(s: Mapping[str, Any]) -> str:
+    """Under the circulant-deviation chart: D falls before the jump."""
+    before = "" if s["D_before_onset"] is None else (
+        f", to {s['D_before_onset']:.2f} at the last iteration before the jump")
+    return (f"D, the distance of M's x-y block from a circulant matrix (0: circulant, about 1: no structure), falls "
+            f"from {s['D_first']:.2f}{before}, while test accuracy is still zero; it ends at {s['D_last']:.2f}.")
+
+
+def study_notice(ss: Mapping[str, Any], study: Mapping[str, Any], s: Mapping[str, Any]) -> str:
+    """What to notice in the twenty-split study."""
+    return (f"the claims are decided on {ss['n']} fresh random splits (seeds {study['seeds'][0]}-"
+            f"{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of {ss['n']} grok. Test accuracy passes "
+            f"{s['onset_level']:g} at iteration {ss['onset']} and reaches 0.9 at {ss['t90']} (median, IQR); D has "
+            f"fallen to {ss['ratio']} of its first value by then. The random circulant control gives "
+            f"{ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most {ss['identity_max']:.3f}.")

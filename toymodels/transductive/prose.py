@@ -1,0 +1,61 @@
+"""The page's sentences, built from the exact values: what to notice, the text beside each chart, the caveats,
+the rows set beside the project's notes. The page lays them out; nothing here imports Streamlit or decides a
+claim (the ledger does)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .config import MAX_TR_BYTES, MAX_TR_SECONDS
+
+CAVEATS = ("The paper's constants are vacuous at toy sizes: √d/10 < 1 for d < 100 and 48√d < d only when d > 2,304. "
+           "The class G came from the notes' random search over depth-2 tree classes; G^k for k ≥ 3 (more than 16 "
+           "points) is not solved, its values follow by additivity on disjoint domains. The solver stops at "
+           f"{MAX_TR_SECONDS:g} s of CPU or {MAX_TR_BYTES // 2**20} MB of arrays.")
+
+COMPARE_CAPTION = ("Both learners face the same minimax-optimal adversary (same announced order in the transductive "
+                   "game); it reacts to each learner's predictions, so the labels can differ. The minimax adversary "
+                   "guarantees {value} mistakes; an adversary who knows the learner can do better against a "
+                   "suboptimal one (the notes' table at the bottom: SOA on G, worst order).")
+
+
+def headline_notice(law: Mapping[str, Any]) -> str:
+    """What to notice beside the headline figure (``law``: the sqrt-law claim's metrics)."""
+    return (f"Every point lies between 2d/3 and d: seeing the sequence never hurts, and here it saves at most a third "
+            f"(smallest M_tr/d {law['best_ratio_exact']:.2f}, solved exactly up to d = {law['max_d_exact']}; G^k "
+            "beyond by additivity). The paper's √d needs d in the thousands: the toy shows the gap, not the law.")
+
+
+def gap_text(summ, pairs: list, tree_class: str) -> str:
+    """Beside the gap-share chart: how often M_tr < LD at p = 0.5 (``summ``: ``gap_table``; ``pairs``:
+    ``gap_pairs``; ``tree_class``: the glossary's link)."""
+    at_half = summ.loc[(summ.p - 0.5).abs() < 1e-9].iloc[0]
+    shown = ", ".join(f"({a}, {b})" for a, b in pairs)
+    return (f"**Random depth-2 {tree_class}es** (7 points, LD = 3), {int(summ.classes.iloc[0])} per value of the "
+            f"off-path probability p. At p = 0.5, **{int(at_half.gap_count)}/{int(at_half.classes)}** have "
+            f"M_tr < LD (95% CI {at_half.ci_lo:.1%}–{at_half.ci_hi:.1%}); every gap found is (LD, M_tr) = {shown}. "
+            "The paper reports no such frequency.")
+
+
+def chain_text(summary: Mapping[str, Any]) -> str:
+    """Beside the chain chart: an optimal order for the transductive adversary, and what seeing it saves."""
+    gap = summary["ld"] - summary["m_tr"]
+    return (("**The chain holds.** " if summary["chain_holds"] else "")
+            + "An optimal sequence for the transductive adversary: "
+            + f"**{' → '.join(f'x{x}' for x in summary['order'])}**. "
+            + (f"Seeing the sequence in advance saves the learner **{gap}** mistake{'s' if gap != 1 else ''} "
+               f"(M_tr = {summary['m_tr']} < LD = {summary['ld']})." if gap > 0 else
+               "Here seeing the sequence in advance does not help: M_tr = LD."))
+
+
+def notes_rows(hl: Mapping[str, Any], notes: Mapping[str, Any]) -> list[dict]:
+    """Our exact values (``hl``: the headline view) beside the project's notes, one row a quantity."""
+    rows = [("thresholds on 7 points: [LD, M_tr]", "thresholds7"), ("minimal tree class, 3 points", "minimal3"),
+            ("minimal tree class, 7 points", "minimal7"), ("class G: [LD, M_tr]", "G"),
+            ("G × G (14 points, 64 functions)", "GxG"), ("SOA on G, worst fixed order", "soa_mistakes_on_G"),
+            ("Halving on G, worst fixed order", "halving_mistakes_on_G"),
+            ("rank rule on G, worst fixed order", "rank_rule_mistakes_on_G")]
+    return ([{"quantity": q, "ours": str(list(hl[k]) if isinstance(notes[k], list) else hl[k]), "notes": str(notes[k])}
+             for q, k in rows]
+            + [{"quantity": "share of 300 random depth-2 trees (p = .5) with M_tr < LD",
+                "ours": f"{hl['gap_count']}/{hl['gap_classes']}",
+                "notes": f"{round(notes['gap_fraction_p05'] * 300)}/300 (another random draw)"}])
