@@ -454,25 +454,9 @@ with tab_lab:
                           f"spearman_d{d1}", "gain_spearman", "gain_sem", "depth_helps", "cpu_s"]],
                      hide_index=True, width="stretch")
     with st.expander("Equations and where the toy departs from the paper's code", icon=":material/info:"):
-        st.latex(r"\mathcal L_{\text{critic}} = -\frac1B\sum_i\Big[L_{ii} - \log\sum_j e^{L_{ij}}\Big]"
-                 r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2,\quad L_{ij}=f(s_i,a_i,g_j)")
-        st.latex(r"\mathcal L_{\text{actor}} = \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big]")
-        st.markdown(
-            "A point mass in the JaxGCRL U-maze, $s' = s + 0.75\\,a$, $a\\in[-1,1]^2$, cells 2.5 units; no reward. "
-            "Actor, φ and ψ are the paper's residual MLPs (Dense → LayerNorm → Swish, blocks of 4 with a skip), "
-            "width 64; goals relabeled from the same episode with $P(d)\\propto\\gamma^{d-1}$. Three departures the "
-            "CPU runs needed to reach the far goal at all (switches in `Config`; *paper-exact* turns them off): "
-            "half of the actor's goals come from another row; α starts at 0.1 with log-α learning rate 3e-3; walls "
-            "stop each axis of a move separately.")
+        ui.blocks(prose.EQUATIONS)
     with st.expander("What it would take to see the paper's depth gains", icon=":material/lightbulb:"):
-        st.markdown(
-            "- **The paper's scale.** Its gains come at 100-400M environment steps, batch 512, width 256 and depth "
-            "up to 1024; here ~2M environment steps and 4,000 SGD steps, width 64, depth ≤ 16 online.\n"
-            "- **Larger observations.** The paper's biggest gains are on Humanoid (268-d observations); here (x, y). "
-            "The lifted 128-d observation in *Train your own* is a small step that way.\n"
-            "- **Exploration.** Failing seeds rarely enter the far cell during training (0-6% of episodes against "
-            "15-20% for solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's "
-            "collector experiment (Fig. 8) says depth and data drive together.")
+        ui.blocks(prose.SCALE)
 
 # --------------------------------------------------------------------------- the ledger, terms, cite/code/present
 _yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)

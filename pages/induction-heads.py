@@ -289,16 +289,7 @@ with seeds_box:
 # --------------------------------------------------------------------------- the residual stream
 with basis_box:
     st.subheader("No privileged basis, and two models lined up (Theus et al.)")
-    st.markdown(f"The residual stream has no {ui.term('privileged basis', TOPIC)}. Rotate it by any orthogonal "
-                "$R$, every write by $R$ and every read by $R^\\top$, and the model computes the same function: "
-                "nothing in an attention-only transformer looks at single coordinates. An elementwise operation (a "
-                "nonlinearity, a LayerNorm gain) does, and breaks the symmetry. Theus et al. use exactly this "
-                "freedom to align two independently trained transformers before interpolating their weights; the "
-                f"{ui.term('barrier', TOPIC)} B measures what the straight line between them costs.")
-    st.latex(r"\begin{aligned}W_E&\to W_ER,\ \ W_{pos}\to W_{pos}R,\ \ W_O\to W_OR\\"
-             r"W_Q,W_K,W_V,W_U&\to R^{\top}W\end{aligned}")
-    st.latex(r"\begin{aligned}B&=\sup_\lambda L(\theta_\lambda)-\lambda L(\theta_A)-(1-\lambda)L(\theta_B)\\"
-             r"\theta_\lambda&=\lambda\theta_A+(1-\lambda)\theta_B\end{aligned}")
+    ui.blocks(prose.basis(ui.term("privileged basis", TOPIC), ui.term("barrier", TOPIC)))
     if study is None:
         st.info(f"Pending: {M.VIEWS['study'].pending}.", icon=":material/schedule:")
     else:

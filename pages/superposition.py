@@ -334,23 +334,7 @@ with story:
             show_geometry(geo, geo_shown, geo_stale)
 
     with st.expander("The toy model, in equations"):
-        st.latex(r"x_i = u_i v_i,\quad u_i\sim\mathrm{Bernoulli}(p_i),\quad v_i\sim U(0,2),\quad "
-                 r"\textstyle\sum_i p_i = E")
-        st.latex(r"y = \mathrm{ReLU}(W W^\top x + b),\quad W\in\mathbb{R}^{n\times m},\quad "
-                 r"L = \big\langle \lVert y - x\rVert^2 \big\rangle")
-        st.latex(r"W_i \leftarrow W_i - \eta_t\gamma\,W_i \;\;(\gamma\ge 0),\qquad "
-                 r"W_i \leftarrow W_i - \eta_t\gamma\,W_i\Big(\tfrac{1}{\lVert W_i\rVert+\epsilon}-1\Big)"
-                 r"\;\;(\gamma<0)")
-        st.markdown(
-            "- **γ > 0** shrinks rows: about m of the n features keep a vector (**weak superposition**); the loss is "
-            "the frequency mass left out (Eq. 4), so $L \\propto m^{-(\\alpha-1)}$ for $p_i \\propto i^{-\\alpha}$ "
-            "when the m most frequent are kept and n → ∞.\n"
-            "- **γ < 0** pulls every row toward unit norm (**strong superposition**); the loss is their "
-            "interference, set by the mean squared overlap $\\approx 1/m$, so $L \\propto 1/m$ whatever the "
-            "frequencies.\n"
-            "- Measured: $\\varphi_{1/2} = |\\{i: \\lVert W_i\\rVert > 1/2\\}|/n$, $\\varphi_1$ (norm > 1), the mean "
-            "squared overlap $\\langle(\\hat W_i\\cdot\\hat W_j)^2\\rangle$ of normalised rows, and α_m of "
-            "$L \\propto m^{-\\alpha_m}$ (least squares in log-log, per seed).")
+        ui.blocks(prose.MODEL)
 
 with tab_try:
     # ======================================================================== one model, your settings

@@ -85,3 +85,17 @@ def real_notice(real: Mapping[str, Any], rf) -> str:
             f"prefix-match (≥ 0.3) and copy (≥ 0.5); the best, layer {int(best['layer'])} head {int(best['head'])}, "
             f"puts {best['prefix']:.2f} of its attention on the token after the first occurrence (uniform attention: "
             f"{real['uniform']:.3f}).")
+
+
+def basis(privileged: str, barrier: str) -> tuple:
+    """The residual stream's symmetry and the interpolation barrier, in words and equations (``privileged``,
+    ``barrier``: the glossary's links), for ``ui.blocks``."""
+    return (f"The residual stream has no {privileged}. Rotate it by any orthogonal $R$, every write by $R$ and every "
+            "read by $R^\\top$, and the model computes the same function: nothing in an attention-only transformer "
+            "looks at single coordinates. An elementwise operation (a nonlinearity, a LayerNorm gain) does, and breaks "
+            "the symmetry. Theus et al. use exactly this freedom to align two independently trained transformers "
+            f"before interpolating their weights; the {barrier} B measures what the straight line between them costs.",
+            ("tex", r"\begin{aligned}W_E&\to W_ER,\ \ W_{pos}\to W_{pos}R,\ \ W_O\to W_OR\\"
+                    r"W_Q,W_K,W_V,W_U&\to R^{\top}W\end{aligned}"),
+            ("tex", r"\begin{aligned}B&=\sup_\lambda L(\theta_\lambda)-\lambda L(\theta_A)-(1-\lambda)L(\theta_B)\\"
+                    r"\theta_\lambda&=\lambda\theta_A+(1-\lambda)\theta_B\end{aligned}"))
