@@ -408,7 +408,6 @@ with tab_story:
                               "last_layer_fattn_g1"]], hide_index=True, width="stretch",
                         column_config={c: st.column_config.NumberColumn(format="%.3g")
                                        for c in last.columns if c != "seed"})
-        ll = last.iloc[0]
         every.caption(prose.last_layer_caption(last.iloc[0]))
 
     with st.container(key="ga-real"):

@@ -257,5 +257,4 @@ with notebook:
     st.dataframe(sched_model["errors"], hide_index=True, width="stretch")
     st.markdown("**Frontier**: the optimal horizon of each size read off the envelope (NaN: no whole interval):")
     st.dataframe(front["optimal"], hide_index=True, width="stretch")
-    st.markdown("**Caveats.**")
-    st.markdown("\n".join(f"- {c}" for c in prose.CAVEATS))
+    st.markdown("**Caveats.**\n" + "\n".join(f"- {c}" for c in prose.CAVEATS))
