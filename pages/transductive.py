@@ -297,7 +297,7 @@ if summary is not None:
                 transcript, state = M.play(H, M.make_learner(opponent, H, order),
                                            M.HumanAdversary(H, game, moves, order), with_state=True)
         except M.InputError as exc:  # a stale move (cannot happen through the buttons): start over
-            st.warning(f"The game was reset: {ui.plain(exc)}", icon=":material/restart_alt:")
+            ui.report_error(exc, "The game was reset")
             st.session_state["tr_game"] = {"sig": sig, "moves": []}
             st.rerun()
 
