@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.exact import verify_shipped
 from toymodels import store
 
 CALLS = []
@@ -68,15 +69,15 @@ def test_shipped_results_are_found_by_key_and_verified(tmp_path, monkeypatch):
     CALLS.clear()
     got = store.cached(toy_result, 8, seed=2)
     assert CALLS == []  # served from the shipped store, not recomputed
-    store.verify_shipped("demo", "default", toy_result, 8, seed=2)
+    verify_shipped("demo", "default", toy_result, 8, seed=2)
     with pytest.raises(AssertionError, match="other arguments"):
-        store.verify_shipped("demo", "default", toy_result, 8, seed=5)
+        verify_shipped("demo", "default", toy_result, 8, seed=5)
     # a drifted number is caught
     meta = json.loads((tmp_path / "results/demo/default/meta.json").read_text())
     meta["data"]["mean"] += 1.0
     (tmp_path / "results/demo/default/meta.json").write_text(json.dumps(meta))
     with pytest.raises(AssertionError, match="mean"):
-        store.verify_shipped("demo", "default", toy_result, 8, seed=2)
+        verify_shipped("demo", "default", toy_result, 8, seed=2)
     assert got["mean"] == pytest.approx(toy_result(8, seed=2)["mean"])
 
 

@@ -589,61 +589,6 @@ def staleness(topic: str, name: str, fn: Callable | str, **kwargs) -> str | None
     return None
 
 
-def assert_same(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-9, path: str = "result") -> None:
-    """Raise AssertionError naming the first place two bundles differ (floats to a tolerance)."""
-    if isinstance(a, pd.DataFrame) or isinstance(b, pd.DataFrame):
-        if not (isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame)):
-            raise AssertionError(f"{path}: one is a table, the other is not")
-        if list(a.columns) != list(b.columns) or a.shape != b.shape:
-            raise AssertionError(f"{path}: table shapes/columns differ: {a.shape} {list(a.columns)} vs "
-                                 f"{b.shape} {list(b.columns)}")
-        for col in a.columns:
-            assert_same(a[col].to_numpy(), b[col].to_numpy(), rtol, atol, f"{path}[{col!r}]")
-        return
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(a) != set(b):
-            raise AssertionError(f"{path}: keys differ: {sorted(set(a) ^ set(b))}")
-        for k in a:
-            assert_same(a[k], b[k], rtol, atol, f"{path}.{k}")
-        return
-    if isinstance(a, (list, np.ndarray)) or isinstance(b, (list, np.ndarray)):
-        a_arr, b_arr = np.asarray(a), np.asarray(b)
-        if a_arr.shape != b_arr.shape:
-            raise AssertionError(f"{path}: shapes differ: {a_arr.shape} vs {b_arr.shape}")
-        if a_arr.dtype.kind in "fc" or b_arr.dtype.kind in "fc":
-            if not np.allclose(a_arr.astype(float), b_arr.astype(float), rtol=rtol, atol=atol, equal_nan=True):
-                raise AssertionError(f"{path}: values differ beyond rtol={rtol}")
-        elif a_arr.dtype.kind == "O" or b_arr.dtype.kind == "O":
-            for i, (x, y) in enumerate(zip(list(a), list(b))):
-                assert_same(x, y, rtol, atol, f"{path}[{i}]")
-        elif not np.array_equal(a_arr, b_arr):
-            raise AssertionError(f"{path}: values differ")
-        return
-    if isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None or not np.isclose(float(a), float(b), rtol=rtol, atol=atol, equal_nan=True):
-            raise AssertionError(f"{path}: {a!r} != {b!r}")
-        return
-    if a != b:
-        raise AssertionError(f"{path}: {a!r} != {b!r}")
-
-
-def verify_shipped(topic: str, name: str, fn: Callable, *args, rtol: float = 1e-6, **kwargs) -> None:
-    """Recompute a shipped default view and check it still matches what is in the repo.
-
-    Fails if the shipped bundle is missing, was made with other arguments (its key differs),
-    or its numbers drifted: run ``python -m toymodels precompute TOPIC`` to refresh it.
-    """
-    folder = shipped_path(topic, name)
-    if not (folder / "meta.json").exists():
-        raise AssertionError(f"no shipped result {topic}/{name}: run `python -m toymodels precompute {topic}`")
-    shipped, meta = read_bundle(folder)
-    key = call_key(fn, args, kwargs)
-    if meta.get("key") != key:
-        raise AssertionError(f"shipped {topic}/{name} was computed with other arguments (key {meta.get('key')} "
-                             f"!= {key}): run `python -m toymodels precompute {topic}`")
-    assert_same(normalise(fn(*args, **kwargs)), shipped, rtol=rtol, path=f"{topic}/{name}")
-
-
 def write_tables(out: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
     """Write ``reproduce``'s underlying tables as CSV files ``out/<name>.csv`` (creating ``out``)."""
     out = Path(out)

@@ -219,19 +219,24 @@ def check_budget(budget: Callable[..., None], arguments: Mapping[str, Any]) -> N
         raise BudgetError(str(exc)) from None
 
 
-def check_call(fn: Callable, *args, **kwargs) -> None:
-    """Run a ``@bounded`` function's checks (bounds, then budget) on these arguments without calling it: raises
-    ``InputError`` (``BudgetError`` for the budget), so a page can refuse before offering a run."""
-    sig = inspect.signature(inspect.unwrap(fn))
+def _bind_checked(fn: Callable, sig: inspect.Signature, specs: Mapping[str, Any], budget, args, kwargs):
+    """``fn``'s arguments bound to ``sig`` (defaults applied) after its bounds, then its budget, accepted them."""
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as exc:
         raise InputError(f"{fn.__name__}: {exc}") from None
     bound.apply_defaults()
-    for name, spec in fn.bounds.items():
+    for name, spec in specs.items():
         spec.check(name, bound.arguments[name])
-    if getattr(fn, "budget", None) is not None:
-        check_budget(fn.budget, bound.arguments)
+    if budget is not None:
+        check_budget(budget, bound.arguments)
+    return bound
+
+
+def check_call(fn: Callable, *args, **kwargs) -> None:
+    """Run a ``@bounded`` function's checks (bounds, then budget) on these arguments without calling it: raises
+    ``InputError`` (``BudgetError`` for the budget), so a page can refuse before offering a run."""
+    _bind_checked(fn, inspect.signature(inspect.unwrap(fn)), fn.bounds, getattr(fn, "budget", None), args, kwargs)
 
 
 def bounded(_budget: Callable[..., None] | None = None, _free: Iterable[str] = (), **specs) -> Callable:
@@ -254,15 +259,7 @@ def bounded(_budget: Callable[..., None] | None = None, _free: Iterable[str] = (
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise InputError(f"{fn.__name__}: {exc}") from None
-            bound.apply_defaults()
-            for name, spec in specs.items():
-                spec.check(name, bound.arguments[name])
-            if _budget is not None:
-                check_budget(_budget, bound.arguments)
+            bound = _bind_checked(fn, sig, specs, _budget, args, kwargs)
             return fn(*bound.args, **bound.kwargs)
 
         checked.bounds = types.MappingProxyType(dict(specs))

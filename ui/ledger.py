@@ -120,9 +120,10 @@ def _fmt(x: Any) -> str:
 
 
 def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
-    """The topic's verdict on its shipped views (memoised for the server)."""
+    """The topic's verdict on its shipped views, as the build judged it (``shipped.indexed_verdict``: no claim is
+    judged on a page load; memoised for the server)."""
     module = shipped.module_for(topic_name)
-    return _MEMO.get(f"verdict:{topic_name}", lambda: shipped.shipped_verdict(module))
+    return _MEMO.get(f"verdict:{topic_name}", lambda: shipped.indexed_verdict(module))
 
 
 _STATUS = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced", "illustrated": "◐ illustrated",

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import toymodels.gated_attention as M
+from tests.exact import verify_shipped
 from tests.topics.gated_attention.test_model import TINY
 from toymodels import store
 from toymodels.gated_attention import notebook as N
@@ -64,7 +65,7 @@ def test_views_are_declared_and_shipped_fresh():
 def test_shipped_layer_demo_is_recomputed_bit_for_bit():
     """The cheap view, recomputed on the CPU, equals the shipped bundle exactly (the package move changed no
     number: same definitions, same results)."""
-    store.verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT, rtol=0)
+    verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT, rtol=0)
     shipped = store.load_shipped(M.TOPIC, "layer_demo")
     again = store.normalise(M.layer_demo(M.DEFAULT))
     for col in ("gate_mean_init", "loss_init", "params_added"):
