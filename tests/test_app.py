@@ -99,8 +99,9 @@ def test_a_shipped_page_opens_without_importing_torch(paper):
     assert not heavy & {"torch", "sklearn", "transformers", "sentence_transformers"}, heavy
     # scipy.stats costs a cold page about 1 s of CPU: a page reads its ledger from the verdict index (the build
     # judged it) and its intervals use scipy.special's quantiles (the same bits). These pages still need it on load:
-    # deep-crl (Fisher's exact test of the headline), rlvr and superposition (their shipped summaries' modules
-    # import it, and the views' definitions reach those modules: moving the import would stale the views).
+    # deep-crl (Fisher's exact tests, computed on load), rlvr (its sweep's button names ``typed_sweep``, whose
+    # module imports rlvr/stats.py) and superposition (its fits call scipy.stats.linregress in measure.py); the
+    # views' definitions reach those modules' imports, so moving them would stale the views.
     if paper.topic not in SCIPY_STATS_ON_LOAD:
         assert "scipy.stats" not in heavy
 
