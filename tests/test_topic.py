@@ -4,7 +4,6 @@ import dataclasses
 import inspect
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from toymodels import shipped, store
@@ -21,7 +20,6 @@ from toymodels.topic import (
     View,
     as_progress,
     bounded,
-    freeze,
     views,
 )
 
@@ -116,29 +114,6 @@ def test_verdict_metrics_are_flat_and_checked():
             Verdict(True, "x", "a", "b", bad)
     with pytest.raises(TypeError):
         Verdict("yes", "x", "a", "b")
-
-
-def test_frozen_results_refuse_every_change_and_copies_are_free():
-    table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
-    arr = np.arange(3.0)
-    res = freeze({"t": table, "arr": arr, "l": [1, {"k": 2}]})
-    attempts = [lambda: res.__setitem__("x", 1), lambda: res.update(x=1), lambda: res.pop("t"),
-                lambda: res["l"].append(3), lambda: res["l"][1].__setitem__("k", 3),
-                lambda: res["t"].__setitem__("c", 1), lambda: res["t"].loc.__setitem__((0, "a"), 9),
-                lambda: res["t"].iloc.__setitem__((0, 0), 9), lambda: res["t"].at.__setitem__((0, "a"), 9),
-                lambda: res["arr"].__setitem__(0, 5.0)]
-    for attempt in attempts:
-        with pytest.raises((TypeError, ValueError)):
-            attempt()
-    assert table["a"].tolist() == [1, 2] and arr[0] == 0.0 and res["t"]["a"].tolist() == [1, 2]
-    assert res["t"].dropna(subset=["a"]).shape == (2, 2) and res["t"].loc(axis=0)[0]["a"] == 1  # pandas internals
-    changed = res["t"].assign(c=1)  # new frames are ordinary
-    changed["d"] = 2
-    assert type(changed) is pd.DataFrame and dict(res) == {k: res[k] for k in res}
-    copied = dict(res)
-    copied["new"] = 1
-    assert "new" not in res
-    assert isinstance(res, dict) and isinstance(res["l"], list)
 
 
 def test_views_are_unique_and_lazy():

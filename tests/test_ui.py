@@ -1,5 +1,10 @@
 """The shared UI helpers, run headless with AppTest.from_function."""
+import numpy as np
+import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from ui.frozen import freeze
 
 
 def _compute_app():
@@ -568,3 +573,26 @@ def test_no_page_shows_an_exception_itself():
     for page in pages:
         src = page.read_text()
         assert not re.search(r"st\.(error|warning)\([^)]*\bexc\b", src), f"{page.name} shows an exception itself"
+
+
+def test_frozen_results_refuse_every_change_and_copies_are_free():
+    table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    arr = np.arange(3.0)
+    res = freeze({"t": table, "arr": arr, "l": [1, {"k": 2}]})
+    attempts = [lambda: res.__setitem__("x", 1), lambda: res.update(x=1), lambda: res.pop("t"),
+                lambda: res["l"].append(3), lambda: res["l"][1].__setitem__("k", 3),
+                lambda: res["t"].__setitem__("c", 1), lambda: res["t"].loc.__setitem__((0, "a"), 9),
+                lambda: res["t"].iloc.__setitem__((0, 0), 9), lambda: res["t"].at.__setitem__((0, "a"), 9),
+                lambda: res["arr"].__setitem__(0, 5.0)]
+    for attempt in attempts:
+        with pytest.raises((TypeError, ValueError)):
+            attempt()
+    assert table["a"].tolist() == [1, 2] and arr[0] == 0.0 and res["t"]["a"].tolist() == [1, 2]
+    assert res["t"].dropna(subset=["a"]).shape == (2, 2) and res["t"].loc(axis=0)[0]["a"] == 1  # pandas internals
+    changed = res["t"].assign(c=1)  # new frames are ordinary
+    changed["d"] = 2
+    assert type(changed) is pd.DataFrame and dict(res) == {k: res[k] for k in res}
+    copied = dict(res)
+    copied["new"] = 1
+    assert "new" not in res
+    assert isinstance(res, dict) and isinstance(res["l"], list)
