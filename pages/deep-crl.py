@@ -8,6 +8,7 @@ import streamlit as st
 
 import toymodels.deep_crl as M
 import ui
+from toymodels.deep_crl import prose
 
 A = M.analysis
 TOPIC = M.TOPIC
@@ -115,16 +116,7 @@ with fig_col.container(key="headline-figure"):
                    f"{ui.term('residual block', TOPIC, shown='residual blocks')} of 4.")
 
 with side_col:
-    if test:
-        lo, hi = test["ci"]
-        notice = (f"Success is all-or-nothing per seed: a seed either reaches the {T['far goal']} or almost never "
-                  f"does. Depth {deep} {T['solved seed'].replace('solved seed', 'solves')} {test['solved_deep']} of "
-                  f"{test['n_deep']} seeds, depth {shallow} {test['solved_shallow']} of {test['n_shallow']} "
-                  f"({T['Fisher']}, one-sided p = {test['p_value']:.3g}; difference {test['diff']:+.2f}, 90% "
-                  f"{T['Newcombe']} [{lo:+.2f}, {hi:+.2f}]).")
-    else:
-        notice = (f"Only depth {', '.join(map(str, sorted(runs)))} is in this build: the registered test compares "
-                  f"depth {deep} with depth {shallow}." if runs else "")
+    notice = prose.headline_notice(test, runs, deep, shallow, T)
     ui.headline_claim(verdict, notice=notice, ours_label=f"Our toy, {M.ONLINE60.seeds} seeds per depth")
     st.caption(f"{T['contrastive RL']}: no reward; a {T['critic']} learns which states lead to which goals. The "
                f"paper's number is {T['time at goal']} on Ant mazes (of 1000 steps), ours seeds solved on a 2-D "
@@ -211,16 +203,7 @@ if len(runs) > 1 and ui.shown("agents", active):
                            f"{fin.spearman_corridor:.2f}")
         cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
         if cor:
-            st.markdown(
-                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − "
-                f"ρ(straight "
-                f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
-                f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
-                                            if cor["median_deep"] > 0 else
-                                            f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
-                                            "distance than by the corridor (the paper's Fig. 9 finds this only "
-                                            "at depth "
-                                            "4). The registered test of this, at depth 16, is in the claims table."))
+            st.markdown(prose.corridor_text(cor))
 
         curves = A.online_curve_means(runs)
         st.markdown("**Training curves** (mean over seeds): the critic learns at every depth (its accuracy picks the "
@@ -241,9 +224,7 @@ if ui.shown("offline", active):
     with st.container(key="crl-offline"):
         st.subheader("Offline, the paper expects no depth gain (§4.6)")
         if critic is None:
-            st.markdown(f"The paper reports {M.PAPER['offline'].value} ({M.PAPER['offline'].source}). Our test of it, "
-                        "an offline critic at depths 4, 16 and 64 against a wide depth-4 critic with the same "
-                        "parameters, was registered before its run on fresh seeds; that run is not in this build.")
+            st.markdown(prose.offline_pending(M.PAPER['offline']))
             st.info("The offline critic on its registered seeds is not shipped in this build: the offline claim in the "
                     "ledger below says why and how to ship it.", icon=":material/hourglass_top:")
         else:
@@ -264,20 +245,8 @@ if ui.shown("offline", active):
                 tooltip=["depth", "width", "seed", "params", alt.Tooltip("spearman_geodesic:Q", format=".3f")])
                      .properties(height=300), "deep-crl-offline", data=both,
                      alt_text="Spearman rho of each offline critic with corridor distance, per seed and depth")
-            st.markdown(
-                f"The paper found *{M.PAPER['offline'].value}* ({M.PAPER['offline'].source}). Here a random walk "
-                f"collects the data, so exploration plays no part, and every critic is scored on pairs of cells "
-                f"farther apart than any training episode reaches. Per seed (same data for every critic), depth "
-                f"{pc['deep']} gains {pc['depth_mean']:+.3f} in ρ over depth {pc['shallow']} at the same width "
-                f"({pc['level']:.0%} interval [{pc['depth_lo']:+.3f}, {pc['depth_hi']:+.3f}]): the paper's comparison, "
-                "which the offline claim in the ledger decides. Our own finding beside it, not the paper's claim: a "
-                f"depth-4 critic of width {pc['wide_width']} with depth {pc['deep']}'s parameters trails it by "
-                f"{pc['param_mean']:+.3f} ([{pc['param_lo']:+.3f}, {pc['param_hi']:+.3f}]): offline, what depth adds "
-                "here, parameters add too.")
-            st.caption(f"{M.GRID_LABELS[ccfg['maze']]}; {ccfg['episodes']:,} random-walk episodes of "
-                       f"{ccfg['episode_len']} steps, γ = {ccfg['gamma']}; {len(pc['seeds'])} seeds, each the mean of "
-                       f"the evaluations in the last quarter of {ccfg['steps']:,} SGD steps. Straight-line distance "
-                       f"scores ρ = {critic['euclid_scored_spearman']:.2f} on these pairs.")
+            st.markdown(prose.offline_text(pc, M.PAPER['offline']))
+            st.caption(prose.offline_caption(critic, pc, M.GRID_LABELS[ccfg["maze"]]))
 
 # --------------------------------------------------------------------------- knobs
 
@@ -485,29 +454,11 @@ with tab_lab:
                           f"spearman_d{d1}", "gain_spearman", "gain_sem", "depth_helps", "cpu_s"]],
                      hide_index=True, width="stretch")
     with st.expander("Equations and where the toy departs from the paper's code", icon=":material/info:"):
-        st.latex(r"\mathcal L_{\text{critic}} = -\frac1B\sum_i\Big[L_{ii} - \log\sum_j e^{L_{ij}}\Big]"
-                 r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2,\quad L_{ij}=f(s_i,a_i,g_j)")
-        st.latex(r"\mathcal L_{\text{actor}} = \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big]")
-        st.markdown(
-            "A point mass in the JaxGCRL U-maze, $s' = s + 0.75\\,a$, $a\\in[-1,1]^2$, cells 2.5 units; no reward. "
-            "Actor, φ and ψ are the paper's residual MLPs (Dense → LayerNorm → Swish, blocks of 4 with a skip), "
-            "width 64; goals relabeled from the same episode with $P(d)\\propto\\gamma^{d-1}$. Three departures the "
-            "CPU runs needed to reach the far goal at all (switches in `Config`; *paper-exact* turns them off): "
-            "half of the actor's goals come from another row; α starts at 0.1 with log-α learning rate 3e-3; walls "
-            "stop each axis of a move separately.")
+        ui.blocks(prose.EQUATIONS)
     with st.expander("What it would take to see the paper's depth gains", icon=":material/lightbulb:"):
-        st.markdown(
-            "- **The paper's scale.** Its gains come at 100-400M environment steps, batch 512, width 256 and depth "
-            "up to 1024; here ~2M environment steps and 4,000 SGD steps, width 64, depth ≤ 16 online.\n"
-            "- **Larger observations.** The paper's biggest gains are on Humanoid (268-d observations); here (x, y). "
-            "The lifted 128-d observation in *Train your own* is a small step that way.\n"
-            "- **Exploration.** Failing seeds rarely enter the far cell during training (0-6% of episodes against "
-            "15-20% for solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's "
-            "collector experiment (Fig. 8) says depth and data drive together.")
+        ui.blocks(prose.SCALE)
 
 # --------------------------------------------------------------------------- the ledger, terms, cite/code/present
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
 _yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
 _snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
             "import toymodels.deep_crl as M\n\nA = M.analysis\n"
@@ -519,8 +470,6 @@ _shown = {} if not test else {
     f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
     f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
     "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
-ui.share(paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes of CPU):\n# "
-         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
-         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
-
-ui.device_caption()
+ui.page_end(verdict, paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes "
+            "of CPU):\n# " + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
+            cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)

@@ -6,6 +6,7 @@ import streamlit as st
 
 import toymodels.diffusion as D
 import ui
+from toymodels.diffusion import prose
 
 TOPIC = D.TOPIC
 
@@ -30,11 +31,6 @@ def side_by_side(*charts) -> None:
     for column, (title, chart, name, data) in zip(st.columns(len(charts)), charts):
         with column:
             ui.chart(chart.properties(title=title), name, data=data, alt_text=title)
-
-
-def _ci(pair, digits: int = 2) -> str:
-    lo, hi = pair
-    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def timescale_chart(ts: pd.DataFrame, fits: dict, ns, names: dict, height: int = 400) -> alt.LayerChart:
@@ -109,27 +105,14 @@ with fig_col.container(key="headline-figure"):
         data=headline, span=0.6,
         alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
 with side_col:
-    ui.headline_claim(verdict, claim="tau-mem-linear", notice=(
-        f"The memorisation time {T['τ_mem']} (orange) grows in proportion to n (slope "
-        f"{study['tau_mem_slope']:.2f}, 95% CI {_ci(study['tau_mem_slope_ci'])}) while the time to good samples "
-        f"{T['τ_gen']} (blue) does not (slope {study['tau_gen_slope']:.2f}): the stretch of training where the model "
-        f"generates without copying widens with the training set. {len(sper)} models, {scfg['seeds']} seeds per n."))
+    ui.headline_claim(verdict, claim="tau-mem-linear", notice=prose.headline_notice(study, T))
     st.caption(f"{T['f_mem']}: the share of samples that copy a training point. Dots: seeds; diamonds: geometric "
                "means; dashed: the fitted power law.")
 if not fresh:
     st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
 ui.ledger_strip(verdict)
 with st.expander("How the window study was run", icon=":material/science:"):
-    st.markdown(
-        f"The paper's {T['GMM']} check (SM B, d = {scfg['d']}): the SM B network (W = {scfg['width']}, p = "
-        f"{study['n_params']:,}) trained full batch with Adam (lr {scfg['lr']:g}) for a fixed S = "
-        f"{scfg['steps_per_n']:.0f} n steps (the run length does not depend on the outcome). At "
-        f"{scfg['ckpt_per_decade']} log-spaced checkpoints per decade (and at 100 n, 200 n, 300 n) we draw "
-        f"{scfg['n_samples']:,} {T['DDIM']} samples ({scfg['ddim_steps']} steps, the same starting noise every time). "
-        "τ_mem: the last upward crossing of f_mem = 2% (Eq. 6, k = 1/3); τ_gen: the score error against the exact "
-        "GMM score has made 90% of its drop. Small points: seeds; diamonds: geometric means; dashed: the "
-        "least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
-        f"{sper.fraction_of_run.max():.2f} of the way through its run.")
+    st.markdown(prose.study_method(study, T))
 
 tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(TABS, key="diff_tab", bind="query-params")
 
@@ -224,11 +207,7 @@ with tab_fm:
                 "the closed-form velocity")
     st.latex(r"\hat u^\star(x,t)=\sum_i\lambda_i\,\frac{x^{(i)}-x}{1-t},\qquad "
              r"\lambda=\operatorname{softmax}_i\Big(-\frac{\|x-t\,x^{(i)}\|^2}{2(1-t)^2}\Big),")
-    st.markdown("and training on $\\hat u^\\star$ itself (**EFM**, their Alg. 2 with the whole training set) removes "
-                "the noise. If the noise were what prevents memorisation, EFM would memorise more. Here the same "
-                f"network (SM B, width {fcfg['width']}) learns 8×8 digits from training sets of "
-                f"{' and '.join(str(n) for n in fcfg['ns'])} digits, {fcfg['seeds']} paired seeds each: a CFM and an "
-                "EFM model share their training set, initialisation and every draw of x₀, t and batch.")
+    st.markdown(prose.fm_setup(fcfg))
     st.markdown(f"**What to notice:** {D.fm_reading(fmr)}")
     fc = D.fm_curves(fmr["curves"])
     refs = D.fm_references(fmr["references"])
@@ -264,15 +243,7 @@ with tab_fm:
                 "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
     st.container(key="diff-fm").dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3),
                                           hide_index=True, width="stretch", key="fm-table")
-    moved = fmr["fm_vm_change_second_half"]
-    st.caption(f"Both arms train {fcfg['steps']:,} steps (batch {fcfg['batch']}, Adam {fcfg['lr']:g}); "
-               f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
-               f"checkpoint. Convergence: the fit to û* (VM loss, seeds' mean) moved by {100 * moved['cfm']:.1f}% "
-               f"(CFM) and {100 * moved['efm']:.1f}% (EFM) over the second half of training. Pooled over the "
-               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}. "
-               f"The claim asks whether the difference stays within ±{D.FM_MARGIN:g} (equivalence, the ledger's "
-               f"rule): seeds drawn from seed {fcfg['seed']}, registered before the run; the first run (seed 0) is "
-               "in the lab notebook.")
+    st.caption(prose.fm_caption(fmr, D.FM_MARGIN))
     ui.download_csv(fmr["fm_pairs"], "diffusion_cfm_efm_pairs.csv", label="Download the pairs (CSV)")
     ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
                     key="fm-curves-csv")
@@ -301,9 +272,7 @@ with tab_rf:
     slopes = rst["per_seed"].rename(columns={"tau_mem_slope": "τ_mem (spectrum)", "tau_mem_gap_slope": "τ_mem (gap)",
                                              "tau_mem_theory_slope": "τ_mem (Thm 3.2 edge)",
                                              "tau_gen_slope": "τ_gen"})
-    st.markdown(f"**Slopes against ψ_n per seed.** Mean τ_mem slope {rst['tau_mem_slope']:.2f} (95% CI "
-                f"{_ci(rst['tau_mem_slope_ci'])}), τ_gen slope {rst['tau_gen_slope']:.2f} (95% CI "
-                f"{_ci(rst['tau_gen_slope_ci'])}).")
+    st.markdown(prose.rf_slopes(rst))
     st.dataframe(slopes, hide_index=True, width="stretch", key="rf-slopes")
     edges = D.rf_edges(rst["summary"])
     st.markdown("**Where the measured slope comes from: the lower edge of ρ₁**, measured (the first eigenvalue of U "
@@ -466,11 +435,8 @@ with tab_lab:
                 "without `--quick` (the shipped studies' settings, about 50 minutes of CPU); "
                 "`python -m toymodels verdict diffusion` prints the ledger.")
 
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
 live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
-ui.share(paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# " + live,
-         cli="python -m toymodels reproduce diffusion --quick",
-         shown={"τ_mem slope": ("result['tau_mem_slope']", f"{study['tau_mem_slope']:.2f}"),
-                "τ_gen slope": ("result['tau_gen_slope']", f"{study['tau_gen_slope']:.2f}")})
-ui.device_caption()
+ui.page_end(verdict, paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# "
+            + live, cli="python -m toymodels reproduce diffusion --quick",
+            shown={"τ_mem slope": ("result['tau_mem_slope']", f"{study['tau_mem_slope']:.2f}"),
+                   "τ_gen slope": ("result['tau_gen_slope']", f"{study['tau_gen_slope']:.2f}")})

@@ -8,6 +8,7 @@ import streamlit as st
 
 import toymodels.gated_attention as M
 import ui
+from toymodels.gated_attention import prose
 
 NAMES = dict(M.VARIANTS)
 GATED = [v for v in M.VARIANTS if v != "baseline"]
@@ -161,10 +162,7 @@ with fig_col.container(key="headline-figure"):
     st.caption("Bars: ours, 5 seeds, 95% interval; orange ticks: the paper (Table 4). 1: the whole sink gone "
                f"(attention at the uniform floor); 0: as the baseline; below 0: larger (beyond {LO:g}: labelled).")
 with side_col:
-    ui.headline_claim(verdict, notice=(
-        f"The paper's head-specific gates remove most of the {T['attention sink']}, its controls keep most of it. In "
-        f"the toy every gate at G1 removes it on {T['Bigram-Backcopy']}, the head-shared one too "
-        f"({ui.status_word(ours['headshared-keeps-bb'].status)} here); {T['G2']} makes it larger."))
+    ui.headline_claim(verdict, notice=prose.headline_notice(T, ui.status_word(ours['headshared-keeps-bb'].status)))
     st.caption(f"{T['F-Attn']}: the share of attention on the first token. {T['G1']}: a sigmoid gate on each head's "
                f"{T['SDPA']} output. The head-specific-dormancy task's claims are "
                f"{ui.status_word(ours['headshared-keeps-hsd'].status)} here (story, section 2)." if not hsd_seeds
@@ -175,7 +173,7 @@ ui.ledger_strip(verdict)
 # --------------------------------------------------------------------------- real pretrained models (issue 40)
 
 def _toy_best_ratio() -> float | None:
-    """The toy's largest first-token max/median over the massive-activation seeds (the one it never took to 100x)."""
+    """The toy's largest first-token max/median over the massive-activation seeds."""
     if mact_seeds is None:
         return None
     return float(M.mact_seed_table(mact_seeds).bos_ratio_baseline.max())
@@ -236,7 +234,8 @@ def _claims_line(ids: tuple[str, ...]) -> None:
 def real_lm_section() -> None:
     """Section 5: SmolLM2's sink and massive activation beside the toy's missing one, and Sun et al.'s ablation."""
     smol, mini = ui.view(M, "real_smollm2"), ui.view(M, "real_minilm_prompts")
-    st.subheader("5 · A real pretrained LM: the sink, and the massive activation the toy never built")
+    heading, toy_words = M.toy_massive(mact_seeds) if mact_seeds is not None else ("the massive activation", "")
+    st.subheader(f"5 · A real pretrained LM: the sink, and {heading}")
     c1, c2 = st.columns(2)
     with c1:
         ui.chart(_share_chart(smol["layers"], "SmolLM2-135M: attention on the first token"),
@@ -246,20 +245,7 @@ def real_lm_section() -> None:
         ui.chart(_massive_chart(smol, mini, _toy_best_ratio()), "gated_attention_real_massive",
                  alt_text="token 0's largest activation over the layer median, per layer, SmolLM2 and MiniLM, with "
                           "the 100x and 1000x bars and the toy's best seed")
-    lay = smol["layers"]
-    over = lay.first_ratio.to_numpy() >= 100
-    first = int(np.argmax(over[1:])) + 1
-    gap = [int(b) for b in lay.layer if first < b < len(lay) - 1 and not over[b]]
-    big = int(lay.first_ratio.iloc[1:].to_numpy().argmax()) + 1
-    dip = (f" Where it falls back under 100× (block{'s' if len(gap) > 1 else ''} {', '.join(map(str, gap))}), the "
-           f"next layer's attention on token 0 falls to {lay.share.iloc[gap[-1] + 1]:.2f} (uniform "
-           f"{lay.uniform.iloc[0]:.2f}); it returns when block {big} writes "
-           f"{lay.first_ratio.iloc[big]:,.0f}× the median.") if gap else ""
-    st.markdown(f"**What to notice.** From block {first} on, dimension {int(lay.first_dim.iloc[big])} of token 0 sits "
-                "hundreds of times above its layer's median: the massive activation the toy's baselines never "
-                "reached (its best seed is the lowest dashed line). The attention layers that read it put half their "
-                f"attention on token 0.{dip} SmolLM2 has no gate, so the gate's effect cannot be tested on it; it "
-                "shows what the gate removes.")
+    st.markdown(f"**What to notice.** {prose.real_massive_notice(smol['layers'], toy_words)}")
     _claims_line(("real-sink-smollm2", "real-massive-smollm2", "real-sink-after-massive", "real-massive-minilm"))
     ab = smol["ablation"]
     if ab["target"] is not None:
@@ -335,15 +321,7 @@ with tab_story:
                            rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
                      span=0.6, data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
         with c2:
-            st.markdown(
-                f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries "
-                f"put **{b['fattn_baseline']:.3f}** "
-                f"of their attention on `<s>` ({b['over_floor_baseline']:.1f}× the {b['floor']:.3f} a head attending "
-                f"uniformly would give): heads with nothing to copy park their attention there. With the G1 gate "
-                f"F-Attn is **{b['fattn']:.3f}** ({100 * b['removed']:.0f}% of the excess "
-                f"gone) and the gate's mean score "
-                f"{b['gate_mean']:.2f} (it starts at 0.5): the head is closed instead of parked. Loss "
-                f"{b['val_loss_baseline']:.3f} → {b['val_loss']:.3f} nats, Bayes {b['bayes_ce']:.3f}.")
+            st.markdown(prose.sink_text(b))
             h = ours.get("sink-removed")
             if h is not None:
                 st.caption(f"Over 5 fresh seeds: {h.ours} ({h.uncertainty}); status **{h.status}**" +
@@ -359,15 +337,7 @@ with tab_story:
     with st.container(key="ga-hsd"):
         st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
         hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
-        st.markdown(
-            f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
-            f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
-            f"*different* queries. This task builds that: each token is of kind A or "
-            f"B; after an A token the next token "
-            f"depends on the token before it, after a B token on the one two before. One head serves A-queries, the "
-            f"other B-queries, and each must do nothing on the other half. Head dimension "
-            f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
-            f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
+        st.markdown(prose.hsd_text(hcfg, None if hsd_seeds else M.HSD_PILOT2[0]))
         if hsd_seeds is None:
             ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
             why = M.VIEWS["hsd_seeds"].pending
@@ -426,15 +396,8 @@ with tab_story:
                      "gated_attention_massive_seeds", span=0.6, data=mt,
                      alt_text="first token's largest activation over the median, baseline and G1, per seed, log scale")
         with c2:
-            st.markdown(
-                f"Sun et al. call an activation *massive* when it is about 1000× the "
-                f"median; in LLMs it sits on the first "
-                f"token, and the paper finds G1 removes it (M-Act {M.PAPER['mact_baseline'].value} → "
-                f"{M.PAPER['mact_g1_elementwise'].value}). Our criterion, fixed before the claim's seeds run: the "
-                f"baseline's first token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× "
-                f"lower over all its layers. **{int(mt.meets.sum())} of {len(mt)}** "
-                f"{'seen ' if mact_seeds is None else ''}seeds meet it (median cut {mt.cut.median():.1f}×)" +
-                (f"; the claim is **{mm.status}**." if mm else "."))
+            st.markdown(prose.massive_text(mt, mact_seeds is None, mm.status if mm else None, M.PAPER,
+                                           M.MACT_RATIO_MIN, M.MACT_CUT_MIN))
         last = mt if mact_seeds is not None else M.mact_seen_table(mact)
         if mact_seeds is None:
             st.dataframe(mt, hide_index=True, width="stretch",
@@ -446,12 +409,7 @@ with tab_story:
                               "last_layer_fattn_g1"]], hide_index=True, width="stretch",
                         column_config={c: st.column_config.NumberColumn(format="%.3g")
                                        for c in last.columns if c != "seed"})
-        ll = last.iloc[0]
-        every.caption(f"The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink "
-                   f"there (seed {int(ll.seed)}: {ll.last_layer_fattn_g1:.2f} against the baseline's "
-                   f"{ll.last_layer_fattn_baseline:.3f}, while G1's other layers have none), the layer where its MLP "
-                   "also writes its largest value on `<s>`. The paper's M-Act (largest |h| per layer, averaged over "
-                   "layers) is in the `mact_` columns.")
+        every.caption(prose.last_layer_caption(last.iloc[0]))
 
     with st.container(key="ga-real"):
         st.subheader("4 · The same sink in a real, ungated transformer")
@@ -692,13 +650,7 @@ with tab_lab:
     st.dataframe(demo.drop(columns=["variant"]).rename(columns={
         "label": "variant", "gate_mean_init": "gate mean at init", "loss_init": "loss at init"}),
         hide_index=True, width="stretch")
-    st.markdown(f"**Head-specific dormancy: the pilots.** First pilot: candidates (baseline only, seed "
-                f"{M.HSD_PILOT_SEED}); the rule, written before it ran: {M.HSD_RULE}. It picked "
-                f"**{M.hsd_pick(M.HSD_PILOT)}**, whose baseline then learned the task in 1 of the 5 claim seeds (see "
-                f"*Every configuration of this session*). Second pilot, registered before it runs: {M.HSD_RULE2}. "
-                + (f"Picked: **{M.HSD_NAME}**." if M.HSD_NAME else "Picked: **none** (no candidate built a sink in "
-                   "every pilot seed), so the head-specific-dormancy claims are not testable here."
-                   if M.HSD_PILOT2_RESULTS else "**Not yet run.**"))
+    st.markdown(prose.pilots_text(M))
     if M.HSD_PILOT2_RESULTS:
         st.dataframe(pd.DataFrame(M.HSD_PILOT2_RESULTS), hide_index=True, width="stretch")
     if M.HSD_PILOT:
@@ -712,10 +664,7 @@ with tab_lab:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(M.TOPIC, verdict=verdict)
-ui.share(paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
-         cli="python -m toymodels reproduce gated-attention --quick",
-         shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
-             f"result['summary'].set_index('variant').fattn['{pair[1]}']", f"{ps['fattn']:.3f}")})
-ui.device_caption()
+ui.page_end(verdict, paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
+            cli="python -m toymodels reproduce gated-attention --quick",
+            shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
+                f"result['summary'].set_index('variant').fattn['{pair[1]}']", f"{ps['fattn']:.3f}")})

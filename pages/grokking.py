@@ -125,9 +125,7 @@ with headline_box:
         cols[2].metric("M = I, same split", f"{s['identity_test_acc']:.1%}")
         st.caption(f"Train accuracy {s['min_train_acc']:.1%}.")
         if cfg.control == "random_circulant" and cfg.op == "x-y":
-            st.caption("For x − y the official construction takes the square root of a matrix with repeated negative "
-                       "eigenvalues: scipy's sqrtm then has no principal root and its real part can be non-symmetric "
-                       "(the kernel only sees M's symmetric part). See the lab notebook.")
+            st.caption(prose.SQRTM_NOTE)
 
 with side_box:
     ui.headline_claim(verdict, notice=prose.headline_notice(s, is_rfm), ours_label=f"Our toy, {n_splits} fresh splits")
@@ -141,13 +139,7 @@ with strip_box:
 with story_box:
     with st.expander("The model: kernel regression, then the metric from its own gradients",
                      icon=":material/functions:"):
-        st.markdown(f"Kernel regression with the Mahalanobis Gaussian kernel, then the metric from the {agop} of "
-                    "the predictor at the training points (gradients centred):")
-        st.latex(r"K_M(u,v)=\exp\!\Big(-\tfrac{(u-v)^\top M\,(u-v)}{2L^2}\Big),\qquad "
-                 r"A=(K_M(X,X)+\lambda I)^{-1}Y,\qquad f(u)=\textstyle\sum_j A_j\,K_M(u,x_j)")
-        st.latex(r"M\;\leftarrow\;\Big(\tfrac1n\textstyle\sum_i \tilde G_i^\top \tilde G_i\Big)^{s},\qquad "
-                 r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I")
-        st.caption("Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p).")
+        ui.blocks(prose.model(agop))
     if is_rfm:
         st.subheader("The loss does not announce the jump; the features move first")
         left, right = st.columns(2)
@@ -174,8 +166,7 @@ with story_box:
                      alt_text="Circulant deviation D of the metric's off-diagonal block against RFM iteration, beside "
                               "test accuracy")
             st.caption(prose.deviation_caption(s))
-        st.latex(r"D(B)=\frac{\lVert B-\operatorname{circ}(B)\rVert_F}{\lVert B-\bar B\rVert_F},\qquad "
-                 r"\operatorname{circ}(B)_{ij}=\tfrac1p\textstyle\sum_k B_{k,\,k+j-i \bmod p}")
+        st.latex(prose.DEVIATION)
 
     @ui.fragment
     def _heatmap() -> None:
@@ -204,13 +195,8 @@ with story_box:
             if is_rfm:
                 st.metric("Circulant deviation D", f"{res['circulant_deviation'][t]:.3f}")
                 st.metric(f"Test accuracy at iteration {t}", f"{res['test_acc'][t]:.3f}")
-                st.caption(f"{label}: the {agop} of iteration {t}'s predictor to the power s, which is the next "
-                           "iteration's metric; its diagonal is left out. The top-right block couples x digits to y "
-                           f"digits: {ui.term('block-circulant', TOPIC)} structure shows as stripes along its "
-                           "wrapped diagonals.")
-            else:
-                st.caption(f"{label[0].upper() + label[1:]}, its diagonal left out. Its x-y block (top right) has D = "
-                           f"{res['circulant_deviation'][t]:.3f}.")
+            st.caption(prose.heatmap_caption(label, t, is_rfm, res["circulant_deviation"][t], agop,
+                                             ui.term("block-circulant", TOPIC)))
 
     _heatmap()
 
@@ -220,8 +206,7 @@ with story_box:
 with sweep_box:
     if ui.shown("sweep", active):
         st.subheader("Sweep a knob")
-        st.markdown("The run above again for several values of one knob (the other knobs as set above): where the "
-                    "jump starts, and where test accuracy ends.")
+        st.markdown(prose.SWEEP_INTRO)
         c = st.columns([1, 2])
         param = ui.knob(M.KNOBS, "gk_sweep", where=c[0])
         picked = ui.knob(M.KNOBS, f"gk_sweep_{param}", where=c[1])

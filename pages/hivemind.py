@@ -679,21 +679,8 @@ with tabs[6]:
                  column_config={"outcome": st.column_config.TextColumn(width="large")})
     c1, c2 = st.columns(2)
     with c1:
-        st.markdown("**Intra-model repetition**: per model *m* and prompt *q*, the mean over its *n* responses' "
-                    "pairs, diagonal excluded; then the share of pools above τ (the paper: 79% above 0.8).")
-        st.latex(r"\bar s_{m,q}=\frac{2}{n(n-1)}\sum_{i<j}\cos(e_i,e_j)")
-        st.latex(r"\text{share}(\tau)=\frac{\#\{(m,q):\ \bar s_{m,q}>\tau\}}{\#\{(m,q)\}}")
-        st.markdown("**Inter-model homogeneity**: all cross pairs per prompt, then averaged over the prompts *Q* "
-                    "both models answered (the paper: 0.71–0.82).")
-        st.latex(r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a}\sum_{j\in b}\cos(e_i,e_j)")
+        ui.blocks(prose.MEASURES[:5])
     with c2:
-        st.markdown("**Vendi score**: the effective number of distinct responses (1 = all identical, *n* = all "
-                    "orthogonal). For n > d it uses the d × d dual form, which has the same non-zero eigenvalues.")
-        st.latex(r"\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\ \lambda=\mathrm{eig}\big(EE^\top/n\big)"
-                 r"=\mathrm{eig}\big(E^\top E/n\big)")
-        st.markdown("**Cluster mixing**: for each response, the number of distinct models among its *N* nearest "
-                    "neighbours (same prompt, itself excluded), averaged over responses (the paper: ~8 models among "
-                    "the top 50 of 25 × 50 pooled responses).")
-        st.markdown("**Null floor**: mean similarity of responses to *different* prompts (the paper: 0.1–0.2).")
+        ui.blocks(prose.MEASURES[5:])
     st.markdown(prose.methods())
 _tail(cfg)

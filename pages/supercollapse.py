@@ -121,23 +121,7 @@ explainer, notebook = st.tabs(["The paper, in its own toy model", "Lab notebook"
 
 with explainer:
     with st.expander("The model: the paper's own theory, solved exactly", icon=":material/functions:"):
-        st.markdown("Features $x_j \\sim \\mathcal N(0, \\lambda_j)$ with $\\lambda_j = j^{-a}$; target "
-                    "$y = \\sum_j \\beta_j x_j$ with signal power $\\lambda_j \\beta_j^2 = j^{-b}$ ($a = b = 1.5$). "
-                    "A model of size $p$ fits the first $p$ features, $f(x) = \\sum_{j\\le p} \\theta_j x_j$; the "
-                    "rest is noise it cannot learn, of variance $\\zeta(b, p+1)$ (Hurwitz zeta), so the irreducible "
-                    "loss of the infinite model is $L_0 = 0$ exactly. One-pass SGD, batch $B = 16$, peak rate "
-                    "$\\eta = 0.2$. With Gaussian features the expected loss closes on "
-                    "$m_j = E(\\theta_j-\\beta_j)^2$:")
-        st.latex(r"m_j \leftarrow m_j\left(1 - 2\eta_t\lambda_j + \eta_t^2\lambda_j^2\left(1+\tfrac1B\right)\right)"
-                 r" + \frac{\eta_t^2\lambda_j}{B}\Big(\sum_k \lambda_k m_k + \zeta(b, p+1)\Big),\qquad"
-                 r" E\,L = \sum_j \lambda_j m_j + \zeta(b,p+1).")
-        st.markdown("Size $p$ trains for $t^*(p) = t_0 (p/64)^{\\gamma}$ steps at compute $c = p\\,t$. The scaling "
-                    "form $L \\approx p^{1-b} F(t/p^{a})$ makes $\\gamma^* = a$ compute-optimal; "
-                    f"$t_0 = {M.CurveConfig().t0:g}$ is where the constant-rate frontier puts the optimal horizon of "
-                    "$p = 64$ (the paper fits its horizon the same way). Normalised curve: "
-                    "$\\ell(x) = (L(xT) - L_0)/(L(T) - L_0)$; spread $\\Delta(x)$: standard deviation over sizes "
-                    "of the seed-mean $\\ell$; noise $\\sigma(x)$: standard deviation over seeds, averaged over "
-                    "sizes (the official `collapse.ipynb`).")
+        ui.blocks(prose.model(M.CurveConfig().t0))
 
     # ======================================================================== magnified, and the exponent
     st.subheader("1 · What separates the sizes, and the exponent that makes them one")
@@ -273,5 +257,4 @@ with notebook:
     st.dataframe(sched_model["errors"], hide_index=True, width="stretch")
     st.markdown("**Frontier**: the optimal horizon of each size read off the envelope (NaN: no whole interval):")
     st.dataframe(front["optimal"], hide_index=True, width="stretch")
-    st.markdown("**Caveats.**")
-    st.markdown("\n".join(f"- {c}" for c in prose.CAVEATS))
+    st.markdown("**Caveats.**\n" + "\n".join(f"- {c}" for c in prose.CAVEATS))

@@ -147,28 +147,7 @@ st.markdown(f"On all {int(cs.loc[cs.family == 'exhaustive', 'classes'].iloc[0])}
             f"{T['VC dimension']} ≤ M_tr ≤ LD, and M_tr is never below Theorem B.1's bound. **Violations found: "
             f"{broken}** (by family and check in the expander below).")
 with st.expander("The toy, its exact values, the checks", icon=":material/functions:"):
-    st.markdown(
-        "A **class** H is a 0/1 table: one row per hypothesis, one column per point. The adversary keeps its "
-        "labels consistent with some hypothesis of H; each round the learner predicts a label and counts a mistake "
-        "when wrong. In the **standard game** the adversary picks each point as it goes; in the **transductive "
-        "game** it must announce the whole sequence x₁…xₙ first (the labels stay adaptive). V_{x,y} is the set of "
-        "hypotheses of V with h(x) = y.")
-    st.markdown("**Littlestone dimension** = the value of the standard game:")
-    st.latex(r"\mathrm{LD}(V)=\max\Big(0,\ \max_{x\ \text{splits}\ V}\ 1+\min\big(\mathrm{LD}(V_{x,0}),"
-             r"\mathrm{LD}(V_{x,1})\big)\Big)")
-    st.markdown("**One round** is worth the combination of its two continuations (min over the prediction of the "
-                "max over the label):")
-    st.latex(r"\mathrm{comb}(a,b)=\max(a,b)+\mathbb{1}[a=b],\qquad \mathrm{comb}(a,\emptyset)=a")
-    st.markdown("**Transductive game** along a fixed order π = (x₁,…,xₙ), and its value:")
-    st.latex(r"W(V,t)=\mathrm{comb}\big(W(V_{x_t,0},t{+}1),\,W(V_{x_t,1},t{+}1)\big)")
-    st.latex(r"W(V,n{+}1)=0,\qquad M_{\mathrm{tr}}(H)=\max_\pi W(H,1)")
-    st.markdown(
-        "**What is exact here.** LD by memoised recursion over version spaces (bitmasks of hypotheses). M_tr by "
-        "the notes' backward algorithm: over every suffix set T of points, keep the Pareto-maximal vectors of "
-        "cell ranks (comb is monotone, so dominated vectors never matter), batched in NumPy, with an exact "
-        "bound (comb(a, b) ≤ log₂(2ᵃ + 2ᵇ)) that drops vectors that cannot beat a heuristic order. VC by checking "
-        "sets of points. Our tests check LD and M_tr against brute-force minimax game search over every order. "
-        "**Always** VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋.")
+    ui.blocks(prose.GAMES)
     st.markdown("**The checks, by family** (each column counts violations):")
     st.dataframe(cs.rename(columns={"std_ne_ld": "M_std ≠ LD", "solver_ne_brute": "solver ≠ brute force",
                                     "chain_broken": "VC ≤ M_tr ≤ LD broken", "below_bound": "below Thm B.1 bound",
@@ -318,7 +297,7 @@ if summary is not None:
                 transcript, state = M.play(H, M.make_learner(opponent, H, order),
                                            M.HumanAdversary(H, game, moves, order), with_state=True)
         except M.InputError as exc:  # a stale move (cannot happen through the buttons): start over
-            st.warning(f"The game was reset: {ui.plain(exc)}", icon=":material/restart_alt:")
+            ui.report_error(exc, "The game was reset")
             st.session_state["tr_game"] = {"sig": sig, "moves": []}
             st.rerun()
 

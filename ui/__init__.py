@@ -18,7 +18,7 @@ from .cite import Code, app_version, bibtex, call_snippet, cite, code_for_view, 
 from .compute import AUTO_SECONDS, SLOTS, compute, guard, refused, view, view_or_compute
 from .errors import fragment, plain, report_error
 from .form import choice, form, knob, read_link, submitted
-from .glossary import definition, glossary, term
+from .glossary import blocks, definition, glossary, term
 from .ledger import (
                      caveats,
                      claims_table,
@@ -37,8 +37,8 @@ from .ledger import (
 from .links import in_link, link_notice, link_warning
 from .tour import Step, shown, tour
 
-__all__ = ["AUTO_SECONDS", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Code", "Step", "app_version", "bibtex",
-           "call_snippet", "caveats", "chart", "choice", "cite", "claims_table", "code_for_view", "compute",
+__all__ = ["AUTO_SECONDS", "Code", "NEUTRAL", "PALETTE", "SLIDE_WIDTH", "SLOTS", "Step", "app_version", "bibtex",
+           "blocks", "call_snippet", "caveats", "chart", "choice", "cite", "claims_table", "code_for_view", "compute",
            "csv_safe", "definition", "device_caption", "download_csv", "export_svg", "form", "fragment", "glossary",
            "guard", "headline", "headline_claim", "in_link", "knob", "lab_table", "ledger_strip", "link_notice",
            "link_warning", "page_end", "paper_header", "plain", "presenter_link", "read_link", "refused",

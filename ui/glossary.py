@@ -46,3 +46,12 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
         left, right = st.columns(2)  # two columns on a wide screen, one after the other on a phone
         left.markdown("\n".join(lines[:half]))
         right.markdown("\n".join(lines[half:]))
+
+
+def blocks(parts) -> None:
+    """A topic's explainer text (from its ``prose`` module), in order: each part markdown, or ``("tex", r"...")``
+    an equation on its own line (``st.latex``), or ``("caption", "...")`` small print."""
+    show = {"md": st.markdown, "tex": st.latex, "caption": st.caption}
+    for part in parts:
+        kind, text = ("md", part) if isinstance(part, str) else part
+        show[kind](text)

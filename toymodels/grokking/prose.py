@@ -11,6 +11,16 @@ SINGULAR = ("The kernel matrix became singular during this run, so the kernel re
             "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
             "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
 
+SQRTM_NOTE = ("For x − y the official construction takes the square root of a matrix with repeated negative "
+              "eigenvalues: scipy's sqrtm then has no principal root and its real part can be non-symmetric (the "
+              "kernel only sees M's symmetric part). See the lab notebook.")
+
+#: the circulant deviation of the metric's x-y block
+DEVIATION = (r"D(B)=\frac{\lVert B-\operatorname{circ}(B)\rVert_F}{\lVert B-\bar B\rVert_F},\qquad "
+             r"\operatorname{circ}(B)_{ij}=\tfrac1p\textstyle\sum_k B_{k,\,k+j-i \bmod p}")
+SWEEP_INTRO = ("The run above again for several values of one knob (the other knobs as set above): where the jump "
+               "starts, and where test accuracy ends.")
+
 CAVEATS = (
     "**Iteration bookkeeping.** Iteration t solves with the metric M_t (M_0 = I) and reports its accuracies and "
     "loss; D and the heatmap of iteration t are of the metric its AGOP gives, M_{t+1} (the official code logs "
@@ -63,3 +73,24 @@ def study_notice(ss: Mapping[str, Any], study: Mapping[str, Any], s: Mapping[str
             f"{s['onset_level']:g} at iteration {ss['onset']} and reaches 0.9 at {ss['t90']} (median, IQR); D has "
             f"fallen to {ss['ratio']} of its first value by then. The random circulant control gives "
             f"{ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most {ss['identity_max']:.3f}.")
+
+
+def model(agop: str) -> tuple:
+    """The model in words and equations (``agop``: the glossary's link for the word), for ``ui.blocks``."""
+    return (f"Kernel regression with the Mahalanobis Gaussian kernel, then the metric from the {agop} of the predictor "
+            "at the training points (gradients centred):",
+            ("tex", r"K_M(u,v)=\exp\!\Big(-\tfrac{(u-v)^\top M\,(u-v)}{2L^2}\Big),\qquad "
+                    r"A=(K_M(X,X)+\lambda I)^{-1}Y,\qquad f(u)=\textstyle\sum_j A_j\,K_M(u,x_j)"),
+            ("tex", r"M\;\leftarrow\;\Big(\tfrac1n\textstyle\sum_i \tilde G_i^\top \tilde G_i\Big)^{s},\qquad "
+                    r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I"),
+            ("caption", "Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p)."))
+
+
+def heatmap_caption(label: str, t: int, rfm: bool, deviation: float, agop: str, circulant: str) -> str:
+    """Beside the metric's heatmap (``label``: which metric; ``agop``, ``circulant``: the glossary's links)."""
+    if not rfm:
+        return (f"{label[0].upper() + label[1:]}, its diagonal left out. Its x-y block (top right) has D = "
+                f"{deviation:.3f}.")
+    return (f"{label}: the {agop} of iteration {t}'s predictor to the power s, which is the next iteration's metric; "
+            "its diagonal is left out. The top-right block couples x digits to y digits: "
+            f"{circulant} structure shows as stripes along its wrapped diagonals.")

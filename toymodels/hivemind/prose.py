@@ -40,6 +40,25 @@ CALIBRATION_CAPTION = ("In MiniLM, 0.8 is about a paraphrase (the same content i
                        "0.606-0.996, wedding vows 0.819-0.965) are measured with text-embedding-3-small and are not "
                        "available to us as text.")
 
+#: the lab notebook's definitions, for ``ui.blocks`` (two columns: the first five parts, then the rest)
+MEASURES = (
+    "**Intra-model repetition**: per model *m* and prompt *q*, the mean over its *n* responses' pairs, diagonal "
+    "excluded; then the share of pools above τ (the paper: 79% above 0.8).",
+    ("tex", r"\bar s_{m,q}=\frac{2}{n(n-1)}\sum_{i<j}\cos(e_i,e_j)"),
+    ("tex", r"\text{share}(\tau)=\frac{\#\{(m,q):\ \bar s_{m,q}>\tau\}}{\#\{(m,q)\}}"),
+    "**Inter-model homogeneity**: all cross pairs per prompt, then averaged over the prompts *Q* both models answered "
+    "(the paper: 0.71–0.82).",
+    ("tex", r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a}\sum_{j\in b}\cos(e_i,e_j)"),
+    "**Vendi score**: the effective number of distinct responses (1 = all identical, *n* = all orthogonal). For n > d "
+    "it uses the d × d dual form, which has the same non-zero eigenvalues.",
+    ("tex", r"\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\ \lambda=\mathrm{eig}\big(EE^\top/n\big)"
+            r"=\mathrm{eig}\big(E^\top E/n\big)"),
+    "**Cluster mixing**: for each response, the number of distinct models among its *N* nearest neighbours (same "
+    "prompt, itself excluded), averaged over responses (the paper: ~8 models among the top 50 of 25 × 50 pooled "
+    "responses).",
+    "**Null floor**: mean similarity of responses to *different* prompts (the paper: 0.1–0.2).",
+)
+
 
 def headline_notice(real: Mapping[str, Any], terms: Mapping[str, str]) -> str:
     """What to notice beside the headline figure (SmolLM2's pools against the null floor)."""

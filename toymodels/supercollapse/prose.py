@@ -106,3 +106,22 @@ def paper_trained(paper: Mapping[str, Any]) -> str:
             "overtrained runs, and the transformers run billions of tokens on GPUs: hours to days per ladder, not a "
             "laptop's seconds. This page runs the paper's theory instead, the power-law SGD model its explanation "
             "rests on, exactly and with seeds. Its numbers test the mechanism, not the transformers.")
+
+
+def model(t0: float) -> tuple:
+    """The model in words and equations (``t0``: the horizon of p = 64), for ``ui.blocks``."""
+    return ("Features $x_j \\sim \\mathcal N(0, \\lambda_j)$ with $\\lambda_j = j^{-a}$; target "
+            "$y = \\sum_j \\beta_j x_j$ with signal power $\\lambda_j \\beta_j^2 = j^{-b}$ ($a = b = 1.5$). A model "
+            "of size $p$ fits the first $p$ features, $f(x) = \\sum_{j\\le p} \\theta_j x_j$; the rest is noise it "
+            "cannot learn, of variance $\\zeta(b, p+1)$ (Hurwitz zeta), so the irreducible loss of the infinite model "
+            "is $L_0 = 0$ exactly. One-pass SGD, batch $B = 16$, peak rate $\\eta = 0.2$. With Gaussian features the "
+            "expected loss closes on $m_j = E(\\theta_j-\\beta_j)^2$:",
+            ("tex", r"m_j \leftarrow m_j\left(1 - 2\eta_t\lambda_j + \eta_t^2\lambda_j^2\left(1+\tfrac1B\right)\right)"
+                    r" + \frac{\eta_t^2\lambda_j}{B}\Big(\sum_k \lambda_k m_k + \zeta(b, p+1)\Big),\qquad"
+                    r" E\,L = \sum_j \lambda_j m_j + \zeta(b,p+1)."),
+            "Size $p$ trains for $t^*(p) = t_0 (p/64)^{\\gamma}$ steps at compute $c = p\\,t$. The scaling form "
+            "$L \\approx p^{1-b} F(t/p^{a})$ makes $\\gamma^* = a$ compute-optimal; "
+            f"$t_0 = {t0:g}$ is where the constant-rate frontier puts the optimal horizon of $p = 64$ (the paper fits "
+            "its horizon the same way). Normalised curve: $\\ell(x) = (L(xT) - L_0)/(L(T) - L_0)$; spread "
+            "$\\Delta(x)$: standard deviation over sizes of the seed-mean $\\ell$; noise $\\sigma(x)$: standard "
+            "deviation over seeds, averaged over sizes (the official `collapse.ipynb`).")

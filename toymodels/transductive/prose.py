@@ -12,6 +12,29 @@ CAVEATS = ("The paper's constants are vacuous at toy sizes: √d/10 < 1 for d < 
            "points) is not solved, its values follow by additivity on disjoint domains. The solver stops at "
            f"{MAX_TR_SECONDS:g} s of CPU or {MAX_TR_BYTES // 2**20} MB of arrays.")
 
+#: the two games and how the page computes their values exactly (for ``ui.blocks``)
+GAMES = (
+    "A **class** H is a 0/1 table: one row per hypothesis, one column per point. The adversary keeps its labels "
+    "consistent with some hypothesis of H; each round the learner predicts a label and counts a mistake when wrong. "
+    "In the **standard game** the adversary picks each point as it goes; in the **transductive game** it must "
+    "announce the whole sequence x₁…xₙ first (the labels stay adaptive). V_{x,y} is the set of hypotheses of V with "
+    "h(x) = y.",
+    "**Littlestone dimension** = the value of the standard game:",
+    ("tex", r"\mathrm{LD}(V)=\max\Big(0,\ \max_{x\ \text{splits}\ V}\ 1+\min\big(\mathrm{LD}(V_{x,0}),"
+            r"\mathrm{LD}(V_{x,1})\big)\Big)"),
+    "**One round** is worth the combination of its two continuations (min over the prediction of the max over the "
+    "label):",
+    ("tex", r"\mathrm{comb}(a,b)=\max(a,b)+\mathbb{1}[a=b],\qquad \mathrm{comb}(a,\emptyset)=a"),
+    "**Transductive game** along a fixed order π = (x₁,…,xₙ), and its value:",
+    ("tex", r"W(V,t)=\mathrm{comb}\big(W(V_{x_t,0},t{+}1),\,W(V_{x_t,1},t{+}1)\big)"),
+    ("tex", r"W(V,n{+}1)=0,\qquad M_{\mathrm{tr}}(H)=\max_\pi W(H,1)"),
+    "**What is exact here.** LD by memoised recursion over version spaces (bitmasks of hypotheses). M_tr by the "
+    "notes' backward algorithm: over every suffix set T of points, keep the Pareto-maximal vectors of cell ranks (comb "
+    "is monotone, so dominated vectors never matter), batched in NumPy, with an exact bound (comb(a, b) ≤ log₂(2ᵃ + "
+    "2ᵇ)) that drops vectors that cannot beat a heuristic order. VC by checking sets of points. Our tests check LD and "
+    "M_tr against brute-force minimax game search over every order. **Always** VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋.",
+)
+
 COMPARE_CAPTION = ("Both learners face the same minimax-optimal adversary (same announced order in the transductive "
                    "game); it reacts to each learner's predictions, so the labels can differ. The minimax adversary "
                    "guarantees {value} mistakes; an adversary who knows the learner can do better against a "

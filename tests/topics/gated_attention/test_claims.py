@@ -132,6 +132,17 @@ def test_the_massive_activation_band_is_one_criterion_over_seeds():
     assert C.judge(head, {"mact_seeds": _mact_sweep([(220, 15)] * 15)}).status == C.ILLUSTRATED
 
 
+def test_the_page_says_how_often_the_toy_built_a_massive_activation():
+    """The page's words follow the seeds: none reached 100x; some did and G1 kept it; some did and G1 cut it."""
+    heading, words = M.toy_massive(_mact_sweep([(29, 18), (98, 148)]))
+    assert "never built" in heading and "none of the toy's 2" in words and "98×" in words
+    heading, words = M.toy_massive(_mact_sweep([(25, 314), (265, 305), (172, 135)]))
+    assert "rarely" in heading and "only 2 of the toy's 3" in words and "did not remove" in words
+    assert "265× → 305×, 172× → 135×" in words and "25×" not in words
+    _, words = M.toy_massive(_mact_sweep([(220, 15), (13, 95)]))   # 220/15 meets the band
+    assert "did not remove" not in words and "220× → 15×" in words
+
+
 def test_the_real_model_test():
     lay = pd.DataFrame({"layer": range(1, 7), "first_token_attention": [0.18, 0.5, 0.5, 0.45, 0.5, 0.35],
                         "uniform": [0.06] * 6, "pos": [0, 0, 0, 0, 3, 5], "ratio": [30.0] * 6})
