@@ -480,9 +480,10 @@ def _story_tab() -> None:
 
     st.markdown("**One prompt up close.** The similarity of every pair of its responses, grouped by model.")
     prompt_names = per_prompt["prompt"].tolist()
-    chosen = st.selectbox("Prompt", range(len(prompt_names)), format_func=lambda i: prompt_names[i][:80],
-                          key="hm_prompt")
-    pi = int(chosen) if chosen is not None and 0 <= int(chosen) < len(prompt_names) else 0
+    picks = {str(i): name[:80] for i, name in enumerate(prompt_names)}   # the link stores the prompt's index
+    if st.session_state.get("hm_prompt") not in (None, *picks):           # other data since: its first prompt
+        del st.session_state["hm_prompt"]
+    pi = int(ui.choice(st.selectbox, "Prompt", picks, key="hm_prompt"))
     H, hidx = np.asarray(res["heat"][pi]), np.asarray(res["heat_index"][pi])
     order = np.argsort(df["model"].to_numpy()[hidx], kind="stable")
     lab = [f"{df['model'].iat[r][:24]} #{n}" for n, r in enumerate(hidx)]

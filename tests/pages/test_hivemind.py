@@ -219,3 +219,19 @@ def test_the_page_opens_on_a_real_models_answers_shown_as_text():
         at.radio(key="hm_real_decoding").set_value("min-p").run()  # k01 (closed) is drawn under top-p only
         assert not at.exception, at.exception
         assert any("top-p only" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("link, shown, notice", [("2", "2", False), ("999", "0", True)])
+def test_the_prompt_up_close_is_kept_in_the_link(link, shown, notice):
+    """The prompt picked for the heat map travels with a shared link (by its index); an index the data does not
+    have opens the first prompt with the link notice."""
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["hm_prompt"] = link
+    at.switch_page(get_paper("hivemind").page).run()
+    _embed_if_asked(at)
+    assert not at.exception, at.exception
+    assert at.selectbox(key="hm_prompt").value == shown
+    assert any("link" in w.value for w in at.warning) == notice
