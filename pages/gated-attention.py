@@ -196,7 +196,7 @@ def _massive_chart(smol: dict, mini: dict, toy: float | None) -> alt.LayerChart:
         y="y:Q", x=alt.value(4), text="what:N")
     toy_text = alt.Chart(rules.iloc[2:]).mark_text(align="right", dy=10, color=ui.PALETTE[3]).encode(
         y="y:Q", x=alt.X(datum=int(smol["layers"].layer.max())), text="what:N")
-    return (line + rule + bars + toy_text).properties(height=270,
+    return (line + rule + bars + toy_text).properties(height=340,
                                                       title="The massive activation, median over 32 prompts")
 
 
@@ -208,7 +208,7 @@ def _share_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
         x=alt.X("layer:Q", title="attention layer"), y=alt.Y("v:Q", title="share of attention (queries i ≥ 1)"),
         color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
-        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=270, title=title)
+        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=340, title=title)
 
 
 def _entropy_chart(lay: pd.DataFrame, title: str) -> alt.Chart:

@@ -52,6 +52,8 @@ def blocks(parts) -> None:
     """A topic's explainer text (from its ``prose`` module), in order: each part markdown, or ``("tex", r"...")``
     an equation on its own line (``st.latex``), or ``("caption", "...")`` small print."""
     show = {"md": st.markdown, "tex": st.latex, "caption": st.caption}
+    if any(not isinstance(part, str) and part[0] == "tex" for part in parts):  # a wide equation scrolls on a phone
+        st.html("<style>.katex-display {overflow-x: auto; overflow-y: hidden;}</style>")
     for part in parts:
         kind, text = ("md", part) if isinstance(part, str) else part
         show[kind](text)

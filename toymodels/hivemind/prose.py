@@ -51,8 +51,8 @@ MEASURES = (
     ("tex", r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a}\sum_{j\in b}\cos(e_i,e_j)"),
     "**Vendi score**: the effective number of distinct responses (1 = all identical, *n* = all orthogonal). For n > d "
     "it uses the d × d dual form, which has the same non-zero eigenvalues.",
-    ("tex", r"\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\ \lambda=\mathrm{eig}\big(EE^\top/n\big)"
-            r"=\mathrm{eig}\big(E^\top E/n\big)"),
+    ("tex", r"\begin{gathered}\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\\ "
+            r"\lambda=\mathrm{eig}\big(EE^\top/n\big)=\mathrm{eig}\big(E^\top E/n\big)\end{gathered}"),
     "**Cluster mixing**: for each response, the number of distinct models among its *N* nearest neighbours (same "
     "prompt, itself excluded), averaged over responses (the paper: ~8 models among the top 50 of 25 × 50 pooled "
     "responses).",
