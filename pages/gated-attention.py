@@ -234,7 +234,7 @@ def _claims_line(ids: tuple[str, ...]) -> None:
 def real_lm_section() -> None:
     """Section 5: SmolLM2's sink and massive activation beside the toy's missing one, and Sun et al.'s ablation."""
     smol, mini = ui.view(M, "real_smollm2"), ui.view(M, "real_minilm_prompts")
-    heading, toy_words = M.toy_massive(mact_seeds) if mact_seeds is not None else ("the massive activation", "")
+    heading, toy_words = prose.toy_massive(mact_seeds) if mact_seeds is not None else ("the massive activation", "")
     st.subheader(f"5 · A real pretrained LM: the sink, and {heading}")
     c1, c2 = st.columns(2)
     with c1:

@@ -109,7 +109,6 @@ from .summary import (  # noqa: F401
     removal_table,
     sink_metrics,
     t_interval,
-    toy_massive,
 )
 
 TOPIC = "gated-attention"

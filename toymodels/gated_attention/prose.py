@@ -8,6 +8,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .summary import MACT_RATIO_MIN, mact_seed_table
+
 #: the "massive" bar of section 5's real model: token 0's largest |h| at least this many times its layer's median
 REAL_MASSIVE_BAR = 100
 
@@ -63,10 +65,29 @@ def last_layer_caption(ll) -> str:
             "in the `mact_` columns.")
 
 
+def toy_massive(sweep: dict) -> tuple[str, str]:
+    """The page's words for how often the toy's baselines built a massive activation on the first token (largest
+    |h| >= MACT_RATIO_MIN x its layer's median, max over layers) in the massive-activation seeds, and what G1 did
+    in those seeds: (a heading's phrase, a sentence's clause)."""
+    t = mact_seed_table(sweep)
+    hit = t[t.bos_ratio_baseline >= MACT_RATIO_MIN]
+    best = t.bos_ratio_baseline.max()
+    if hit.empty:
+        return ("the massive activation the toy never built",
+                f"the massive activation none of the toy's {len(t)} baseline seeds reached (its best, {best:.0f}×, is "
+                "the lowest dashed line)")
+    pairs = ", ".join(f"{r.bos_ratio_baseline:.0f}× → {r.bos_ratio_g1:.0f}×" for r in hit.itertuples())
+    seen = f"a massive activation only {len(hit)} of the toy's {len(t)} baseline seeds reached (its best, {best:.0f}×, "
+    if hit.meets.any():
+        return "the massive activation the toy rarely builds", seen + f"is a dashed line; baseline → G1 there: {pairs})"
+    return ("the massive activation the toy rarely builds",
+            seen + f"is a dashed line), and G1 did not remove it there (baseline → G1: {pairs})")
+
+
 def real_massive_notice(lay, toy: str = "") -> str:
     """What to notice in SmolLM2's layers (``lay``: per block, token 0's ``first_ratio``, ``first_dim`` and the
     attention ``share`` on it): where the massive activation starts, where it dips under the bar, and what the
-    next layer's attention does there; ``toy``: how often the toy built one (``summary.toy_massive``)."""
+    next layer's attention does there; ``toy``: how often the toy built one (``toy_massive``)."""
     over = lay.first_ratio.to_numpy() >= REAL_MASSIVE_BAR
     first = int(np.argmax(over[1:])) + 1
     gap = [int(b) for b in lay.layer if first < b < len(lay) - 1 and not over[b]]

@@ -123,25 +123,6 @@ def mact_seed_table(sweep: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def toy_massive(sweep: dict) -> tuple[str, str]:
-    """The page's words for how often the toy's baselines built a massive activation on the first token (largest
-    |h| >= MACT_RATIO_MIN x its layer's median, max over layers) in the massive-activation seeds, and what G1 did
-    in those seeds: (a heading's phrase, a sentence's clause)."""
-    t = mact_seed_table(sweep)
-    hit = t[t.bos_ratio_baseline >= MACT_RATIO_MIN]
-    best = t.bos_ratio_baseline.max()
-    if hit.empty:
-        return ("the massive activation the toy never built",
-                f"the massive activation none of the toy's {len(t)} baseline seeds reached (its best, {best:.0f}×, is "
-                "the lowest dashed line)")
-    pairs = ", ".join(f"{r.bos_ratio_baseline:.0f}× → {r.bos_ratio_g1:.0f}×" for r in hit.itertuples())
-    seen = f"a massive activation only {len(hit)} of the toy's {len(t)} baseline seeds reached (its best, {best:.0f}×, "
-    if hit.meets.any():
-        return "the massive activation the toy rarely builds", seen + f"is a dashed line; baseline → G1 there: {pairs})"
-    return ("the massive activation the toy rarely builds",
-            seen + f"is a dashed line), and G1 did not remove it there (baseline → G1: {pairs})")
-
-
 def loss_table(sweep: dict) -> pd.DataFrame:
     """Per seed: the validation loss of the baseline and of G1 elementwise, their excess over the realised Bayes
     cross-entropy of the same tokens, and G1 minus baseline."""
