@@ -465,6 +465,19 @@ def test_a_term_links_to_its_definition_and_an_unknown_term_is_refused():
         ui.term("flux capacitor", "gated-attention")
 
 
+def test_each_topic_keeps_its_terms_in_its_prose_module_and_none_shadows_a_common_one():
+    import importlib
+
+    from toymodels import glossary as G
+    from toymodels.registry import PAPERS
+
+    for p in PAPERS:
+        own = importlib.import_module(f"toymodels.{p.module}.prose").TERMS
+        assert own and not set(own) & set(G.COMMON), p.topic   # a shared word would hide the topic's definition
+        assert G.terms(p.topic) == {**own, **G.COMMON} and list(G.topic_terms(p.topic)) == list(own)
+    assert G.terms("no-such-topic") == G.COMMON and G.terms() == G.COMMON
+
+
 def test_the_bibtex_is_complete_and_protects_its_titles():
     import ui
     from toymodels.registry import get_paper

@@ -33,7 +33,7 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
     """The page's glossary: ``words`` (default: every term of the topic), the common terms the ledger's tests
     use (those named in ``verdict``'s claims: Clopper-Pearson, Newcombe, ...), then the four status words, each
     with its definition, under a heading that ``term`` links to."""
-    names = words if words is not None else list(G.TOPIC.get(topic, {}))
+    names = words if words is not None else list(G.topic_terms(topic))
     if verdict is not None:
         fields = ("test", "uncertainty", "reason", "ours", "note")
         said = " ".join(str(getattr(j, f, "") or "") for j in verdict.claims for f in fields)

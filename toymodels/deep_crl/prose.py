@@ -83,3 +83,23 @@ SCALE = (
     "solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's collector experiment "
     "(Fig. 8) says depth and data drive together.",
 )
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "contrastive RL": "Reinforcement learning without reward: a critic learns which states lead to which "
+                      "goals by telling true (state, future state) pairs from shuffled ones.",
+    "critic": "The network that scores a (state, action, goal) triple: here f(s, a, g) = −‖φ(s, a) − ψ(g)‖, "
+              "high when the goal is likely to follow; the actor picks actions that raise it.",
+    "far goal": "The test goal of the U-maze: 2 cells from the start in a straight line, about 6 along the "
+                "corridor, behind a wall.",
+    "solved seed": "A seed (one agent) whose final success rate at the far goal is above 0.5. Success is "
+                   "nearly all-or-nothing per seed, so the test counts solved seeds.",
+    "residual block": "Four Dense layers (each followed by LayerNorm and Swish) with a skip connection around "
+                      "them; depth counts the Dense layers.",
+    "value map": "The critic's value f(s, π(s, g), g) of each position s for one goal g, drawn over the maze "
+                 "(the paper's Fig. 9).",
+    "Spearman ρ": "The rank correlation of two quantities (1: the same order; 0: unrelated); here of the "
+                  "critic's value with minus a distance, along the corridor or in a straight line.",
+    "time at goal": "The paper's score: of 1000 environment steps, how many the agent spends at the goal.",
+}

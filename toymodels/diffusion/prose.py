@@ -62,3 +62,18 @@ def rf_slopes(rst: Mapping[str, Any]) -> str:
     return (f"**Slopes against ψ_n per seed.** Mean τ_mem slope {rst['tau_mem_slope']:.2f} (95% CI "
             f"{ci(rst['tau_mem_slope_ci'])}), τ_gen slope {rst['tau_gen_slope']:.2f} (95% CI "
             f"{ci(rst['tau_gen_slope_ci'])}).")
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "τ_gen": "The training time at which generated samples become good (the score error has fallen).",
+    "τ_mem": "The training time at which the model starts reproducing its training examples.",
+    "f_mem": "The fraction of generated samples that are copies of a training example.",
+    "EFM": "Empirical flow matching: training on the exact, noiseless target of the empirical optimal "
+           "denoiser.",
+    "CFM": "Conditional flow matching: the usual training on noisy single-example targets.",
+    "GMM": "Gaussian mixture model: the data are drawn from a few Gaussian blobs, so the exact score is known and "
+           "a sample's quality can be measured against it.",
+    "DDIM": "A deterministic sampler for diffusion models: it runs the learned denoiser backwards from noise in "
+            "a fixed number of steps, the same noise giving the same sample.",
+}

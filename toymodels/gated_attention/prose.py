@@ -113,3 +113,23 @@ def pilots_text(M) -> str:
             f"**{M.hsd_pick(M.HSD_PILOT)}**, whose baseline then learned the task in 1 of the 5 claim seeds (see "
             f"*Every configuration of this session*). Second pilot, registered before it runs: {M.HSD_RULE2}. "
             + picked)
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "SDPA": "Scaled dot-product attention: softmax(QKᵀ/√d)·V, the output of one attention head before the "
+            "heads are concatenated and multiplied by W_O.",
+    "G1": "The paper's best gate position: a sigmoid gate multiplying each head's SDPA output, elementwise "
+          "and head-specific, computed from the token's own hidden state.",
+    "G2": "A gate on the value projection instead (after W_V), the paper's second position.",
+    "attention sink": "A token (here the first) that receives a large share of attention from queries that "
+                      "have nothing better to attend to.",
+    "F-Attn": "The share of attention on the first token, averaged over heads and queries (the paper's "
+              "measure of the attention sink).",
+    "M-Act": "Massive activation: the largest |h| in each layer's residual stream (its output hidden state), "
+             "averaged over layers: the paper's measure of massive activations (Sun et al., 2024, call an "
+             "activation massive at about a thousand times the median |h|).",
+    "Bigram-Backcopy": "A synthetic next-token task (Guo et al., 2024) on which small transformers grow an "
+                       "attention sink: tokens follow a random bigram chain, except that after a trigger "
+                       "token the token before the trigger is copied.",
+}

@@ -94,3 +94,15 @@ def heatmap_caption(label: str, t: int, rfm: bool, deviation: float, agop: str, 
     return (f"{label}: the {agop} of iteration {t}'s predictor to the power s, which is the next iteration's metric; "
             "its diagonal is left out. The top-right block couples x digits to y digits: "
             f"{circulant} structure shows as stripes along its wrapped diagonals.")
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "grokking": "Test accuracy jumping long after training accuracy is perfect.",
+    "AGOP": "Average gradient outer product: the mean over training inputs of ∇f ∇fᵀ, the directions in which "
+            "the predictor f changes; RFM uses it as the kernel's metric.",
+    "RFM": "Recursive Feature Machine: solve a kernel regression, set the kernel's metric to the AGOP of the "
+           "solution, repeat.",
+    "block-circulant": "A matrix whose blocks are constant along (wrapped) diagonals: the structure modular "
+                       "addition has, which the learned metric acquires.",
+}

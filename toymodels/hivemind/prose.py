@@ -140,3 +140,20 @@ def methods() -> str:
         f"uploads up to {C.MAX_UPLOAD_BYTES // 1_000_000} MB, {C.MAX_ROWS:,} rows and {C.MAX_COLUMNS} columns. "
         f"More than {C.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your "
         "names and texts are shown as plain text.")
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "homogeneity": "How similar the answers are: within one model (it repeats itself) and across models "
+                   "(they answer alike), measured by embedding similarity.",
+    "pool": "The answers one model gives to one prompt (here 10, the paper 50); its mean pairwise similarity is "
+            "the paper's measure of how much the model repeats itself.",
+    "null floor": "The mean similarity of answers to different prompts: what unrelated text scores in the "
+                  "embedder's space, the yardstick a similarity is read against.",
+    "top-p": "Nucleus sampling: sample from the smallest set of tokens whose probabilities add up to p (here "
+             "0.9, temperature 1), the paper's default decoding.",
+    "min-p": "Sample only tokens whose probability is at least a share (here 0.1) of the most likely token's; "
+             "with temperature 2, the paper's diversity-oriented decoding.",
+    "MiniLM": "all-MiniLM-L6-v2, a small sentence embedder (384 dimensions) we use to embed answers; the paper "
+              "uses OpenAI's text-embedding-3-small, whose similarities run higher.",
+}

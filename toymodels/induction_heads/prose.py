@@ -99,3 +99,23 @@ def basis(privileged: str, barrier: str) -> tuple:
                     r"W_Q,W_K,W_V,W_U&\to R^{\top}W\end{aligned}"),
             ("tex", r"\begin{aligned}B&=\sup_\lambda L(\theta_\lambda)-\lambda L(\theta_A)-(1-\lambda)L(\theta_B)\\"
                     r"\theta_\lambda&=\lambda\theta_A+(1-\lambda)\theta_B\end{aligned}"))
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "copy loss": "The mean cross-entropy (in nats) of the next token over the positions where it is a copy of "
+                 "an earlier one (from the second period on): 0 for perfect copying.",
+    "induction head": "An attention head that attends to the token after the previous occurrence of the current "
+                      "token and copies it: [A][B] … [A] → [B]. It needs a previous-token head in an earlier "
+                      "layer.",
+    "attention-only": "A transformer with attention layers and nothing else: no MLP, no LayerNorm, no biases, so "
+                      "every path from a token to a logit is a product of weight matrices.",
+    "log 13": "The loss of a model that knows the next token is one of the 13 tokens a possible period (4-16) "
+              "back, but not which: log 13 ≈ 2.56 nats. log 64 ≈ 4.16 is a uniform guess.",
+    "K-composition": "A layer-2 head's keys reading what a layer-1 head wrote into the residual stream: how an "
+                     "induction head finds the token after the previous occurrence.",
+    "privileged basis": "Coordinates of the residual stream that mean something on their own; an attention-only "
+                        "model has none (any rotation gives the same function).",
+    "barrier": "How far the loss rises above the straight line between two models when their weights are "
+               "interpolated; a low barrier means the two are linearly mode-connected.",
+}

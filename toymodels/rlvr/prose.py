@@ -79,3 +79,22 @@ def coverage_notice(tr: Mapping[str, Any], ho: Mapping[str, Any], steps: int, at
             f"falls from **{tr['p_atypical_base']:.3f}** to **{tr['p_atypical_rl']:.3f}** on average, a typical one's "
             f"rises from **{tr['p_typical_base']:.3f}** to **{tr['p_typical_rl']:.3f}**. Held-out problems: "
             f"{int(ho['lost'])} lost ({int(ho['lost_atypical'])} atypical), {int(ho['gained'])} gained.")
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "RLVR": "Reinforcement learning with verifiable rewards: the reward is 1 when an automatic checker "
+            "accepts the answer.",
+    "pass@k": "The probability that at least one of k sampled answers is correct (estimated without bias "
+              "from n ≥ k samples).",
+    "GRPO": "Group Relative Policy Optimization: sample a group of G answers per problem, score each 1 or 0 by "
+            "the checker, and weight each answer's gradient by its reward minus the group's mean, over the "
+            "group's standard deviation (no value network).",
+    "distilled": "A model trained to imitate a teacher's answers (supervised fine-tuning), not by RL: it can "
+                 "learn strategies the base model almost never samples.",
+    "atypical problem": "A problem of the toy that its type's usual strategy does not solve: another strategy, "
+                        "one the base model samples now and then, does.",
+    "crossover k": "The number of samples k at which the base model's pass@k catches up with the RL model's.",
+    "ρ toy": "This page's earlier toy: each problem has its own logits beside the shared ones, and a share ρ of "
+             "every update goes to them; ρ was tuned to land in the paper's regime (illustrated, not tested).",
+}

@@ -125,3 +125,11 @@ def model(t0: float) -> tuple:
             "its horizon the same way). Normalised curve: $\\ell(x) = (L(xT) - L_0)/(L(T) - L_0)$; spread "
             "$\\Delta(x)$: standard deviation over sizes of the seed-mean $\\ell$; noise $\\sigma(x)$: standard "
             "deviation over seeds, averaged over sizes (the official `collapse.ipynb`).")
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "supercollapse": "Normalised loss curves of different model sizes agreeing more closely than two seeds "
+                     "of one model do (spread Δ below the seed noise σ).",
+    "compute-optimal": "Trained for the number of steps that gives the lowest loss for the compute spent.",
+}

@@ -78,3 +78,24 @@ MODEL = (
     "squared overlap $\\langle(\\hat W_i\\cdot\\hat W_j)^2\\rangle$ of normalised rows, and α_m of "
     "$L \\propto m^{-\\alpha_m}$ (least squares in log-log, per seed).",
 )
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "superposition": "Representing more features than the model has dimensions, by giving them directions "
+                     "that overlap a little.",
+    "N_eff": "The effective number of features: how many features carry the probability mass (1 / Σ p_i² "
+             "for feature frequencies p_i).",
+    "Welch bound": "The smallest possible mean squared overlap of n unit vectors in m dimensions, "
+                   "(n − m)/(m(n − 1)): how tightly features can be packed.",
+    "α_m": "The exponent of the loss against the model width m: loss ∝ m^−α_m.",
+    "strong superposition": "Every feature keeps a vector of about unit length, so all n features share the "
+                            "m dimensions and the loss is their interference (here: γ < 0, a pull toward unit "
+                            "norm).",
+    "weak superposition": "Only some features (about m) keep a vector; the rest are dropped, and the loss is the "
+                          "frequency of what was dropped (here: γ > 0, ordinary weight decay).",
+    "mean squared overlap": "⟨(Ŵ_i·Ŵ_j)²⟩: the mean, over all pairs of features, of the squared cosine between "
+                            "their (normalised) vectors; 1/m for random directions when m ≪ n.",
+    "Eq. 4": "The paper's prediction of the weak-superposition loss: the expected loss of each feature the model "
+             "left out (‖W_i‖ ≤ 1/2), summed.",
+}

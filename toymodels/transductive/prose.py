@@ -82,3 +82,27 @@ def notes_rows(hl: Mapping[str, Any], notes: Mapping[str, Any]) -> list[dict]:
             + [{"quantity": "share of 300 random depth-2 trees (p = .5) with M_tr < LD",
                 "ours": f"{hl['gap_count']}/{hl['gap_classes']}",
                 "notes": f"{round(notes['gap_fraction_p05'] * 300)}/300 (another random draw)"}])
+
+
+#: the topic's own terms of art (``toymodels.glossary.terms`` adds the common ones; pages link them with ``ui.term``)
+TERMS: Mapping[str, str] = {
+    "Littlestone dimension": "The depth of the deepest complete mistake tree a class shatters: the number of "
+                             "mistakes an adversary can force in the standard online game.",
+    "transductive": "The learner sees the whole sequence of unlabeled points in advance; only their labels "
+                    "are revealed one by one.",
+    "VC dimension": "The size of the largest set of points the class labels in every possible way.",
+    "M_tr": "The transductive value of a class: the most mistakes an adversary can force when it must announce "
+            "the whole sequence of points first (its labels stay adaptive), against the best learner.",
+    "version space": "The hypotheses of the class still consistent with every label revealed so far.",
+    "tree class": "Points are the nodes of a complete binary tree; each hypothesis walks one root-to-leaf "
+                  "path, labelling its nodes by the turns it takes, and gives every node off its path a "
+                  "random bit (1 with the off-path probability p). Depth 2: 7 points, LD = 3.",
+    "SOA": "Littlestone's Standard Optimal Algorithm: predict the label whose version space has the larger "
+           "Littlestone dimension; it makes at most LD mistakes in the standard game.",
+    "Halving": "Predict the majority label of the version space: each mistake at least halves it, so at most "
+               "⌊log₂|H|⌋ mistakes.",
+    "rank rule": "The optimal transductive learner for an announced order: predict the label whose version "
+                 "space is worth more in the rest of the game along that order; at most M_tr mistakes.",
+    "BKM 1997": "Ben-David, Kushilevitz and Mansour (1997): the best bound before this paper, M_tr ≤ 2d/3 "
+                "from disjoint copies of a small class, and an Ω(√log d) lower bound.",
+}
