@@ -312,8 +312,10 @@ def sweep() -> None:
 # --------------------------------------------------------------------------- train your own, details, the lab notebook
 TABS = ["Train your own", "Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"]
 tab_train, tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(TABS, key="crl_tabs", bind="query-params")
+# Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
 
-with tab_train:
+
+def train_tab() -> None:
     if ui.shown("train", active):
         with st.container(key="crl-train"):
             st.subheader("Train your own")
@@ -322,7 +324,13 @@ with tab_train:
         st.subheader("Sweep one knob")
         sweep()
 
-with tab_critic:
+
+if tab_train.open:
+    with tab_train:
+        train_tab()
+
+
+def critic_tab() -> None:
     if critic is None:
         st.info("The offline critic is not shipped in this build.", icon=":material/hourglass_top:")
     else:
@@ -396,7 +404,13 @@ with tab_critic:
         st.caption("Yellow = high (near the goal, red cross). A critic that learned the walls is bright along the "
                    "corridor leading in through the gaps, not in a disc around the goal.")
 
-with tab_ablations:
+
+if tab_critic.open:
+    with tab_critic:
+        critic_tab()
+
+
+def ablations_tab() -> None:
     ab_runs = {ab: M.stored(f"ablation20_{ab}") for ab in M.ABLATIONS}
     if any(r is None for r in ab_runs.values()):
         st.info("The ablation runs are not shipped in this build: the ablations claim in the ledger says why "
@@ -423,7 +437,13 @@ with tab_ablations:
                    "41). The paper finds that dropping the skips or LayerNorm, or ReLU instead of Swish, hurts at "
                    "large depth.")
 
-with tab_paper:
+
+if tab_ablations.open:
+    with tab_ablations:
+        ablations_tab()
+
+
+def paper_tab() -> None:
     p1, p2 = st.columns(2)
     t1 = pd.DataFrame(M.PAPER["table1"].value)
     p1.dataframe(t1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True, width="stretch")
@@ -438,7 +458,13 @@ with tab_paper:
     st.caption(f"The paper's numbers ({M.PAPER['table1'].source} and {M.PAPER['curves'].source}), quoted as "
                "references: time at goal out of 1000 steps.")
 
-with tab_lab:
+
+if tab_paper.open:
+    with tab_paper:
+        paper_tab()
+
+
+def lab_tab() -> None:
     st.markdown("Every configuration tried on this topic, failures included, in the order it was tried (the "
                 "runs that decide the claims now are the shipped views above).")
     st.table(pd.DataFrame(M.NOTEBOOK).astype(str).set_index("when"))  # mixed columns (3, "3 / 2") as text
@@ -457,6 +483,11 @@ with tab_lab:
         ui.blocks(prose.EQUATIONS)
     with st.expander("What it would take to see the paper's depth gains", icon=":material/lightbulb:"):
         ui.blocks(prose.SCALE)
+
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
 
 # --------------------------------------------------------------------------- the ledger, terms, cite/code/present
 _yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)

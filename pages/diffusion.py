@@ -126,8 +126,8 @@ def n_color(ns) -> alt.Color:
                      legend=alt.Legend(orient="bottom", columns=4))
 
 
-wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
-with tab_win:
+def window_tab(wcfg: D.WindowConfig) -> D.WindowConfig:
+    """The window tab; returns the live sweep's knobs (``wcfg``, the shipped view's, when the sweep is not shown)."""
     mean = D.window_curves(study["curves"]).assign(f_plot=lambda d: d.f_mem_plot)
     per_seed = D.seed_curves(study["curves"])
     col = n_color(scfg["ns"])
@@ -197,9 +197,19 @@ with tab_win:
                 ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
                          alt_text="your run: τ_gen and τ_mem against n")
                 st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
+    return wcfg
+
+
+# Only the open tab is drawn (a tab click reruns the page); what a closed tab would set keeps its default.
+wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
+if tab_win.open:
+    with tab_win:
+        wcfg = window_tab(wcfg)
 
 # --------------------------------------------------------------------------- CFM against EFM
-with tab_fm:
+
+
+def cfm_efm_tab() -> None:
     fmr = ui.view(D, "cfm_efm_fresh")      # the registered fresh seeds (issue 41): the run that decides the claim
     fcfg = fmr["config"]
     st.markdown("Bertrand et al. ask whether diffusion-style models generalise *because* their regression target is "
@@ -248,8 +258,15 @@ with tab_fm:
     ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
                     key="fm-curves-csv")
 
+
+if tab_fm.open:
+    with tab_fm:
+        cfm_efm_tab()
+
 # --------------------------------------------------------------------------- theory: random features
-with tab_rf:
+
+
+def random_features_tab() -> None:
     st.markdown("§3 of the paper: a score $s_A(x)=\\frac{A}{\\sqrt p}\\tanh(Wx/\\sqrt d)$ with frozen Gaussian $W$ "
                 "and trained $A$ (from 0), at one diffusion time $t$, on $n=\\psi_n d$ standard Gaussian points "
                 "with $p=\\psi_p d$ features. Gradient flow is linear, so it is solved in the eigenbasis of "
@@ -320,6 +337,11 @@ with tab_rf:
                        f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f}.")
             ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)", key="rf-csv")
 
+
+if tab_rf.open:
+    with tab_rf:
+        random_features_tab()
+
 # --------------------------------------------------------------------------- visualiser
 
 
@@ -369,8 +391,9 @@ def visualiser() -> None:
                    f"{res['fmem_learned']:.2f}). Slide u from 1 to 0 to run the reverse process.")
 
 
-with tab_viz:
-    visualiser()
+if tab_viz.open:
+    with tab_viz:
+        visualiser()
 
 # --------------------------------------------------------------------------- Bertrand et al.'s other findings, ELS
 
@@ -393,7 +416,7 @@ def els_machine() -> None:
                "(median r² 0.94–0.96); here P is fixed.")
 
 
-with tab_more:
+def flow_matching_tab() -> None:
     st.markdown("**Bertrand et al., Finding 1:** in high dimension the closed-form velocity points at the one "
                 "training point that generated $x_t$ almost from the start, so the regression target is nearly "
                 "deterministic. **Finding 3:** follow û* up to a switch time τ, a trained network after: early "
@@ -421,8 +444,15 @@ with tab_more:
     st.divider()
     els_machine()
 
+
+if tab_more.open:
+    with tab_more:
+        flow_matching_tab()
+
 # --------------------------------------------------------------------------- lab notebook
-with tab_lab:
+
+
+def lab_tab() -> None:
     st.markdown("Every configuration tried for this page, including the ones that failed or were replaced, with "
                 "what it showed and what it cost (CPU seconds on one thread of the 2-core machine).")
     lab = D.lab_notebook()
@@ -434,6 +464,11 @@ with tab_lab:
     st.markdown("Command line: `python -m toymodels reproduce diffusion --quick` (2 seeds, n = 32…128, S = 200 n) or "
                 "without `--quick` (the shipped studies' settings, about 50 minutes of CPU); "
                 "`python -m toymodels verdict diffusion` prints the ledger.")
+
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
 
 live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
 ui.page_end(verdict, paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# "

@@ -251,6 +251,7 @@ with head:
                 "wrote, four made-up 'models'); paste or upload your own in the *Your responses* tab.")
 tabs = st.tabs(TABS, key="hm_tabs", bind="query-params")
 
+
 @contextmanager
 def _input_errors():
     """A bad paste or upload as a message, without stopping the page: it goes on to the ledger, the terms and
@@ -518,10 +519,14 @@ def _story_tab() -> None:
         "representative": st.column_config.TextColumn("Representative response", width="large")})
 
 
-with tabs[0]:
-    _story_tab()
+# Only the open tab is drawn (a tab click reruns the page). "Your responses" is the exception: its input and
+# analysis settings feed the analyser's figure above the tabs, so it runs on every run (a few widgets, no chart).
+if tabs[0].open:
+    with tabs[0]:
+        _story_tab()
 
-with tabs[2]:
+
+def _numbers_tab() -> None:
     m = st.columns(5)
     m[0].metric("Intra-model similarity", _fmt(s["intra_model_similarity"], ".3f"),
                 help="Mean over (model, prompt) pools of the mean pairwise cosine.")
@@ -588,7 +593,13 @@ with tabs[2]:
                "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
                "`prompt_no` the prompt's number in the per-prompt CSV.")
 
-with tabs[3]:
+
+if tabs[2].open:
+    with tabs[2]:
+        _numbers_tab()
+
+
+def _levels_tab() -> None:
     st.caption("For each level, the pair of responses to the same prompt whose similarity is closest to it, from "
                "the loaded data. The paper's calibration examples (App. Tables 13–15): a 30-word essay pair at "
                "0.840, wedding vows 0.819–0.965, with its embedder.")
@@ -604,6 +615,11 @@ with tabs[3]:
             for col, model, response in ((a, row.model_i, row.response_i), (b, row.model_j, row.response_j)):
                 col.code(model, language=None, wrap_lines=True)
                 col.text(response)
+
+
+if tabs[3].open:
+    with tabs[3]:
+        _levels_tab()
 
 
 @ui.fragment
@@ -664,17 +680,25 @@ def _sweeps_tab() -> None:
     ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
 
 
-with tabs[4], st.container(key="hm-sweeps"):
-    if ui.shown("sweep", active):
-        _sweeps_tab()
+if tabs[4].open:
+    with tabs[4], st.container(key="hm-sweeps"):
+        if ui.shown("sweep", active):
+            _sweeps_tab()
 
-with tabs[5]:
+
+def _reproduce_tab() -> None:
     ex = ui.view(M, M.HEADLINE)
     ui.reproduce_panel(prose.reproduce_rows(ex["summary"], shipped_verdict.metrics["vendi_fixture"], M.PAPER),
                        verdict=shipped_verdict)
     st.caption("Cite, the code for this view and the presenter link: at the bottom of the page.")
 
-with tabs[6]:
+
+if tabs[5].open:
+    with tabs[5]:
+        _reproduce_tab()
+
+
+def _lab_tab() -> None:
     st.markdown("**Every configuration tried**, failures included (`toymodels.hivemind.NOTEBOOK`).")
     st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch",
                  column_config={"outcome": st.column_config.TextColumn(width="large")})
@@ -684,4 +708,10 @@ with tabs[6]:
     with c2:
         ui.blocks(prose.MEASURES[5:])
     st.markdown(prose.methods())
+
+
+if tabs[6].open:
+    with tabs[6]:
+        _lab_tab()
+
 _tail(cfg)
