@@ -310,10 +310,7 @@ def real_lm_live() -> None:
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the story
-# Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
-
-
-def story_tab() -> None:
+with tab_story:
     with st.container(key="ga-sink"):
         st.subheader("1 · The sink, and the gate that removes it")
         b = M.pair_summary(sink, "g1_elementwise")
@@ -471,11 +468,6 @@ def story_tab() -> None:
     st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
                 "and *How each claim is tested* gives each one's reason.")
 
-
-if tab_story.open:
-    with tab_story:
-        story_tab()
-
 # --------------------------------------------------------------------------- explore (the knobs)
 # preset -> (its configuration, the view holding its shipped run, that run's key in the view)
 SHIPPED = {"default": (D, "compare_all", "sink"), "massive": (M.MACT_CFG, "compare_all", "mact")}
@@ -493,8 +485,7 @@ def _fill_form() -> None:
         st.session_state[key] = getattr(cfg, M.KNOBS[key].name)
 
 
-def explore_tab() -> tuple:
-    """The Explore tab; returns what the page's end shows: the settings, the variant, the pair and its summary."""
+with tab_explore:
     pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
     cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
     variant = ui.knob(M.KNOBS, "ga_variant")
@@ -622,20 +613,9 @@ def explore_tab() -> tuple:
             else:
                 st.caption(f"Two batched trainings at the settings above, about "
                            f"{M.expected_seconds(cfg, 2 * len(lrs)):.0f} s on one CPU thread.")
-    return cfg, variant, pair, ps
-
-
-# Explore closed: the page's end shows its default (the shipped sink run, G1 elementwise against the baseline).
-cfg, variant = D, M.KNOBS["ga_variant"].default
-pair, ps = ["baseline", variant], M.pair_summary(sink, variant)
-if tab_explore.open:
-    with tab_explore:
-        cfg, variant, pair, ps = explore_tab()
 
 # --------------------------------------------------------------------------- reproduce
-
-
-def reproduce_tab() -> None:
+with tab_repro:
     st.markdown("Every gated variant against the paper's Table 4 (15A2B MoE, 400B tokens; its columns are references "
                 f"only). The sink default, seed 0: uniform floor {float(sink['floor']):.3f}, realised Bayes CE "
                 f"{float(sink['bayes_ce']):.3f}.")
@@ -653,15 +633,8 @@ def reproduce_tab() -> None:
             "python -m toymodels reproduce gated-attention           # every view, about 90 CPU-minutes",
             language="bash")
 
-
-if tab_repro.open:
-    with tab_repro:
-        reproduce_tab()
-
 # --------------------------------------------------------------------------- lab notebook
-
-
-def lab_tab() -> None:
+with tab_lab:
     st.markdown("**The toy.** The gated layer (paper Eq. 5, position G1):")
     st.latex(r"Y_h=\operatorname{softmax}\!\Big(\tfrac{Q_hK_h^\top}{\sqrt{d_h}}+M_{\text{causal}}\Big)V_h,\quad "
              r"Y_h'=Y_h\odot\sigma\!\big(X\,W_\theta^{h}\big),\quad O=[\,Y_1'\;\cdots\;Y_H'\,]\,W_O")
@@ -691,12 +664,6 @@ def lab_tab() -> None:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
-
-
-if tab_lab.open:
-    with tab_lab:
-        lab_tab()
-
 ui.page_end(verdict, paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
             cli="python -m toymodels reproduce gated-attention --quick",
             shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
