@@ -145,3 +145,18 @@ def test_page_geometry_form_rejects_nothing_silently():
     at.button(key="geo_train").click().run()
     assert not at.exception, at.exception
     assert any("of 3 features" in c.value for c in at.caption) or any("E =" in e.value for e in at.error)
+
+
+def test_ending_the_tour_on_another_tab_leaves_no_knob_in_the_link():
+    """The last step opens 'Train and sweep' with the weak preset; End tour goes back to the story, where that tab's
+    knobs are not drawn: they still leave the link (as ui.form leaves out a knob at its default)."""
+    at = _page()
+    at.query_params["tour"] = "6"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.slider(key="gamma").value == pytest.approx(0.1)                     # the step's tab is open
+    assert {"preset", "gamma", "alpha"} <= set(at.query_params)
+    at.button(key="tour-end").click().run()
+    assert not at.exception, at.exception
+    assert not [b for b in at.button if b.key == "train_btn"]                      # back on the story
+    assert not {"tour", "preset", "gamma", "alpha"} & set(at.query_params), dict(at.query_params)
