@@ -14,6 +14,7 @@ TRAIN_C, TEST_C, CIRC_C, CTRL_C, MSE_C = ui.PALETTE[0], ui.PALETTE[1], ui.PALETT
 DEFAULT = M.Config()
 
 RUN_KNOBS = ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"]
+TABS = ["The story", "Lab notebook"]
 
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
@@ -24,13 +25,14 @@ TOUR = [
             "few more.", settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_op": "x+y", "gk_frac": 0.5},
             look_at="the test-accuracy line, and where it leaves zero", target="headline-figure"),
     ui.Step("The loss tells you nothing", "The test loss (MSE) is flat for the first iterations, exactly while the "
-            "accuracy is zero. Nothing in it announces the jump.", settings={"gk_p": 61, "gk_ctrl": "rfm"},
+            "accuracy is zero. Nothing in it announces the jump.",
+            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_tabs": TABS[0]},
             look_at="the test-MSE chart, iterations 0 to 6", target="chart-grokking-test-loss",
             predict="While test accuracy sits at zero, what does the test loss do?",
             choices=("it falls steadily", "it stays flat")),
     ui.Step("The features move first", "The circulant deviation D of M's x-y block falls steadily from the first "
             "iteration, long before the accuracy moves: the metric turns block-circulant, and the jump follows.",
-            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_iter": 5},
+            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_iter": 5, "gk_tabs": TABS[0]},
             look_at="the heatmap at iteration 5: stripes along the diagonals, and D beside it",
             target="chart-grokking-metric"),
     ui.Step("Structure is all it takes", "Skip learning: give the kernel a random circulant metric (the paper's "
@@ -53,7 +55,7 @@ with side_col:
     run_box = st.expander("Change the run: p, training fraction, iterations, bandwidth, AGOP power, seed, metric",
                           icon=":material/tune:", expanded=ui.in_link(*RUN_KNOBS, "gk_op", "gk_ctrl"))
 strip_box = st.container()
-story, notebook = st.tabs(["The story", "Lab notebook"])
+story, notebook = st.tabs(TABS, key="gk_tabs", bind="query-params")  # the notebook draws only when open
 with story:
     story_box = st.container()
     sweep_box = st.container()
@@ -244,12 +246,13 @@ with ledger_box:
 
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
-    ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, timings, tests and the cost model")
-    st.subheader("Per iteration, this run")
-    st.dataframe(curves, hide_index=True, width="stretch")
-    ui.download_csv(curves, "grokking-iterations.csv")
-    study_table_box = st.container()
-    ui.caveats(prose.CAVEATS)
+    if notebook.open:
+        ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, timings, tests and the cost model")
+        st.subheader("Per iteration, this run")
+        st.dataframe(curves, hide_index=True, width="stretch")
+        ui.download_csv(curves, "grokking-iterations.csv")
+        study_table_box = st.container()
+        ui.caveats(prose.CAVEATS)
 
 # --------------------------------------------------------------------------- the deciding study, drawn last
 # (into its boxes above): were its view missing, ui.view would stop the script here, after the rest is drawn.
@@ -274,8 +277,9 @@ if ui.shown("seeds", active):
                                   color=alt.value(CIRC_C)).properties(height=300, title="circulant deviation D"),
                      "grokking-splits-circulant-deviation", data=long,
                      alt_text="Circulant deviation D against iteration for twenty random splits")
-    with study_table_box:
-        st.subheader("Per split, the deciding study")
-        table = M.seed_table(study)
-        st.dataframe(table, hide_index=True, width="stretch")
-        ui.download_csv(table, "grokking-splits.csv")
+    if notebook.open:
+        with study_table_box:
+            st.subheader("Per split, the deciding study")
+            table = M.seed_table(study)
+            st.dataframe(table, hide_index=True, width="stretch")
+            ui.download_csv(table, "grokking-splits.csv")

@@ -119,10 +119,11 @@ with side_col:
                       ours_label=f"Our toy, {depth.seeds} fresh seeds" if depth and depth.seeds else "Our toy")
 ui.ledger_strip(verdict)
 
-explainer, run_tab, notebook = st.tabs(TABS, key="ih_tabs", bind="query-params")
+explainer, run_tab, notebook = st.tabs(TABS, key="ih_tabs", bind="query-params")  # only the open one draws
+
 
 # --------------------------------------------------------------------------- the model
-with explainer:
+def _model_section() -> None:
     model_box = st.expander("The task and the model, in equations: copy loss, circuits, composition",
                             icon=":material/functions:")
     model_box.markdown(
@@ -143,13 +144,11 @@ with explainer:
         "- **K-composition**: a layer-2 head's keys read what a layer-1 head wrote, "
         "$\\|W_{QK}^{h_2}W_{OV}^{h_1\\top}\\|_F/(\\|W_{QK}^{h_2}\\|_F\\|W_{OV}^{h_1}\\|_F)$, compared with random "
         "matrices of the same shapes.")
-    seeds_box = st.container(key="ih-seeds")
-    basis_box = st.container(key="ih-basis")
-    real_box = st.container(key="ih-real")
-    share_box = st.container()
+
 
 # --------------------------------------------------------------------------- one run up close (the knobs)
-with run_tab:
+def _run_tab() -> tuple[M.LiveConfig, dict]:
+    """The 0/1/2-layer comparison with your settings; returns the settings and the runs shown."""
     st.subheader("One run up close")
     live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[2, 1, 1, 1])
     if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
@@ -240,9 +239,18 @@ with run_tab:
         st.dataframe(M.head_table(r2), hide_index=True, width="stretch",
                      column_config={k: st.column_config.NumberColumn(format="%.3f")
                                     for k in ("induction", "prev_token", "copying")})
+    return live_cfg, runs
+
+
+# the code snippet's settings and numbers while the tab is closed: the shipped run
+live_cfg, runs = M.LiveConfig(), live_default["runs"]
+with run_tab:
+    if run_tab.open:
+        live_cfg, runs = _run_tab()
+
 
 # --------------------------------------------------------------------------- the registered study
-with seeds_box:
+def _seeds_section() -> None:
     st.subheader("Twenty seeds: depth, the fixed-period trap and the phase change")
     if study is None:
         st.info(f"Pending: {M.VIEWS['study'].pending}. Its claims read 'not testable here' until it ships.",
@@ -286,8 +294,9 @@ with seeds_box:
         with st.expander("Per seed: composition, copying and knock-outs", icon=":material/table:"):
             st.dataframe(mech, hide_index=True, width="stretch")
 
+
 # --------------------------------------------------------------------------- the residual stream
-with basis_box:
+def _basis_section() -> None:
     st.subheader("No privileged basis, and two models lined up (Theus et al.)")
     ui.blocks(prose.basis(ui.term("privileged basis", TOPIC), ui.term("barrier", TOPIC)))
     if study is None:
@@ -315,8 +324,9 @@ with basis_box:
         with st.expander("Barriers per pair (nats)", icon=":material/table:"):
             st.dataframe(lt, hide_index=True, width="stretch")
 
+
 # --------------------------------------------------------------------------- the real model
-with real_box:
+def _real_section() -> None:
     st.subheader("A real model: SmolLM2-135M")
     if real is None:
         st.info(f"Pending: {M.VIEWS['smollm2'].pending}.", icon=":material/schedule:")
@@ -347,7 +357,8 @@ with real_box:
                          alt.Tooltip("copying:Q", format=".2f")]).properties(height=300),
                 "induction-heads-smollm2-scatter", data=rf, alt_text="Copying against prefix matching per head")
 
-with share_box:
+
+def _share_section() -> None:
     ui.page_end(verdict, paper, ui.call_snippet("induction_heads", "compare_depths", live_cfg), device=False,
                 cli="python -m toymodels reproduce induction-heads --quick",
                 shown={f"final copy loss, {n} layer{'s' if n != '1' else ''}": (
@@ -362,7 +373,18 @@ with share_box:
                    f"{meta['python']}) in {study['seconds']['total']:.0f} s; the shipped runs above it and the "
                    "SmolLM2 scores on one CPU thread.")
 
+
+with explainer:
+    if explainer.open:
+        _model_section()
+        for box_key, section in (("ih-seeds", _seeds_section), ("ih-basis", _basis_section),
+                                 ("ih-real", _real_section)):
+            with st.container(key=box_key):
+                section()
+        _share_section()
+
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
-    ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, diagnostics and the cost model")
-    ui.caveats(prose.CAVEATS)
+    if notebook.open:
+        ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, diagnostics and the cost model")
+        ui.caveats(prose.CAVEATS)

@@ -261,7 +261,7 @@ if ui.shown("data-property", active):
     _atypical_section()
 
 # =========================================================================== going deeper
-tab_rho, tab_run, tab_data, tab_lab = st.tabs(TABS, key="rl_tabs", bind="query-params")
+tab_rho, tab_run, tab_data, tab_lab = st.tabs(TABS, key="rl_tabs", bind="query-params")  # only the open one draws
 
 
 @ui.fragment
@@ -328,7 +328,7 @@ def _run_tab() -> None:
 
 
 with tab_run:
-    if ui.shown("run", active):
+    if tab_run.open and ui.shown("run", active):
         _run_tab()
 
 
@@ -410,7 +410,7 @@ def _data_tab() -> None:
 
 
 with tab_data:
-    if ui.shown("upload", active):
+    if tab_data.open and ui.shown("upload", active):
         _data_tab()
 
 
@@ -456,9 +456,11 @@ def _rho_tab() -> None:
 
 
 with tab_rho:
-    _rho_tab()
+    if tab_rho.open:
+        _rho_tab()
 
-with tab_lab:
+
+def _lab_tab() -> None:
     st.markdown("**Every configuration tried**, in order, with what it showed (`toymodels.rlvr.LAB_NOTEBOOK`).")
     st.table(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, border="horizontal")   # wraps: every word shows
     st.markdown("**The claims' thresholds**, committed before the claim seeds "
@@ -470,6 +472,11 @@ with tab_lab:
                     key="rl_dl_seeds")
     st.markdown(f"**How the ρ toy's ρ = {M.DEFAULT_RHO:g} was chosen.** {M.RHO_RULE}")
     st.dataframe(ui.view(M, "rho_sweep")["table"].copy(), hide_index=True, width="stretch", height=240)
+
+
+with tab_lab:
+    if tab_lab.open:
+        _lab_tab()
 
 ui.page_end(verdict, paper, ui.view_snippet(M, "typed_seeds"),
             cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds",

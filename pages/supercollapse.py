@@ -14,6 +14,7 @@ SCHEDULES = dict(M.SCHEDULE_NAMES)
 SIZES = [64, 128, 256, 512, 1024, 2048]          # one colour per size on every chart
 SIZE_COLOR = alt.Color("size:O", title="model size p", scale=alt.Scale(domain=SIZES, range=ui.PALETTE[:6]),
                        legend=alt.Legend(orient="bottom", columns=3))
+TABS = ["The paper, in its own toy model", "Lab notebook"]
 
 TOUR = [
     ui.Step("One curve", "Six model sizes (64 to 2048 features), each trained for its compute-optimal number of "
@@ -22,24 +23,25 @@ TOUR = [
             look_at="the six lines on top of each other", target="headline-figure"),
     ui.Step("Below the seed noise", "Twenty seeds per size give the noise floor σ: how much one model's normalised "
             "curve wobbles from seed to seed. With linear decay the spread across sizes stays under it: that is "
-            "supercollapse.", settings={"sc_gamma": 1.0, "sc_schedule": "linear", "sc_l0": "true"},
+            "supercollapse.", settings={"sc_gamma": 1.0, "sc_schedule": "linear", "sc_l0": "true", "sc_tabs": TABS[0]},
             look_at="Δ/σ beside the chart, and the shaded stretch where Δ < σ", target="chart-noise",
             predict="Is the spread between six model sizes larger or smaller than the noise between two seeds of "
                     "one size?", choices=("larger", "smaller")),
     ui.Step("The wrong exponent", "Scale the horizon as p^(1.2 γ*) instead: small and large models are now trained "
             "for the wrong relative lengths and their curves fan out.",
-            settings={"sc_gamma": 1.2, "sc_schedule": "constant", "sc_l0": "true"},
+            settings={"sc_gamma": 1.2, "sc_schedule": "constant", "sc_l0": "true", "sc_tabs": TABS[0]},
             look_at="the spread against γ/γ*: the valley sits at 1.0; the circle is this setting",
             target="chart-spread_vs_gamma"),
     ui.Step("A misfit L0", "The official notes warn that the irreducible loss L0 must be fitted right. Subtract one "
             "that is 10% off (the true one is 0) and see whether Δ/σ crosses 1: our own probe, not one of the paper's "
             "claims (the notes give no size of misfit).",
-            settings={"sc_gamma": 1.0, "sc_schedule": "linear", "sc_l0": "misfit", "sc_l0_frac": 0.1},
+            settings={"sc_gamma": 1.0, "sc_schedule": "linear", "sc_l0": "misfit", "sc_l0_frac": 0.1,
+                      "sc_tabs": TABS[0]},
             look_at="Δ/σ beside the noise chart", target="chart-noise",
             predict="L0 off by 10%: does the supercollapse (Δ/σ < 1) survive?", choices=("it survives", "it breaks")),
     ui.Step("Why decay matters", "Switch to a constant rate: the seed noise σ of the normalised curves grows "
             "several-fold, because the final loss of each seed still carries the full SGD noise.",
-            settings={"sc_gamma": 1.0, "sc_schedule": "constant", "sc_l0": "true"},
+            settings={"sc_gamma": 1.0, "sc_schedule": "constant", "sc_l0": "true", "sc_tabs": TABS[0]},
             look_at="σ (median) beside the noise chart, against the linear-decay value", target="sc-noise-numbers"),
 ]
 active = ui.tour(TOUR)
@@ -48,7 +50,6 @@ grid = ui.view(M, "collapse")
 seeded = ui.view(M, "noise")
 front = ui.view(M, "frontier")
 sched_model = ui.view(M, "schedules")
-check = ui.view(M, "check")
 
 
 def curves_chart(table: pd.DataFrame, title: str, height: int = 300):
@@ -117,7 +118,7 @@ if not fresh:
     st.caption("Some shipped views were computed by an earlier version of the code (see the Lab notebook).")
 ui.ledger_strip(verdict)
 
-explainer, notebook = st.tabs(["The paper, in its own toy model", "Lab notebook"])
+explainer, notebook = st.tabs(TABS, key="sc_tabs", bind="query-params")  # the notebook draws only when open
 
 with explainer:
     with st.expander("The model: the paper's own theory, solved exactly", icon=":material/functions:"):
@@ -239,22 +240,24 @@ with explainer:
                                              "['ratio']", f"{noise['summary']['ratio']:.2f}")})
 
 with notebook:
-    st.markdown("Everything tried while building this toy, failures included, then the full tables behind the "
-                "panels above.")
-    st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch")
-    st.markdown("**The exact recursion against seeded SGD** (p = 128, 32 seeds, 3000 steps): z = (seed mean − "
-                f"exact) / standard error; largest |z| = **{check['max_abs_z']:.2f}**.")
-    st.dataframe(check["table"], hide_index=True, width="stretch")
-    st.markdown("**Seeded runs, every exponent and schedule** (median over x in [0.2, 0.95], 95% bootstrap CIs "
-                "over seeds):")
-    st.dataframe(M.seeded_table(seeded), hide_index=True, width="stretch")
-    st.markdown("**Misfit L0** at γ*, every schedule (L0 as a fraction of the largest size's final loss; our own "
-                "probe reads ±0.1 under linear decay, not a claim of the paper; the rest is an exploratory scan):")
-    st.dataframe(seeded["misfit_scan"], hide_index=True, width="stretch")
-    st.markdown("**Noise of each decaying schedule over constant rate** (paired seeds):")
-    st.dataframe(seeded["noise_vs_constant"], hide_index=True, width="stretch")
-    st.markdown("**Schedule model**: error of the α fitted on linear decay, and each curve's own best α:")
-    st.dataframe(sched_model["errors"], hide_index=True, width="stretch")
-    st.markdown("**Frontier**: the optimal horizon of each size read off the envelope (NaN: no whole interval):")
-    st.dataframe(front["optimal"], hide_index=True, width="stretch")
-    st.markdown("**Caveats.**\n" + "\n".join(f"- {c}" for c in prose.CAVEATS))
+    if notebook.open:
+        st.markdown("Everything tried while building this toy, failures included, then the full tables behind the "
+                    "panels above.")
+        st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch")
+        check = ui.view(M, "check")
+        st.markdown("**The exact recursion against seeded SGD** (p = 128, 32 seeds, 3000 steps): z = (seed mean − "
+                    f"exact) / standard error; largest |z| = **{check['max_abs_z']:.2f}**.")
+        st.dataframe(check["table"], hide_index=True, width="stretch")
+        st.markdown("**Seeded runs, every exponent and schedule** (median over x in [0.2, 0.95], 95% bootstrap CIs "
+                    "over seeds):")
+        st.dataframe(M.seeded_table(seeded), hide_index=True, width="stretch")
+        st.markdown("**Misfit L0** at γ*, every schedule (L0 as a fraction of the largest size's final loss; our own "
+                    "probe reads ±0.1 under linear decay, not a claim of the paper; the rest is an exploratory scan):")
+        st.dataframe(seeded["misfit_scan"], hide_index=True, width="stretch")
+        st.markdown("**Noise of each decaying schedule over constant rate** (paired seeds):")
+        st.dataframe(seeded["noise_vs_constant"], hide_index=True, width="stretch")
+        st.markdown("**Schedule model**: error of the α fitted on linear decay, and each curve's own best α:")
+        st.dataframe(sched_model["errors"], hide_index=True, width="stretch")
+        st.markdown("**Frontier**: the optimal horizon of each size read off the envelope (NaN: no whole interval):")
+        st.dataframe(front["optimal"], hide_index=True, width="stretch")
+        st.markdown("**Caveats.**\n" + "\n".join(f"- {c}" for c in prose.CAVEATS))

@@ -118,8 +118,9 @@ with side_col:
                f"of loss ∝ m^−α_m. γ: the signed weight decay that picks the regime (equations in the story).")
 ui.ledger_strip(verdict)
 
-story, tab_try, tab_real, notebook = st.tabs(TABS, key="sp_tabs", bind="query-params")
+story, tab_try, tab_real, notebook = st.tabs(TABS, key="sp_tabs", bind="query-params")  # only the open one draws
 loc = s["strong"].iloc[1:]
+w_strong, w_weak = s["strong"], s["weak"]
 
 
 def llm_overlap_section() -> None:
@@ -155,11 +156,10 @@ def llm_overlap_section() -> None:
     st.caption(prose.LLM_CAPTION)
 
 
-with story:
+def _story_tab() -> None:
     # ======================================================================== the mechanism
     st.subheader("The mechanism: overlaps fall as 1/m, near the Welch bound")
     ov = A.overlap_frame(scal).replace({"series": {"Welch bound (N − m)/(m(N − 1))": "Welch bound"}})
-    w_strong = s["strong"]
     m10 = ui.view(M, "m10_recipes")
     m10t = A.m10_table(m10)
     c1, c2 = st.columns([3, 2])
@@ -206,7 +206,6 @@ with story:
     st.markdown(f"{T['Eq. 4']}: in weak superposition the loss is the frequency mass of the features the model "
                 "left out.")
     wf = A.weak_frame(scal)
-    w_weak = s["weak"]
     c1, c2 = st.columns([3, 2])
     with c1:
         xw, yw = log_axes(wf["m"], wf["loss"])
@@ -336,7 +335,14 @@ with story:
     with st.expander("The toy model, in equations"):
         ui.blocks(prose.MODEL)
 
-with tab_try:
+
+with story:
+    if story.open:
+        _story_tab()
+
+
+def _try_tab() -> M.Config:
+    """One model with your settings, and the sweeps; returns the settings of 'Train one model'."""
     # ======================================================================== one model, your settings
     with st.container(key="sp-train"):
         st.subheader("Train one model with your settings")
@@ -436,10 +442,33 @@ with tab_try:
                 st.caption("Pick the settings and press **Run sweep**. Live sweeps train exactly the steps you give; "
                            "the "
                            "drift column tells whether they met the 2 % rule.")
+    return cfg
+
+
+TRY_KNOBS = ("preset", "n", "m", "alpha", "gamma", "E", "steps", "batch", "lr", "seed", "profile", "sw_kind",
+             "sw_steps", "sw_batch", "sw_n", "sw_seed", "sw_ms", "sw_reg", "sw_grange", "sw_gcount", "sw_gm")
+
+
+def _unlink_defaults(keys) -> None:
+    """The knobs of a closed tab are not drawn, so ui.form cannot take one that is back at its default (End tour
+    restores the knobs a step set) out of the link: do it here. A knob never drawn in this session (a shared link's
+    value, read into the session by ui.read_link) is left alone."""
+    defaults = st.session_state.get("_knob_defaults", {})
+    for key in (M.KNOBS[k].id for k in keys):
+        if key in st.query_params and key in defaults and st.session_state.get(key) == defaults[key]:
+            st.query_params.pop(key, None)
+
+
+cfg = M.VIEWS["run_default"].arguments()["cfg"]  # the code snippet's settings while the tab is closed: the shipped run
+with tab_try:
+    if tab_try.open:
+        cfg = _try_tab()
+    else:
+        _unlink_defaults(TRY_KNOBS)
 
 with tab_real:
     # ======================================================================== real models
-    if ui.shown("upload", active):
+    if tab_real.open and ui.shown("upload", active):
         st.subheader("Real models: overlap of token embeddings")
         mini = ui.view(M, "minilm")
         c1, c2, c3, c4 = st.columns(4)
@@ -476,7 +505,8 @@ ui.page_end(verdict, paper, ui.view_snippet(M, "scaling") + "s = M.analysis.summ
             + ui.call_snippet("superposition", "run", cfg).rsplit("\n", 2)[-2] + "\n",
             cli="python -m toymodels reproduce superposition --quick", shown=shown)
 
-with notebook:
+
+def _notebook_tab() -> None:
     st.subheader("Configurations tried")
     st.table(M.TRIED, hide_index=True, border="horizontal")  # wraps: every word of a row shows
     st.subheader("The headline sweep, width by width")
@@ -502,10 +532,15 @@ with notebook:
                + f"; across seeds the loss at one width varies by up to ± {100 * s['strong_seed_spread']:.0f} % "
                f"(m ≥ {M.MIN_M}).")
     st.markdown("**m = 10 under the paper's two recipes**")
-    st.dataframe(m10t.round(3), hide_index=True, width="stretch")
+    st.dataframe(A.m10_table(ui.view(M, "m10_recipes")).round(3), hide_index=True, width="stretch")
     st.markdown("**Every run of the headline sweep**")
     st.dataframe(table, hide_index=True, width="stretch", height=300)
     ui.download_csv(table, "superposition_width_sweep.csv", key="dl_table")
     st.caption("The 2 % rule is necessary, not sufficient: under a cosine schedule the last 20 % of steps run at a "
                "small learning rate. We also checked it against the budget: 4000 steps gave α_m ≈ 0.8 (table above), "
                "12 000 steps and convergence the values shown.")
+
+
+with notebook:
+    if notebook.open:
+        _notebook_tab()
