@@ -310,7 +310,10 @@ def real_lm_live() -> None:
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the story
-with tab_story:
+# Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
+
+
+def story_tab() -> None:
     with st.container(key="ga-sink"):
         st.subheader("1 · The sink, and the gate that removes it")
         b = M.pair_summary(sink, "g1_elementwise")
@@ -468,6 +471,11 @@ with tab_story:
     st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
                 "and *How each claim is tested* gives each one's reason.")
 
+
+if tab_story.open:
+    with tab_story:
+        story_tab()
+
 # --------------------------------------------------------------------------- explore (the knobs)
 # preset -> (its configuration, the view holding its shipped run, that run's key in the view)
 SHIPPED = {"default": (D, "compare_all", "sink"), "massive": (M.MACT_CFG, "compare_all", "mact")}
@@ -485,7 +493,8 @@ def _fill_form() -> None:
         st.session_state[key] = getattr(cfg, M.KNOBS[key].name)
 
 
-with tab_explore:
+def explore_tab() -> tuple:
+    """The Explore tab; returns what the page's end shows: the settings, the variant, the pair and its summary."""
     pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
     cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
     variant = ui.knob(M.KNOBS, "ga_variant")
@@ -613,9 +622,20 @@ with tab_explore:
             else:
                 st.caption(f"Two batched trainings at the settings above, about "
                            f"{M.expected_seconds(cfg, 2 * len(lrs)):.0f} s on one CPU thread.")
+    return cfg, variant, pair, ps
+
+
+# Explore closed: the page's end shows its default (the shipped sink run, G1 elementwise against the baseline).
+cfg, variant = D, M.KNOBS["ga_variant"].default
+pair, ps = ["baseline", variant], M.pair_summary(sink, variant)
+if tab_explore.open:
+    with tab_explore:
+        cfg, variant, pair, ps = explore_tab()
 
 # --------------------------------------------------------------------------- reproduce
-with tab_repro:
+
+
+def reproduce_tab() -> None:
     st.markdown("Every gated variant against the paper's Table 4 (15A2B MoE, 400B tokens; its columns are references "
                 f"only). The sink default, seed 0: uniform floor {float(sink['floor']):.3f}, realised Bayes CE "
                 f"{float(sink['bayes_ce']):.3f}.")
@@ -633,8 +653,15 @@ with tab_repro:
             "python -m toymodels reproduce gated-attention           # every view, about 90 CPU-minutes",
             language="bash")
 
+
+if tab_repro.open:
+    with tab_repro:
+        reproduce_tab()
+
 # --------------------------------------------------------------------------- lab notebook
-with tab_lab:
+
+
+def lab_tab() -> None:
     st.markdown("**The toy.** The gated layer (paper Eq. 5, position G1):")
     st.latex(r"Y_h=\operatorname{softmax}\!\Big(\tfrac{Q_hK_h^\top}{\sqrt{d_h}}+M_{\text{causal}}\Big)V_h,\quad "
              r"Y_h'=Y_h\odot\sigma\!\big(X\,W_\theta^{h}\big),\quad O=[\,Y_1'\;\cdots\;Y_H'\,]\,W_O")
@@ -664,6 +691,12 @@ with tab_lab:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
+
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
+
 ui.page_end(verdict, paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
             cli="python -m toymodels reproduce gated-attention --quick",
             shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
