@@ -445,26 +445,10 @@ def _try_tab() -> M.Config:
     return cfg
 
 
-TRY_KNOBS = ("preset", "n", "m", "alpha", "gamma", "E", "steps", "batch", "lr", "seed", "profile", "sw_kind",
-             "sw_steps", "sw_batch", "sw_n", "sw_seed", "sw_ms", "sw_reg", "sw_grange", "sw_gcount", "sw_gm")
-
-
-def _unlink_defaults(keys) -> None:
-    """The knobs of a closed tab are not drawn, so ui.form cannot take one that is back at its default (End tour
-    restores the knobs a step set) out of the link: do it here. A knob never drawn in this session (a shared link's
-    value, read into the session by ui.read_link) is left alone."""
-    defaults = st.session_state.get("_knob_defaults", {})
-    for key in (M.KNOBS[k].id for k in keys):
-        if key in st.query_params and key in defaults and st.session_state.get(key) == defaults[key]:
-            st.query_params.pop(key, None)
-
-
 cfg = M.VIEWS["run_default"].arguments()["cfg"]  # the code snippet's settings while the tab is closed: the shipped run
 with tab_try:
     if tab_try.open:
         cfg = _try_tab()
-    else:
-        _unlink_defaults(TRY_KNOBS)
 
 with tab_real:
     # ======================================================================== real models

@@ -425,6 +425,38 @@ def test_a_tour_step_can_ask_first_open_a_tab_compute_and_end_where_it_began():
     assert any(b.label == "Compute (about 10 s)" for b in at.button)  # off the tour: a button again
 
 
+def _tour_closed_tab_app():
+    import streamlit as st
+
+    import ui
+
+    steps = [ui.Step("There", "A knob in the second tab.", {"mode": "c", "tabs": "Second"}),
+             ui.Step("Back", "The first tab again.", {"tabs": "First"})]
+    ui.tour(steps)
+    first, second = st.tabs(["First", "Second"], key="tabs", on_change="rerun")
+    with second:
+        if second.open:   # drawn only when open: a closed tab cannot rewrite its knob's link
+            ui.choice(st.radio, "mode", {"a": "A", "b": "B", "c": "C"}, key="mode", default="b")
+
+
+def test_end_tour_gives_back_the_link_of_a_knob_in_a_closed_tab():
+    """A step set a knob of a tab that is closed when the tour ends: End tour gives the link back as it was (the
+    knob absent, or the value a shared link gave it), though the knob is not drawn to rewrite it."""
+    for before in (None, "a"):
+        at = AppTest.from_function(_tour_closed_tab_app, default_timeout=30)
+        at.query_params["tour"] = "1"
+        if before:
+            at.query_params["mode"] = before
+        at.run()
+        assert not at.exception, at.exception
+        assert at.query_params.get("mode") in ("c", ["c"])
+        at.button(key="tour-next").click().run()
+        at.button(key="tour-end").click().run()
+        assert not at.exception, at.exception
+        assert "tour" not in at.query_params
+        assert at.query_params.get("mode") in ((None, []) if before is None else (before, [before])), before
+
+
 def _ledger_app():
     import ui
     from toymodels.claims import Decision, Evidence, Judged, Verdict
