@@ -14,6 +14,7 @@ from toymodels.registry import AWARD, RUNNER_UP, Paper, get_paper
 from toymodels.topic import Verdict
 
 from .errors import plain
+from .form import keep_knobs
 from .links import _hand_over_to_router, drop_unusable_link_values, dropped_link_notice
 from .memory import _MEMO
 
@@ -31,6 +32,7 @@ def paper_header(topic: str) -> Paper:
     """Title; a row with the award badge, the paper and code links (and the tour's button, ``ui.tour``); the
     paper's title and authors in small type; the TL;DR. Returns the paper's metadata."""
     drop_unusable_link_values()  # before any widget of the page seeds itself from the link
+    keep_knobs()                 # a knob in a closed tab keeps its value (and its link)
     _hand_over_to_router()
     st.session_state["_tour_compute"] = False  # until this page's tour says otherwise
     paper = get_paper(topic)
