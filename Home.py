@@ -120,14 +120,21 @@ page = st.navigation(sections)
 st.set_page_config(page_title=APP_TITLE if page.title == "Home" else f"{page.title} · {APP_TITLE}")
 
 
+#: seconds the warm-up waits after the first script run: the browser draws the first page meanwhile (1-4 s on a
+#: small server), and imports started at once took the same CPU (Home 3.1 -> 2.5 s, a paper page 7.1 -> 6.0 s,
+#: cold, 2-core machine at load 6; issue 39). A visitor who reads the first page that long finds the rest warm.
+WARMUP_DELAY_S = 6.0
+
+
 def _warm_up() -> None:
-    """Import what the paper pages need (ui, numpy, pandas, altair, torch, the topic modules) in a background
-    thread, once per server process, after the first page has been drawn: a cold server then shows its first page
-    without those 2-5 s of imports, and the second page finds them loaded. A page that needs a module before the
-    thread has imported it waits for that import (Python's import lock), never imports twice. Off under AppTest
-    and with TOYMODELS_WARMUP=0."""
+    """Import what the paper pages need (ui, numpy, pandas, altair, the topic modules) in a background thread,
+    once per server process, ``WARMUP_DELAY_S`` after the first page's script run (the browser draws it
+    meanwhile): the second page finds them loaded. A page that needs a module before the thread has imported it
+    waits for that import (Python's import lock), never imports twice. Off under AppTest and with
+    TOYMODELS_WARMUP=0."""
     import importlib
     import threading
+    import time
 
     from streamlit import config
 
@@ -137,6 +144,7 @@ def _warm_up() -> None:
     @st.cache_resource(show_spinner=False)
     def start() -> threading.Thread:
         def work() -> None:
+            time.sleep(WARMUP_DELAY_S)
             for name in ["ui"] + [p.import_name for p in PAPERS if p.has_page and p.import_name]:
                 try:
                     importlib.import_module(name)

@@ -151,6 +151,7 @@ def main() -> None:
     ap.add_argument("--after-home", type=float, default=None, metavar="SECONDS",
                     help="open Home first, wait this long (a visitor reading it), then time the page: the usual "
                          "path into a paper page of a fresh server")
+    ap.add_argument("--port", type=int, default=None, help="serve on this port if it is free (else any free one)")
     a = ap.parse_args()
     names = a.pages or ["home"] + [p.topic for p in PAPERS if p.has_page]
     cold: dict[str, float] = {}
@@ -162,7 +163,7 @@ def main() -> None:
             marker = "text=Best Paper awards" if name == "home" else ".st-key-claims-ledger, .st-key-result-strip"
             times = []
             for _ in range(a.repeat):
-                with serve() as url:
+                with serve(port=a.port) as url:
                     page = browser.new_page(viewport={"width": 1400, "height": 900})
                     if a.after_home is not None and name != "home":
                         open_page(page, url, "text=Best Paper awards")

@@ -79,7 +79,6 @@ def main() -> int:
         stage(rows, "generate 16 x 256, 200-token prompt (worst memory)",
               lambda: R.generate([prompt], n=16, max_new_tokens=R.MAX_NEW_TOKENS, chat=False, seed=0).n_tokens)
     stage(rows, "load minilm", R.minilm)
-    stage(rows, "minilm embedder (shared weights)", R.minilm_embedder)
     stage(rows, "trace minilm (256 tokens)", lambda: R.trace("minilm", long_text, max_tokens=R.MAX_TOKENS).meta)
     print(json.dumps({"rows": rows, "rss_final_mb": round(_status("VmRSS"))}))
     return 0

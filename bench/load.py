@@ -254,37 +254,67 @@ async def _page_errors(page, js_errors: list[str]) -> list[str]:
     return errs
 
 
-async def _find_button(page):
-    """The first visible Run/Train button (not a sweep if a single run exists); opens expanders and tabs."""
-    async def visible_candidates():
-        found = []
-        buttons = page.get_by_role("button", name=BUTTON_TEXT)
-        for i in range(await buttons.count()):
-            b = buttons.nth(i)
-            if await b.is_visible() and await b.is_enabled():
-                found.append((bool(SKIP_BUTTON_TEXT.search(await b.inner_text())), i, b))
-        return [b for _, _, b in sorted(found, key=lambda t: (t[0], t[1]))]
+async def _visible_button(page):
+    """The first visible, enabled Run/Train button on screen (a single run before a sweep), or None."""
+    found = []
+    buttons = page.get_by_role("button", name=BUTTON_TEXT)
+    for i in range(await buttons.count()):
+        b = buttons.nth(i)
+        if await b.is_visible() and await b.is_enabled():
+            found.append((bool(SKIP_BUTTON_TEXT.search(await b.inner_text())), i, b))
+    return min(found, key=lambda t: (t[0], t[1]))[2] if found else None
 
-    found = await visible_candidates()
-    if found:
-        return found[0]
-    # buttons folded away: open every closed expander, then try each tab
+
+async def _open_expanders(page) -> None:
     summaries = page.locator("[data-testid='stExpander'] details:not([open]) > summary")
     for i in range(await summaries.count()):
         with contextlib.suppress(Exception):
             await summaries.nth(i).click(timeout=5000)
-    found = await visible_candidates()
-    if found:
-        return found[0]
+
+
+async def _each_tab(page, timeout: float):
+    """Open each tab of the page in turn (yields after each is drawn). A tab bound to the link
+    (``st.tabs(key=..., bind="query-params")``) draws its panel only after the rerun its click starts, so the page
+    is waited for, and the tab's expanders opened, before the caller looks."""
     tabs = page.get_by_role("tab")
     for i in range(await tabs.count()):
         with contextlib.suppress(Exception):
-            await tabs.nth(i).click(timeout=5000)
-            await page.wait_for_timeout(300)  # the panel is shown on the next frame (slow under load)
-            found = await visible_candidates()
-            if found:
-                return found[0]
+            tab = tabs.nth(i)
+            if await tab.get_attribute("aria-selected") != "true":
+                await tab.click(timeout=5000)
+                await page.wait_for_timeout(300)  # the panel is shown on the next frame (slow under load)
+                await _script_done(page, timeout)
+            await _open_expanders(page)
+            yield " ".join((await tab.inner_text()).split())
+
+
+async def _find_button(page, timeout: float = 60.0):
+    """The first visible Run/Train button (not a sweep if a single run exists); opens expanders and tabs."""
+    if (found := await _visible_button(page)) is not None:
+        return found
+    await _open_expanders(page)  # buttons folded away: open every closed expander, then try each tab
+    if (found := await _visible_button(page)) is not None:
+        return found
+    async for _ in _each_tab(page, timeout):
+        if (found := await _visible_button(page)) is not None:
+            return found
     return None
+
+
+async def _button_behind_knobs(page, timeout: float) -> tuple:
+    """For a page that shows its shipped view at the default settings and offers a run only once a knob moves
+    (the knobs in a tab): each tab in turn, its settings form applied at its minimum or its knobs set to their
+    minimum, then the Run/Train button looked for. Returns (button or None, inputs changed, the tab's name)."""
+    main = page.locator("[data-testid='stMain'], section.main").first
+    changed, where = 0, None
+    async for name in _each_tab(page, timeout):
+        moved = await _apply_smallest(page, timeout) or await _smallest_settings(page, main, timeout)
+        if moved:
+            changed, where = changed + moved, name
+            await _script_done(page, timeout)
+            if (found := await _visible_button(page)) is not None:
+                return found, changed, name
+    return None, changed, where
 
 
 async def _what_is_there(page) -> dict:
@@ -352,14 +382,21 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     """Start one live computation with the smallest settings and wait for it to finish: the page's single-run
     Run/Train button (after applying the smallest settings where a form only applies them), else a sweep, else
     (a page that computes live from its knobs) every knob of the page at its minimum."""
-    button = await _find_button(page)
+    button = await _find_button(page, page_timeout)
     if button is None or SKIP_BUTTON_TEXT.search(await button.inner_text()):
         if await _apply_smallest(page, page_timeout):
-            button = await _find_button(page) or button
-    if button is None:
+            button = await _find_button(page, page_timeout) or button
+    tab = None
+    if button is None:  # knobs in a tab, and a button only once they leave the shipped settings
         start = time.perf_counter()
-        changed = await _smallest_settings(page, page.locator("[data-testid='stMain'], section.main").first, timeout)
-        out = {"button": "none: the page's knobs at their minimum (it computes live)" if changed else None,
+        button, changed, tab = await _button_behind_knobs(page, page_timeout)
+    if button is None:
+        if tab is None:
+            start = time.perf_counter()
+            changed = await _smallest_settings(page, page.locator("[data-testid='stMain'], section.main").first,
+                                               timeout)
+        where = f"the knobs of its tab '{tab}'" if tab else "the page's knobs"
+        out = {"button": f"none: {where} at their minimum (it computes live)" if changed else None,
                "settings_at_minimum": changed, "seconds": round(time.perf_counter() - start, 2),
                "errors": await _page_errors(page, js_errors)}
         if not changed:
@@ -377,7 +414,7 @@ async def _compute(page, js_errors, timeout: float, page_timeout: float) -> dict
     # the button may have been redrawn by the reruns: wait for the page to settle, then find it again
     start = time.perf_counter()
     await _script_done(page, timeout)
-    again = await _find_button(page)
+    again = await _find_button(page, page_timeout)
     if again is None:  # at the smallest settings the run is cheap enough that the page computed it by itself
         return {"button": f"none: at the smallest settings '{label}' ran by itself", "settings_at_minimum": changed,
                 "seconds": round(time.perf_counter() - start, 2), "errors": await _page_errors(page, js_errors)}

@@ -8,6 +8,7 @@ import streamlit as st
 
 import toymodels.deep_crl as M
 import ui
+from toymodels.deep_crl import prose
 
 A = M.analysis
 TOPIC = M.TOPIC
@@ -115,16 +116,7 @@ with fig_col.container(key="headline-figure"):
                    f"{ui.term('residual block', TOPIC, shown='residual blocks')} of 4.")
 
 with side_col:
-    if test:
-        lo, hi = test["ci"]
-        notice = (f"Success is all-or-nothing per seed: a seed either reaches the {T['far goal']} or almost never "
-                  f"does. Depth {deep} {T['solved seed'].replace('solved seed', 'solves')} {test['solved_deep']} of "
-                  f"{test['n_deep']} seeds, depth {shallow} {test['solved_shallow']} of {test['n_shallow']} "
-                  f"({T['Fisher']}, one-sided p = {test['p_value']:.3g}; difference {test['diff']:+.2f}, 90% "
-                  f"{T['Newcombe']} [{lo:+.2f}, {hi:+.2f}]).")
-    else:
-        notice = (f"Only depth {', '.join(map(str, sorted(runs)))} is in this build: the registered test compares "
-                  f"depth {deep} with depth {shallow}." if runs else "")
+    notice = prose.headline_notice(test, runs, deep, shallow, T)
     ui.headline_claim(verdict, notice=notice, ours_label=f"Our toy, {M.ONLINE60.seeds} seeds per depth")
     st.caption(f"{T['contrastive RL']}: no reward; a {T['critic']} learns which states lead to which goals. The "
                f"paper's number is {T['time at goal']} on Ant mazes (of 1000 steps), ours seeds solved on a 2-D "
@@ -211,16 +203,7 @@ if len(runs) > 1 and ui.shown("agents", active):
                            f"{fin.spearman_corridor:.2f}")
         cor = A.corridor_test(table, min(runs), max(runs)) if len(runs) > 1 else None
         if cor:
-            st.markdown(
-                f"Yellow = high value (near the goal, red ring). Over all seeds, the median of ρ(corridor) − "
-                f"ρ(straight "
-                f"line) is {cor['median_shallow']:+.2f} at depth {cor['shallow']} and {cor['median_deep']:+.2f} at "
-                f"depth {cor['deep']}: " + ("the deep critic follows the corridor more than the straight line."
-                                            if cor["median_deep"] > 0 else
-                                            f"the depth-{cor['deep']} critic ranks the maze more by straight-line "
-                                            "distance than by the corridor (the paper's Fig. 9 finds this only "
-                                            "at depth "
-                                            "4). The registered test of this, at depth 16, is in the claims table."))
+            st.markdown(prose.corridor_text(cor))
 
         curves = A.online_curve_means(runs)
         st.markdown("**Training curves** (mean over seeds): the critic learns at every depth (its accuracy picks the "
@@ -241,9 +224,7 @@ if ui.shown("offline", active):
     with st.container(key="crl-offline"):
         st.subheader("Offline, the paper expects no depth gain (§4.6)")
         if critic is None:
-            st.markdown(f"The paper reports {M.PAPER['offline'].value} ({M.PAPER['offline'].source}). Our test of it, "
-                        "an offline critic at depths 4, 16 and 64 against a wide depth-4 critic with the same "
-                        "parameters, was registered before its run on fresh seeds; that run is not in this build.")
+            st.markdown(prose.offline_pending(M.PAPER['offline']))
             st.info("The offline critic on its registered seeds is not shipped in this build: the offline claim in the "
                     "ledger below says why and how to ship it.", icon=":material/hourglass_top:")
         else:
@@ -264,20 +245,8 @@ if ui.shown("offline", active):
                 tooltip=["depth", "width", "seed", "params", alt.Tooltip("spearman_geodesic:Q", format=".3f")])
                      .properties(height=300), "deep-crl-offline", data=both,
                      alt_text="Spearman rho of each offline critic with corridor distance, per seed and depth")
-            st.markdown(
-                f"The paper found *{M.PAPER['offline'].value}* ({M.PAPER['offline'].source}). Here a random walk "
-                f"collects the data, so exploration plays no part, and every critic is scored on pairs of cells "
-                f"farther apart than any training episode reaches. Per seed (same data for every critic), depth "
-                f"{pc['deep']} gains {pc['depth_mean']:+.3f} in ρ over depth {pc['shallow']} at the same width "
-                f"({pc['level']:.0%} interval [{pc['depth_lo']:+.3f}, {pc['depth_hi']:+.3f}]): the paper's comparison, "
-                "which the offline claim in the ledger decides. Our own finding beside it, not the paper's claim: a "
-                f"depth-4 critic of width {pc['wide_width']} with depth {pc['deep']}'s parameters trails it by "
-                f"{pc['param_mean']:+.3f} ([{pc['param_lo']:+.3f}, {pc['param_hi']:+.3f}]): offline, what depth adds "
-                "here, parameters add too.")
-            st.caption(f"{M.GRID_LABELS[ccfg['maze']]}; {ccfg['episodes']:,} random-walk episodes of "
-                       f"{ccfg['episode_len']} steps, γ = {ccfg['gamma']}; {len(pc['seeds'])} seeds, each the mean of "
-                       f"the evaluations in the last quarter of {ccfg['steps']:,} SGD steps. Straight-line distance "
-                       f"scores ρ = {critic['euclid_scored_spearman']:.2f} on these pairs.")
+            st.markdown(prose.offline_text(pc, M.PAPER['offline']))
+            st.caption(prose.offline_caption(critic, pc, M.GRID_LABELS[ccfg["maze"]]))
 
 # --------------------------------------------------------------------------- knobs
 
@@ -296,11 +265,8 @@ def train_your_own() -> None:
     k[2].metric("Estimated CPU time", f"~{cost:.0f} s", help=f"on an idle core; a shared server is slower; limit "
                 f"{M.BUDGET:.0f} s")
     if k[3].button("Train", key="crl_train", type="primary", icon=":material/play_arrow:"):
-        try:
-            M.train.budget(cfg=cfg)
+        if not ui.refused(M.train, cfg):
             st.session_state["crl_last"] = cfg
-        except M.InputError as exc:
-            st.warning(ui.plain(exc))
     last = st.session_state.get("crl_last")
     if last is not None:
         with ui.guard():
@@ -329,11 +295,8 @@ def sweep() -> None:
     param = ui.knob(M.KNOBS, "crl_sweep_param", where=s1)
     values = ui.knob(M.KNOBS, f"crl_sweep_values_{param}", where=s2)
     if s3.button("Run sweep", key="crl_sweep", icon=":material/play_arrow:"):
-        try:
-            M.sweep.budget(cfg=M.DEFAULT, param=param, values=list(values))
+        if not ui.refused(M.sweep, M.DEFAULT, param, list(values)):
             st.session_state["crl_sweep_last"] = (param, list(values))
-        except M.InputError as exc:
-            st.warning(ui.plain(exc))
     if st.session_state.get("crl_sweep_last"):
         p, vals = st.session_state["crl_sweep_last"]
         with ui.guard():
@@ -349,8 +312,10 @@ def sweep() -> None:
 # --------------------------------------------------------------------------- train your own, details, the lab notebook
 TABS = ["Train your own", "Offline critic in detail", "Ablations", "Paper's numbers", "Lab notebook"]
 tab_train, tab_critic, tab_ablations, tab_paper, tab_lab = st.tabs(TABS, key="crl_tabs", bind="query-params")
+# Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
 
-with tab_train:
+
+def train_tab() -> None:
     if ui.shown("train", active):
         with st.container(key="crl-train"):
             st.subheader("Train your own")
@@ -359,7 +324,13 @@ with tab_train:
         st.subheader("Sweep one knob")
         sweep()
 
-with tab_critic:
+
+if tab_train.open:
+    with tab_train:
+        train_tab()
+
+
+def critic_tab() -> None:
     if critic is None:
         st.info("The offline critic is not shipped in this build.", icon=":material/hourglass_top:")
     else:
@@ -433,7 +404,13 @@ with tab_critic:
         st.caption("Yellow = high (near the goal, red cross). A critic that learned the walls is bright along the "
                    "corridor leading in through the gaps, not in a disc around the goal.")
 
-with tab_ablations:
+
+if tab_critic.open:
+    with tab_critic:
+        critic_tab()
+
+
+def ablations_tab() -> None:
     ab_runs = {ab: M.stored(f"ablation20_{ab}") for ab in M.ABLATIONS}
     if any(r is None for r in ab_runs.values()):
         st.info("The ablation runs are not shipped in this build: the ablations claim in the ledger says why "
@@ -460,7 +437,13 @@ with tab_ablations:
                    "41). The paper finds that dropping the skips or LayerNorm, or ReLU instead of Swish, hurts at "
                    "large depth.")
 
-with tab_paper:
+
+if tab_ablations.open:
+    with tab_ablations:
+        ablations_tab()
+
+
+def paper_tab() -> None:
     p1, p2 = st.columns(2)
     t1 = pd.DataFrame(M.PAPER["table1"].value)
     p1.dataframe(t1.rename(columns={"depth_4": "depth 4", "depth_64": "depth 64"}), hide_index=True, width="stretch")
@@ -475,7 +458,13 @@ with tab_paper:
     st.caption(f"The paper's numbers ({M.PAPER['table1'].source} and {M.PAPER['curves'].source}), quoted as "
                "references: time at goal out of 1000 steps.")
 
-with tab_lab:
+
+if tab_paper.open:
+    with tab_paper:
+        paper_tab()
+
+
+def lab_tab() -> None:
     st.markdown("Every configuration tried on this topic, failures included, in the order it was tried (the "
                 "runs that decide the claims now are the shipped views above).")
     st.table(pd.DataFrame(M.NOTEBOOK).astype(str).set_index("when"))  # mixed columns (3, "3 / 2") as text
@@ -491,29 +480,16 @@ with tab_lab:
                           f"spearman_d{d1}", "gain_spearman", "gain_sem", "depth_helps", "cpu_s"]],
                      hide_index=True, width="stretch")
     with st.expander("Equations and where the toy departs from the paper's code", icon=":material/info:"):
-        st.latex(r"\mathcal L_{\text{critic}} = -\frac1B\sum_i\Big[L_{ii} - \log\sum_j e^{L_{ij}}\Big]"
-                 r" + 0.1\cdot\frac1B\sum_i\Big(\log\sum_j e^{L_{ij}}\Big)^2,\quad L_{ij}=f(s_i,a_i,g_j)")
-        st.latex(r"\mathcal L_{\text{actor}} = \mathbb E\big[\alpha \log\pi(a\mid s,g) - f(s,a,g)\big]")
-        st.markdown(
-            "A point mass in the JaxGCRL U-maze, $s' = s + 0.75\\,a$, $a\\in[-1,1]^2$, cells 2.5 units; no reward. "
-            "Actor, φ and ψ are the paper's residual MLPs (Dense → LayerNorm → Swish, blocks of 4 with a skip), "
-            "width 64; goals relabeled from the same episode with $P(d)\\propto\\gamma^{d-1}$. Three departures the "
-            "CPU runs needed to reach the far goal at all (switches in `Config`; *paper-exact* turns them off): "
-            "half of the actor's goals come from another row; α starts at 0.1 with log-α learning rate 3e-3; walls "
-            "stop each axis of a move separately.")
+        ui.blocks(prose.EQUATIONS)
     with st.expander("What it would take to see the paper's depth gains", icon=":material/lightbulb:"):
-        st.markdown(
-            "- **The paper's scale.** Its gains come at 100-400M environment steps, batch 512, width 256 and depth "
-            "up to 1024; here ~2M environment steps and 4,000 SGD steps, width 64, depth ≤ 16 online.\n"
-            "- **Larger observations.** The paper's biggest gains are on Humanoid (268-d observations); here (x, y). "
-            "The lifted 128-d observation in *Train your own* is a small step that way.\n"
-            "- **Exploration.** Failing seeds rarely enter the far cell during training (0-6% of episodes against "
-            "15-20% for solving seeds): the all-or-nothing outcome is mostly about exploration, which the paper's "
-            "collector experiment (Fig. 8) says depth and data drive together.")
+        ui.blocks(prose.SCALE)
+
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
 
 # --------------------------------------------------------------------------- the ledger, terms, cite/code/present
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
 _yours = st.session_state.get("_crl_cfg_shown", M.DEFAULT)
 _snippet = ("from toymodels.threads import set_thread_policy\n\nset_thread_policy(1)  # one thread, as the page\n"
             "import toymodels.deep_crl as M\n\nA = M.analysis\n"
@@ -525,8 +501,6 @@ _shown = {} if not test else {
     f"seeds solved at depth {deep}": ("result['solved_deep']", test["solved_deep"]),
     f"seeds solved at depth {shallow}": ("result['solved_shallow']", test["solved_shallow"]),
     "Fisher's exact test, one-sided p": ("result['p_value']", f"{test['p_value']:.3g}")}
-ui.share(paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes of CPU):\n# "
-         + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
-         cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)
-
-ui.device_caption()
+ui.page_end(verdict, paper, _snippet + "# your own run, with the settings of the 'Train your own' tab (minutes "
+            "of CPU):\n# " + ui.call_snippet("deep_crl", "train", _yours).split("\n")[-2] + "\n",
+            cli="python -m toymodels reproduce deep-crl --quick", shown=_shown)

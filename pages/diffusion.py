@@ -6,6 +6,7 @@ import streamlit as st
 
 import toymodels.diffusion as D
 import ui
+from toymodels.diffusion import prose
 
 TOPIC = D.TOPIC
 
@@ -30,11 +31,6 @@ def side_by_side(*charts) -> None:
     for column, (title, chart, name, data) in zip(st.columns(len(charts)), charts):
         with column:
             ui.chart(chart.properties(title=title), name, data=data, alt_text=title)
-
-
-def _ci(pair, digits: int = 2) -> str:
-    lo, hi = pair
-    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def timescale_chart(ts: pd.DataFrame, fits: dict, ns, names: dict, height: int = 400) -> alt.LayerChart:
@@ -109,27 +105,14 @@ with fig_col.container(key="headline-figure"):
         data=headline, span=0.6,
         alt_text="τ_gen and τ_mem against the training-set size n on log-log axes, per seed and geometric means")
 with side_col:
-    ui.headline_claim(verdict, claim="tau-mem-linear", notice=(
-        f"The memorisation time {T['τ_mem']} (orange) grows in proportion to n (slope "
-        f"{study['tau_mem_slope']:.2f}, 95% CI {_ci(study['tau_mem_slope_ci'])}) while the time to good samples "
-        f"{T['τ_gen']} (blue) does not (slope {study['tau_gen_slope']:.2f}): the stretch of training where the model "
-        f"generates without copying widens with the training set. {len(sper)} models, {scfg['seeds']} seeds per n."))
+    ui.headline_claim(verdict, claim="tau-mem-linear", notice=prose.headline_notice(study, T))
     st.caption(f"{T['f_mem']}: the share of samples that copy a training point. Dots: seeds; diamonds: geometric "
                "means; dashed: the fitted power law.")
 if not fresh:
     st.caption("Some shipped views are stale: their numbers may differ from what the code computes now.")
 ui.ledger_strip(verdict)
 with st.expander("How the window study was run", icon=":material/science:"):
-    st.markdown(
-        f"The paper's {T['GMM']} check (SM B, d = {scfg['d']}): the SM B network (W = {scfg['width']}, p = "
-        f"{study['n_params']:,}) trained full batch with Adam (lr {scfg['lr']:g}) for a fixed S = "
-        f"{scfg['steps_per_n']:.0f} n steps (the run length does not depend on the outcome). At "
-        f"{scfg['ckpt_per_decade']} log-spaced checkpoints per decade (and at 100 n, 200 n, 300 n) we draw "
-        f"{scfg['n_samples']:,} {T['DDIM']} samples ({scfg['ddim_steps']} steps, the same starting noise every time). "
-        "τ_mem: the last upward crossing of f_mem = 2% (Eq. 6, k = 1/3); τ_gen: the score error against the exact "
-        "GMM score has made 90% of its drop. Small points: seeds; diamonds: geometric means; dashed: the "
-        "least-squares power law; intervals: stratified bootstrap over seeds. Every crossing lies at most "
-        f"{sper.fraction_of_run.max():.2f} of the way through its run.")
+    st.markdown(prose.study_method(study, T))
 
 tab_win, tab_fm, tab_rf, tab_viz, tab_more, tab_lab = st.tabs(TABS, key="diff_tab", bind="query-params")
 
@@ -143,8 +126,8 @@ def n_color(ns) -> alt.Color:
                      legend=alt.Legend(orient="bottom", columns=4))
 
 
-wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
-with tab_win:
+def window_tab(wcfg: D.WindowConfig) -> D.WindowConfig:
+    """The window tab; returns the live sweep's knobs (``wcfg``, the shipped view's, when the sweep is not shown)."""
     mean = D.window_curves(study["curves"]).assign(f_plot=lambda d: d.f_mem_plot)
     per_seed = D.seed_curves(study["curves"])
     col = n_color(scfg["ns"])
@@ -204,15 +187,7 @@ with tab_win:
             wcfg = ui.form(D.KNOBS, D.WindowConfig(), ["win_ns", "win_seeds", "win_width", "win_spn"],
                            key="window_form", submit="Run (up to about a minute, with a progress bar)").normalised()
             win_run = ui.submitted("window_form")
-            win = None
-            try:
-                if wcfg == D.VIEWS["window"].arguments()["cfg"]:
-                    win = ui.view(D, "window")
-                else:
-                    win = ui.compute(D.train_window, wcfg, label="Training the denoisers…", run=win_run,
-                                     seconds=D.expected_seconds(wcfg))
-            except D.InputError as exc:
-                st.error(ui.plain(exc), icon=":material/error:")
+            win = ui.view_or_compute(D, "window", wcfg, run=win_run, seconds=D.expected_seconds(wcfg))
             if win is not None:
                 wts = D.timescales(D.model_times_table(win["curves"]), win["summary"])
                 wnames = {"τ_gen": f"τ_gen ∝ n^{win['tau_gen_slope']:.2f}",
@@ -222,9 +197,19 @@ with tab_win:
                 ui.chart(timescale_chart(wts, wfits, wcfg.ns, wnames, height=320), "diffusion_your_window", data=wts,
                          alt_text="your run: τ_gen and τ_mem against n")
                 st.caption(D.run_summary(win) + f" (S = {wcfg.steps_per_n:.0f} n, W = {wcfg.width}.)")
+    return wcfg
+
+
+# Only the open tab is drawn (a tab click reruns the page); what a closed tab would set keeps its default.
+wcfg = D.VIEWS["window"].arguments()["cfg"]     # the live sweep's knobs, when the sweep is shown
+if tab_win.open:
+    with tab_win:
+        wcfg = window_tab(wcfg)
 
 # --------------------------------------------------------------------------- CFM against EFM
-with tab_fm:
+
+
+def cfm_efm_tab() -> None:
     fmr = ui.view(D, "cfm_efm_fresh")      # the registered fresh seeds (issue 41): the run that decides the claim
     fcfg = fmr["config"]
     st.markdown("Bertrand et al. ask whether diffusion-style models generalise *because* their regression target is "
@@ -232,11 +217,7 @@ with tab_fm:
                 "the closed-form velocity")
     st.latex(r"\hat u^\star(x,t)=\sum_i\lambda_i\,\frac{x^{(i)}-x}{1-t},\qquad "
              r"\lambda=\operatorname{softmax}_i\Big(-\frac{\|x-t\,x^{(i)}\|^2}{2(1-t)^2}\Big),")
-    st.markdown("and training on $\\hat u^\\star$ itself (**EFM**, their Alg. 2 with the whole training set) removes "
-                "the noise. If the noise were what prevents memorisation, EFM would memorise more. Here the same "
-                f"network (SM B, width {fcfg['width']}) learns 8×8 digits from training sets of "
-                f"{' and '.join(str(n) for n in fcfg['ns'])} digits, {fcfg['seeds']} paired seeds each: a CFM and an "
-                "EFM model share their training set, initialisation and every draw of x₀, t and batch.")
+    st.markdown(prose.fm_setup(fcfg))
     st.markdown(f"**What to notice:** {D.fm_reading(fmr)}")
     fc = D.fm_curves(fmr["curves"])
     refs = D.fm_references(fmr["references"])
@@ -272,21 +253,20 @@ with tab_fm:
                 "held-out digit; the closed-form sampler copies training digits, fresh real digits are new ones):")
     st.container(key="diff-fm").dataframe(D.fm_table(fmr["fm_per_n"], fmr["references"]).round(3),
                                           hide_index=True, width="stretch", key="fm-table")
-    moved = fmr["fm_vm_change_second_half"]
-    st.caption(f"Both arms train {fcfg['steps']:,} steps (batch {fcfg['batch']}, Adam {fcfg['lr']:g}); "
-               f"{fcfg['n_samples']} Euler samples ({fcfg['euler_steps']} steps) from the same noise at every "
-               f"checkpoint. Convergence: the fit to û* (VM loss, seeds' mean) moved by {100 * moved['cfm']:.1f}% "
-               f"(CFM) and {100 * moved['efm']:.1f}% (EFM) over the second half of training. Pooled over the "
-               f"{len(fmr['fm_pairs'])} pairs: Δf_mem = {fmr['fm_diff']:+.3f}, 95% CI {_ci(fmr['fm_diff_ci'], 3)}. "
-               f"The claim asks whether the difference stays within ±{D.FM_MARGIN:g} (equivalence, the ledger's "
-               f"rule): seeds drawn from seed {fcfg['seed']}, registered before the run; the first run (seed 0) is "
-               "in the lab notebook.")
+    st.caption(prose.fm_caption(fmr, D.FM_MARGIN))
     ui.download_csv(fmr["fm_pairs"], "diffusion_cfm_efm_pairs.csv", label="Download the pairs (CSV)")
     ui.download_csv(fmr["curves"], "diffusion_cfm_efm_curves.csv", label="Download every checkpoint (CSV)",
                     key="fm-curves-csv")
 
+
+if tab_fm.open:
+    with tab_fm:
+        cfm_efm_tab()
+
 # --------------------------------------------------------------------------- theory: random features
-with tab_rf:
+
+
+def random_features_tab() -> None:
     st.markdown("§3 of the paper: a score $s_A(x)=\\frac{A}{\\sqrt p}\\tanh(Wx/\\sqrt d)$ with frozen Gaussian $W$ "
                 "and trained $A$ (from 0), at one diffusion time $t$, on $n=\\psi_n d$ standard Gaussian points "
                 "with $p=\\psi_p d$ features. Gradient flow is linear, so it is solved in the eigenbasis of "
@@ -309,9 +289,7 @@ with tab_rf:
     slopes = rst["per_seed"].rename(columns={"tau_mem_slope": "τ_mem (spectrum)", "tau_mem_gap_slope": "τ_mem (gap)",
                                              "tau_mem_theory_slope": "τ_mem (Thm 3.2 edge)",
                                              "tau_gen_slope": "τ_gen"})
-    st.markdown(f"**Slopes against ψ_n per seed.** Mean τ_mem slope {rst['tau_mem_slope']:.2f} (95% CI "
-                f"{_ci(rst['tau_mem_slope_ci'])}), τ_gen slope {rst['tau_gen_slope']:.2f} (95% CI "
-                f"{_ci(rst['tau_gen_slope_ci'])}).")
+    st.markdown(prose.rf_slopes(rst))
     st.dataframe(slopes, hide_index=True, width="stretch", key="rf-slopes")
     edges = D.rf_edges(rst["summary"])
     st.markdown("**Where the measured slope comes from: the lower edge of ρ₁**, measured (the first eigenvalue of U "
@@ -326,15 +304,7 @@ with tab_rf:
         rcfg = ui.form(D.KNOBS, D.RFConfig(), ["rf_psi_p", "rf_t", "rf_d", "rf_psi_n"], columns=3, key="rf_form",
                        submit="Run (up to about a minute, with a progress bar)").normalised()
         rf_go = ui.submitted("rf_form")
-        rres = None
-        try:
-            if rcfg.normalised() == D.VIEWS["rf"].arguments()["cfg"].normalised():
-                rres = ui.view(D, "rf")
-            else:
-                rres = ui.compute(D.run_rf, rcfg, label="Estimating U, V and solving the dynamics…", run=rf_go,
-                                  seconds=D.expected_seconds(rcfg))
-        except D.InputError as exc:
-            st.error(ui.plain(exc), icon=":material/error:")
+        rres = ui.view_or_compute(D, "rf", rcfg, run=rf_go, seconds=D.expected_seconds(rcfg))
         if rres is not None:
             rs = rres["summary"]
             rc, spec = D.rf_curves(rres["curves"]), D.rf_spectra(rres["spectra"])
@@ -366,6 +336,11 @@ with tab_rf:
                        f"{rs.loss_train_10.min():.3f}–{rs.loss_train_10.max():.3f} / "
                        f"{rs.loss_test_10.min():.3f}–{rs.loss_test_10.max():.3f}.")
             ui.download_csv(rs, "diffusion_rf_summary.csv", label="Download RF timescales (CSV)", key="rf-csv")
+
+
+if tab_rf.open:
+    with tab_rf:
+        random_features_tab()
 
 # --------------------------------------------------------------------------- visualiser
 
@@ -416,8 +391,9 @@ def visualiser() -> None:
                    f"{res['fmem_learned']:.2f}). Slide u from 1 to 0 to run the reverse process.")
 
 
-with tab_viz:
-    visualiser()
+if tab_viz.open:
+    with tab_viz:
+        visualiser()
 
 # --------------------------------------------------------------------------- Bertrand et al.'s other findings, ELS
 
@@ -440,7 +416,7 @@ def els_machine() -> None:
                "(median r² 0.94–0.96); here P is fixed.")
 
 
-with tab_more:
+def flow_matching_tab() -> None:
     st.markdown("**Bertrand et al., Finding 1:** in high dimension the closed-form velocity points at the one "
                 "training point that generated $x_t$ almost from the start, so the regression target is nearly "
                 "deterministic. **Finding 3:** follow û* up to a switch time τ, a trained network after: early "
@@ -468,8 +444,15 @@ with tab_more:
     st.divider()
     els_machine()
 
+
+if tab_more.open:
+    with tab_more:
+        flow_matching_tab()
+
 # --------------------------------------------------------------------------- lab notebook
-with tab_lab:
+
+
+def lab_tab() -> None:
     st.markdown("Every configuration tried for this page, including the ones that failed or were replaced, with "
                 "what it showed and what it cost (CPU seconds on one thread of the 2-core machine).")
     lab = D.lab_notebook()
@@ -482,11 +465,13 @@ with tab_lab:
                 "without `--quick` (the shipped studies' settings, about 50 minutes of CPU); "
                 "`python -m toymodels verdict diffusion` prints the ledger.")
 
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
+
 live = ui.call_snippet("diffusion", "train_window", wcfg).split("\n\n", 1)[1].replace("result =", "yours =")
-ui.share(paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# " + live,
-         cli="python -m toymodels reproduce diffusion --quick",
-         shown={"τ_mem slope": ("result['tau_mem_slope']", f"{study['tau_mem_slope']:.2f}"),
-                "τ_gen slope": ("result['tau_gen_slope']", f"{study['tau_gen_slope']:.2f}")})
-ui.device_caption()
+ui.page_end(verdict, paper, ui.view_snippet(D, "study") + "# the live sweep's knobs (about a minute of CPU):\n# "
+            + live, cli="python -m toymodels reproduce diffusion --quick",
+            shown={"τ_mem slope": ("result['tau_mem_slope']", f"{study['tau_mem_slope']:.2f}"),
+                   "τ_gen slope": ("result['tau_gen_slope']", f"{study['tau_gen_slope']:.2f}")})

@@ -8,6 +8,7 @@ import streamlit as st
 
 import toymodels.gated_attention as M
 import ui
+from toymodels.gated_attention import prose
 
 NAMES = dict(M.VARIANTS)
 GATED = [v for v in M.VARIANTS if v != "baseline"]
@@ -161,10 +162,7 @@ with fig_col.container(key="headline-figure"):
     st.caption("Bars: ours, 5 seeds, 95% interval; orange ticks: the paper (Table 4). 1: the whole sink gone "
                f"(attention at the uniform floor); 0: as the baseline; below 0: larger (beyond {LO:g}: labelled).")
 with side_col:
-    ui.headline_claim(verdict, notice=(
-        f"The paper's head-specific gates remove most of the {T['attention sink']}, its controls keep most of it. In "
-        f"the toy every gate at G1 removes it on {T['Bigram-Backcopy']}, the head-shared one too "
-        f"({ui.status_word(ours['headshared-keeps-bb'].status)} here); {T['G2']} makes it larger."))
+    ui.headline_claim(verdict, notice=prose.headline_notice(T, ui.status_word(ours['headshared-keeps-bb'].status)))
     st.caption(f"{T['F-Attn']}: the share of attention on the first token. {T['G1']}: a sigmoid gate on each head's "
                f"{T['SDPA']} output. The head-specific-dormancy task's claims are "
                f"{ui.status_word(ours['headshared-keeps-hsd'].status)} here (story, section 2)." if not hsd_seeds
@@ -175,7 +173,7 @@ ui.ledger_strip(verdict)
 # --------------------------------------------------------------------------- real pretrained models (issue 40)
 
 def _toy_best_ratio() -> float | None:
-    """The toy's largest first-token max/median over the massive-activation seeds (the one it never took to 100x)."""
+    """The toy's largest first-token max/median over the massive-activation seeds."""
     if mact_seeds is None:
         return None
     return float(M.mact_seed_table(mact_seeds).bos_ratio_baseline.max())
@@ -198,7 +196,7 @@ def _massive_chart(smol: dict, mini: dict, toy: float | None) -> alt.LayerChart:
         y="y:Q", x=alt.value(4), text="what:N")
     toy_text = alt.Chart(rules.iloc[2:]).mark_text(align="right", dy=10, color=ui.PALETTE[3]).encode(
         y="y:Q", x=alt.X(datum=int(smol["layers"].layer.max())), text="what:N")
-    return (line + rule + bars + toy_text).properties(height=270,
+    return (line + rule + bars + toy_text).properties(height=340,
                                                       title="The massive activation, median over 32 prompts")
 
 
@@ -210,7 +208,7 @@ def _share_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
         x=alt.X("layer:Q", title="attention layer"), y=alt.Y("v:Q", title="share of attention (queries i ≥ 1)"),
         color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(range=[ui.PALETTE[0], ui.NEUTRAL])),
-        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=270, title=title)
+        tooltip=["layer", "what", alt.Tooltip("v:Q", format=".3f")]).properties(height=340, title=title)
 
 
 def _entropy_chart(lay: pd.DataFrame, title: str) -> alt.Chart:
@@ -236,7 +234,8 @@ def _claims_line(ids: tuple[str, ...]) -> None:
 def real_lm_section() -> None:
     """Section 5: SmolLM2's sink and massive activation beside the toy's missing one, and Sun et al.'s ablation."""
     smol, mini = ui.view(M, "real_smollm2"), ui.view(M, "real_minilm_prompts")
-    st.subheader("5 · A real pretrained LM: the sink, and the massive activation the toy never built")
+    heading, toy_words = prose.toy_massive(mact_seeds) if mact_seeds is not None else ("the massive activation", "")
+    st.subheader(f"5 · A real pretrained LM: the sink, and {heading}")
     c1, c2 = st.columns(2)
     with c1:
         ui.chart(_share_chart(smol["layers"], "SmolLM2-135M: attention on the first token"),
@@ -246,20 +245,7 @@ def real_lm_section() -> None:
         ui.chart(_massive_chart(smol, mini, _toy_best_ratio()), "gated_attention_real_massive",
                  alt_text="token 0's largest activation over the layer median, per layer, SmolLM2 and MiniLM, with "
                           "the 100x and 1000x bars and the toy's best seed")
-    lay = smol["layers"]
-    over = lay.first_ratio.to_numpy() >= 100
-    first = int(np.argmax(over[1:])) + 1
-    gap = [int(b) for b in lay.layer if first < b < len(lay) - 1 and not over[b]]
-    big = int(lay.first_ratio.iloc[1:].to_numpy().argmax()) + 1
-    dip = (f" Where it falls back under 100× (block{'s' if len(gap) > 1 else ''} {', '.join(map(str, gap))}), the "
-           f"next layer's attention on token 0 falls to {lay.share.iloc[gap[-1] + 1]:.2f} (uniform "
-           f"{lay.uniform.iloc[0]:.2f}); it returns when block {big} writes "
-           f"{lay.first_ratio.iloc[big]:,.0f}× the median.") if gap else ""
-    st.markdown(f"**What to notice.** From block {first} on, dimension {int(lay.first_dim.iloc[big])} of token 0 sits "
-                "hundreds of times above its layer's median: the massive activation the toy's baselines never "
-                "reached (its best seed is the lowest dashed line). The attention layers that read it put half their "
-                f"attention on token 0.{dip} SmolLM2 has no gate, so the gate's effect cannot be tested on it; it "
-                "shows what the gate removes.")
+    st.markdown(f"**What to notice.** {prose.real_massive_notice(smol['layers'], toy_words)}")
     _claims_line(("real-sink-smollm2", "real-massive-smollm2", "real-sink-after-massive", "real-massive-minilm"))
     ab = smol["ablation"]
     if ab["target"] is not None:
@@ -324,7 +310,10 @@ def real_lm_live() -> None:
 tab_story, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the story
-with tab_story:
+# Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
+
+
+def story_tab() -> None:
     with st.container(key="ga-sink"):
         st.subheader("1 · The sink, and the gate that removes it")
         b = M.pair_summary(sink, "g1_elementwise")
@@ -335,15 +324,7 @@ with tab_story:
                            rule=b["floor"], rule_text=f"uniform floor {b['floor']:.3f}"), "gated_attention_sink_layers",
                      span=0.6, data=sink["layers"], alt_text="F-Attn per layer for the baseline and the G1 gates")
         with c2:
-            st.markdown(
-                f"A 2-layer toy LM trained on Bigram-Backcopy. Without a gate, queries "
-                f"put **{b['fattn_baseline']:.3f}** "
-                f"of their attention on `<s>` ({b['over_floor_baseline']:.1f}× the {b['floor']:.3f} a head attending "
-                f"uniformly would give): heads with nothing to copy park their attention there. With the G1 gate "
-                f"F-Attn is **{b['fattn']:.3f}** ({100 * b['removed']:.0f}% of the excess "
-                f"gone) and the gate's mean score "
-                f"{b['gate_mean']:.2f} (it starts at 0.5): the head is closed instead of parked. Loss "
-                f"{b['val_loss_baseline']:.3f} → {b['val_loss']:.3f} nats, Bayes {b['bayes_ce']:.3f}.")
+            st.markdown(prose.sink_text(b))
             h = ours.get("sink-removed")
             if h is not None:
                 st.caption(f"Over 5 fresh seeds: {h.ours} ({h.uncertainty}); status **{h.status}**" +
@@ -359,15 +340,7 @@ with tab_story:
     with st.container(key="ga-hsd"):
         st.subheader("2 · Head-specific dormancy: when one gate for all heads is not enough")
         hcfg = hsd_seeds["config"] if hsd_seeds else vars(M.PRESETS["hsd"][1])
-        st.markdown(
-            f"In Bigram-Backcopy every head is idle on the same queries (the non-triggers), so one gate shared by all "
-            f"heads can close them together. The paper's explanation of its head-shared control needs heads idle on "
-            f"*different* queries. This task builds that: each token is of kind A or "
-            f"B; after an A token the next token "
-            f"depends on the token before it, after a B token on the one two before. One head serves A-queries, the "
-            f"other B-queries, and each must do nothing on the other half. Head dimension "
-            f"{hcfg['d_model'] // hcfg['n_heads']}, {hcfg['n_layers']} layer(s), {hcfg['n_heads']} heads, "
-            f"T = {hcfg['seq_len']}" + ("." if hsd_seeds else f" (candidate {M.HSD_PILOT2[0]})."))
+        st.markdown(prose.hsd_text(hcfg, None if hsd_seeds else M.HSD_PILOT2[0]))
         if hsd_seeds is None:
             ruled_out = bool(M.HSD_PILOT2_RESULTS) and not M.HSD_NAME  # the registered pilot picked no configuration
             why = M.VIEWS["hsd_seeds"].pending
@@ -426,15 +399,8 @@ with tab_story:
                      "gated_attention_massive_seeds", span=0.6, data=mt,
                      alt_text="first token's largest activation over the median, baseline and G1, per seed, log scale")
         with c2:
-            st.markdown(
-                f"Sun et al. call an activation *massive* when it is about 1000× the "
-                f"median; in LLMs it sits on the first "
-                f"token, and the paper finds G1 removes it (M-Act {M.PAPER['mact_baseline'].value} → "
-                f"{M.PAPER['mact_g1_elementwise'].value}). Our criterion, fixed before the claim's seeds run: the "
-                f"baseline's first token ≥ {M.MACT_RATIO_MIN:.0f}× its layer's median, and G1 ≥ {M.MACT_CUT_MIN:.0f}× "
-                f"lower over all its layers. **{int(mt.meets.sum())} of {len(mt)}** "
-                f"{'seen ' if mact_seeds is None else ''}seeds meet it (median cut {mt.cut.median():.1f}×)" +
-                (f"; the claim is **{mm.status}**." if mm else "."))
+            st.markdown(prose.massive_text(mt, mact_seeds is None, mm.status if mm else None, M.PAPER,
+                                           M.MACT_RATIO_MIN, M.MACT_CUT_MIN))
         last = mt if mact_seeds is not None else M.mact_seen_table(mact)
         if mact_seeds is None:
             st.dataframe(mt, hide_index=True, width="stretch",
@@ -446,12 +412,7 @@ with tab_story:
                               "last_layer_fattn_g1"]], hide_index=True, width="stretch",
                         column_config={c: st.column_config.NumberColumn(format="%.3g")
                                        for c in last.columns if c != "seed"})
-        ll = last.iloc[0]
-        every.caption(f"The last two columns are F-Attn at the last layer: in this configuration G1 can build a sink "
-                   f"there (seed {int(ll.seed)}: {ll.last_layer_fattn_g1:.2f} against the baseline's "
-                   f"{ll.last_layer_fattn_baseline:.3f}, while G1's other layers have none), the layer where its MLP "
-                   "also writes its largest value on `<s>`. The paper's M-Act (largest |h| per layer, averaged over "
-                   "layers) is in the `mact_` columns.")
+        every.caption(prose.last_layer_caption(last.iloc[0]))
 
     with st.container(key="ga-real"):
         st.subheader("4 · The same sink in a real, ungated transformer")
@@ -510,10 +471,17 @@ with tab_story:
     st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
                 "and *How each claim is tested* gives each one's reason.")
 
+
+if tab_story.open:
+    with tab_story:
+        story_tab()
+
 # --------------------------------------------------------------------------- explore (the knobs)
-SHIPPED = {"default": (D, sink), "massive": (M.MACT_CFG, mact)}
+# preset -> (its configuration, the view holding its shipped run, that run's key in the view)
+SHIPPED = {"default": (D, "compare_all", "sink"), "massive": (M.MACT_CFG, "compare_all", "mact")}
 if M.HSD_NAME:
-    SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]), first)
+    SHIPPED["hsd"] = (replace(M.hsd_config(M.HSD_NAME), variant="g1_elementwise", seed=M.HSD_SEEDS[0]),
+                      "hsd_seeds", "first")
 FORM = ["ga_n_layers", "ga_n_heads", "ga_d_model", "ga_seq_len", "ga_steps", "ga_lr", "ga_seed", "ga_pos",
         "ga_qk_norm"]
 
@@ -525,25 +493,18 @@ def _fill_form() -> None:
         st.session_state[key] = getattr(cfg, M.KNOBS[key].name)
 
 
-with tab_explore:
+def explore_tab() -> tuple:
+    """The Explore tab; returns what the page's end shows: the settings, the variant, the pair and its summary."""
     pid = ui.knob(M.KNOBS, "ga_preset", on_change=_fill_form)
     cfg = ui.form(M.KNOBS, M.PRESETS[pid][1], FORM, submit="Apply settings", key="ga_form")
     variant = ui.knob(M.KNOBS, "ga_variant")
-    shipped = SHIPPED.get(pid)
-    res = None
-    if shipped is not None and replace(shipped[0], variant="baseline") == replace(cfg, variant="baseline") and \
-            variant in set(shipped[1]["summary"].variant):
-        res = shipped[1]
-    else:
-        try:
-            res = ui.compute(M.compare, cfg, ["baseline", variant], label=f"Train baseline and {NAMES[variant]}",
-                             seconds=M.expected_seconds(cfg, 2))
-        except M.InputError as exc:                                # over budget: a warning, before anything runs
-            ui.report_error(exc)
-        else:
-            if res is None:
-                st.info("Showing the shipped sink default below until these settings are trained.",
-                        icon=":material/info:")
+    shipped_cfg, view_name, part = SHIPPED.get(pid, (None, "compare_all", "sink"))
+    same = shipped_cfg is not None and replace(shipped_cfg, variant="baseline") == replace(cfg, variant="baseline") \
+        and variant in set(ui.view(M, view_name)[part]["summary"].variant)
+    res = ui.view_or_compute(M, view_name, cfg, ["baseline", variant], fn="compare", same=same, part=part,
+                             label=f"Train baseline and {NAMES[variant]}", seconds=M.expected_seconds(cfg, 2))
+    if res is None and not same:                                  # not trained yet, or over budget (a warning)
+        st.info("Showing the shipped sink default below until these settings are trained.", icon=":material/info:")
     if res is None:
         res, cfg = sink, D
     summ, layers = res["summary"].set_index("variant"), res["layers"]
@@ -661,9 +622,20 @@ with tab_explore:
             else:
                 st.caption(f"Two batched trainings at the settings above, about "
                            f"{M.expected_seconds(cfg, 2 * len(lrs)):.0f} s on one CPU thread.")
+    return cfg, variant, pair, ps
+
+
+# Explore closed: the page's end shows its default (the shipped sink run, G1 elementwise against the baseline).
+cfg, variant = D, M.KNOBS["ga_variant"].default
+pair, ps = ["baseline", variant], M.pair_summary(sink, variant)
+if tab_explore.open:
+    with tab_explore:
+        cfg, variant, pair, ps = explore_tab()
 
 # --------------------------------------------------------------------------- reproduce
-with tab_repro:
+
+
+def reproduce_tab() -> None:
     st.markdown("Every gated variant against the paper's Table 4 (15A2B MoE, 400B tokens; its columns are references "
                 f"only). The sink default, seed 0: uniform floor {float(sink['floor']):.3f}, realised Bayes CE "
                 f"{float(sink['bayes_ce']):.3f}.")
@@ -681,8 +653,15 @@ with tab_repro:
             "python -m toymodels reproduce gated-attention           # every view, about 90 CPU-minutes",
             language="bash")
 
+
+if tab_repro.open:
+    with tab_repro:
+        reproduce_tab()
+
 # --------------------------------------------------------------------------- lab notebook
-with tab_lab:
+
+
+def lab_tab() -> None:
     st.markdown("**The toy.** The gated layer (paper Eq. 5, position G1):")
     st.latex(r"Y_h=\operatorname{softmax}\!\Big(\tfrac{Q_hK_h^\top}{\sqrt{d_h}}+M_{\text{causal}}\Big)V_h,\quad "
              r"Y_h'=Y_h\odot\sigma\!\big(X\,W_\theta^{h}\big),\quad O=[\,Y_1'\;\cdots\;Y_H'\,]\,W_O")
@@ -698,13 +677,7 @@ with tab_lab:
     st.dataframe(demo.drop(columns=["variant"]).rename(columns={
         "label": "variant", "gate_mean_init": "gate mean at init", "loss_init": "loss at init"}),
         hide_index=True, width="stretch")
-    st.markdown(f"**Head-specific dormancy: the pilots.** First pilot: candidates (baseline only, seed "
-                f"{M.HSD_PILOT_SEED}); the rule, written before it ran: {M.HSD_RULE}. It picked "
-                f"**{M.hsd_pick(M.HSD_PILOT)}**, whose baseline then learned the task in 1 of the 5 claim seeds (see "
-                f"*Every configuration of this session*). Second pilot, registered before it runs: {M.HSD_RULE2}. "
-                + (f"Picked: **{M.HSD_NAME}**." if M.HSD_NAME else "Picked: **none** (no candidate built a sink in "
-                   "every pilot seed), so the head-specific-dormancy claims are not testable here."
-                   if M.HSD_PILOT2_RESULTS else "**Not yet run.**"))
+    st.markdown(prose.pilots_text(M))
     if M.HSD_PILOT2_RESULTS:
         st.dataframe(pd.DataFrame(M.HSD_PILOT2_RESULTS), hide_index=True, width="stretch")
     if M.HSD_PILOT:
@@ -718,10 +691,13 @@ with tab_lab:
     st.markdown(M.SEARCH_CONCLUSION)
     st.markdown("**Every configuration of this session**")
     st.dataframe(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, width="stretch")
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(M.TOPIC, verdict=verdict)
-ui.share(paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
-         cli="python -m toymodels reproduce gated-attention --quick",
-         shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
-             f"result['summary'].set_index('variant').fattn['{pair[1]}']", f"{ps['fattn']:.3f}")})
-ui.device_caption()
+
+
+if tab_lab.open:
+    with tab_lab:
+        lab_tab()
+
+ui.page_end(verdict, paper, ui.call_snippet("gated_attention", "compare", cfg, ["baseline", variant]),
+            cli="python -m toymodels reproduce gated-attention --quick",
+            shown={f"F-Attn, {SHORT[pair[1]]} (Explore tab)": (
+                f"result['summary'].set_index('variant').fattn['{pair[1]}']", f"{ps['fattn']:.3f}")})

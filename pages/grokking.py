@@ -7,16 +7,14 @@ import streamlit as st
 
 import toymodels.grokking as M
 import ui
+from toymodels.grokking import prose
 
 TOPIC = M.TOPIC
 TRAIN_C, TEST_C, CIRC_C, CTRL_C, MSE_C = ui.PALETTE[0], ui.PALETTE[1], ui.PALETTE[2], ui.PALETTE[5], ui.PALETTE[3]
 DEFAULT = M.Config()
-OPS = M.KNOBS["gk_op"].labels
-SINGULAR = ("The kernel matrix became singular during this run, so the kernel regression (ridge λ = 0, as in the "
-            "official code) has no solution: the learned metric no longer tells some training pairs apart. This "
-            "happens with a large AGOP power s and a small bandwidth L; lower s or raise L.")
 
 RUN_KNOBS = ["gk_p", "gk_frac", "gk_iters", "gk_L", "gk_s", "gk_seed"]
+TABS = ["The story", "Lab notebook"]
 
 paper = ui.paper_header(TOPIC)
 verdict, fresh = ui.shipped_verdict(TOPIC)
@@ -27,13 +25,14 @@ TOUR = [
             "few more.", settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_op": "x+y", "gk_frac": 0.5},
             look_at="the test-accuracy line, and where it leaves zero", target="headline-figure"),
     ui.Step("The loss tells you nothing", "The test loss (MSE) is flat for the first iterations, exactly while the "
-            "accuracy is zero. Nothing in it announces the jump.", settings={"gk_p": 61, "gk_ctrl": "rfm"},
+            "accuracy is zero. Nothing in it announces the jump.",
+            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_tabs": TABS[0]},
             look_at="the test-MSE chart, iterations 0 to 6", target="chart-grokking-test-loss",
             predict="While test accuracy sits at zero, what does the test loss do?",
             choices=("it falls steadily", "it stays flat")),
     ui.Step("The features move first", "The circulant deviation D of M's x-y block falls steadily from the first "
             "iteration, long before the accuracy moves: the metric turns block-circulant, and the jump follows.",
-            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_iter": 5},
+            settings={"gk_p": 61, "gk_ctrl": "rfm", "gk_iter": 5, "gk_tabs": TABS[0]},
             look_at="the heatmap at iteration 5: stripes along the diagonals, and D beside it",
             target="chart-grokking-metric"),
     ui.Step("Structure is all it takes", "Skip learning: give the kernel a random circulant metric (the paper's "
@@ -56,7 +55,7 @@ with side_col:
     run_box = st.expander("Change the run: p, training fraction, iterations, bandwidth, AGOP power, seed, metric",
                           icon=":material/tune:", expanded=ui.in_link(*RUN_KNOBS, "gk_op", "gk_ctrl"))
 strip_box = st.container()
-story, notebook = st.tabs(["The story", "Lab notebook"])
+story, notebook = st.tabs(TABS, key="gk_tabs", bind="query-params")  # the notebook draws only when open
 with story:
     story_box = st.container()
     sweep_box = st.container()
@@ -74,7 +73,7 @@ with run_box:
         with ui.guard():
             res = ui.compute(M.run, cfg, label="Iterating RFM…", seconds=M.expected_seconds(cfg))
     except np.linalg.LinAlgError:
-        st.warning(f"{SINGULAR} The figures show the shipped default run (p = 61).", icon=":material/error:")
+        st.warning(f"{prose.SINGULAR} The figures show the shipped default run (p = 61).", icon=":material/error:")
         res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
     if res is None:
         res, cfg, shown_default = ui.view(M, "default"), DEFAULT, True
@@ -82,8 +81,7 @@ with run_box:
 is_rfm = cfg.control == "rfm"
 s = M.summary(res)
 curves = M.iteration_table(res)
-where = (f"p = {cfg.p}, {OPS[cfg.op]}, {cfg.train_frac:g} of the pairs for training, L = {cfg.bandwidth:g}, "
-         f"s = {cfg.power:g}, seed {cfg.seed}")
+where = prose.where(cfg)
 agop, rfm = ui.term("AGOP", TOPIC), ui.term("RFM", TOPIC)
 n_splits = next((j.seeds for j in verdict.claims if j.kind == "headline"), 0)
 
@@ -129,19 +127,10 @@ with headline_box:
         cols[2].metric("M = I, same split", f"{s['identity_test_acc']:.1%}")
         st.caption(f"Train accuracy {s['min_train_acc']:.1%}.")
         if cfg.control == "random_circulant" and cfg.op == "x-y":
-            st.caption("For x − y the official construction takes the square root of a matrix with repeated negative "
-                       "eigenvalues: scipy's sqrtm then has no principal root and its real part can be non-symmetric "
-                       "(the kernel only sees M's symmetric part). See the lab notebook.")
+            st.caption(prose.SQRTM_NOTE)
 
 with side_box:
-    lvl = f"{s['onset_level']:g}"
-    onset = f"never passes {lvl}" if s["onset"] is None else f"passes {lvl} at iteration {s['onset']}"
-    ui.headline_claim(verdict, notice=(
-        f"Train accuracy is {s['min_train_acc']:.0%} at every iteration, while test accuracy stays below "
-        f"{s['quiet_level']:g} for the first {s['quiet_iters']} iterations and {onset}; by the last it is "
-        f"{s['final_test_acc']:.1%}. Dashed: two fixed metrics on the same split, no learning."
-        if is_rfm else f"This metric is fixed: test accuracy {s['final_test_acc']:.1%} after one solve."),
-        ours_label=f"Our toy, {n_splits} fresh splits")
+    ui.headline_claim(verdict, notice=prose.headline_notice(s, is_rfm), ours_label=f"Our toy, {n_splits} fresh splits")
     st.caption(f"The figure is one run of {rfm}, a kernel machine whose metric is the {agop} of its own "
                f"predictor; the number is the claim's test on {n_splits} fresh splits.")
 
@@ -152,13 +141,7 @@ with strip_box:
 with story_box:
     with st.expander("The model: kernel regression, then the metric from its own gradients",
                      icon=":material/functions:"):
-        st.markdown(f"Kernel regression with the Mahalanobis Gaussian kernel, then the metric from the {agop} of "
-                    "the predictor at the training points (gradients centred):")
-        st.latex(r"K_M(u,v)=\exp\!\Big(-\tfrac{(u-v)^\top M\,(u-v)}{2L^2}\Big),\qquad "
-                 r"A=(K_M(X,X)+\lambda I)^{-1}Y,\qquad f(u)=\textstyle\sum_j A_j\,K_M(u,x_j)")
-        st.latex(r"M\;\leftarrow\;\Big(\tfrac1n\textstyle\sum_i \tilde G_i^\top \tilde G_i\Big)^{s},\qquad "
-                 r"G_i=\nabla f(x_i)^\top,\quad \tilde G_i=G_i-\tfrac1n\textstyle\sum_k G_k,\quad M_0=I")
-        st.caption("Inputs one-hot(x) ++ one-hot(y) (2p numbers), targets one-hot((x ∘ y) mod p).")
+        ui.blocks(prose.model(agop))
     if is_rfm:
         st.subheader("The loss does not announce the jump; the features move first")
         left, right = st.columns(2)
@@ -168,8 +151,7 @@ with story_box:
                 x=_iteration_axis(), y=alt.Y("test_mse:Q", title="test MSE", scale=alt.Scale(zero=False)),
                 tooltip=["iteration", alt.Tooltip("test_mse:Q", format=".5f")]).properties(height=240)
             ui.chart(bottom, "grokking-test-loss", data=curves, alt_text="Test MSE against RFM iteration")
-            st.caption(f"The test MSE stays within {s['flat_tol']:.0%} of its first value for the first "
-                       f"{s['flat_iters']} iterations ({s['mse_first']:.4f}), then falls to {s['mse_last']:.4f}.")
+            st.caption(prose.loss_caption(s))
         with right:
             st.markdown("**The metric turns circulant first**")
             base = alt.Chart(curves).encode(x=_iteration_axis())
@@ -185,13 +167,8 @@ with story_box:
             ui.chart(dual, "grokking-circulant-deviation", data=curves,
                      alt_text="Circulant deviation D of the metric's off-diagonal block against RFM iteration, beside "
                               "test accuracy")
-            before = "" if s["D_before_onset"] is None else (
-                f", to {s['D_before_onset']:.2f} at the last iteration before the jump")
-            st.caption(f"D, the distance of M's x-y block from a circulant matrix (0: circulant, about 1: no "
-                       f"structure), falls from {s['D_first']:.2f}{before}, while test accuracy is still zero; it "
-                       f"ends at {s['D_last']:.2f}.")
-        st.latex(r"D(B)=\frac{\lVert B-\operatorname{circ}(B)\rVert_F}{\lVert B-\bar B\rVert_F},\qquad "
-                 r"\operatorname{circ}(B)_{ij}=\tfrac1p\textstyle\sum_k B_{k,\,k+j-i \bmod p}")
+            st.caption(prose.deviation_caption(s))
+        st.latex(prose.DEVIATION)
 
     @ui.fragment
     def _heatmap() -> None:
@@ -220,13 +197,8 @@ with story_box:
             if is_rfm:
                 st.metric("Circulant deviation D", f"{res['circulant_deviation'][t]:.3f}")
                 st.metric(f"Test accuracy at iteration {t}", f"{res['test_acc'][t]:.3f}")
-                st.caption(f"{label}: the {agop} of iteration {t}'s predictor to the power s, which is the next "
-                           "iteration's metric; its diagonal is left out. The top-right block couples x digits to y "
-                           f"digits: {ui.term('block-circulant', TOPIC)} structure shows as stripes along its "
-                           "wrapped diagonals.")
-            else:
-                st.caption(f"{label[0].upper() + label[1:]}, its diagonal left out. Its x-y block (top right) has D = "
-                           f"{res['circulant_deviation'][t]:.3f}.")
+            st.caption(prose.heatmap_caption(label, t, is_rfm, res["circulant_deviation"][t], agop,
+                                             ui.term("block-circulant", TOPIC)))
 
     _heatmap()
 
@@ -236,8 +208,7 @@ with story_box:
 with sweep_box:
     if ui.shown("sweep", active):
         st.subheader("Sweep a knob")
-        st.markdown("The run above again for several values of one knob (the other knobs as set above): where the "
-                    "jump starts, and where test accuracy ends.")
+        st.markdown(prose.SWEEP_INTRO)
         c = st.columns([1, 2])
         param = ui.knob(M.KNOBS, "gk_sweep", where=c[0])
         picked = ui.knob(M.KNOBS, f"gk_sweep_{param}", where=c[1])
@@ -248,7 +219,7 @@ with sweep_box:
                 with ui.guard():
                     sw = ui.compute(M.sweep, knob_cfg, param, values, label="Sweeping…", seconds=cost)
             except np.linalg.LinAlgError:
-                st.warning(f"{SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
+                st.warning(f"{prose.SINGULAR} One of the sweep's runs stopped there.", icon=":material/error:")
                 sw = None
             if sw is not None:
                 table, long = M.sweep_table(sw), M.sweep_curves(sw)
@@ -267,35 +238,21 @@ with sweep_box:
             st.caption("A sweep runs RFM: set the metric to RFM above.")
 
 with ledger_box:
-    ui.claims_table(verdict, heading="The ledger, claim by claim")
-    ui.glossary(TOPIC, verdict=verdict)
-    ui.share(paper, ui.call_snippet("grokking", "run", cfg), cli="python -m toymodels reproduce grokking --quick",
-             shown={"final test accuracy": ("result['test_acc'][-1]", f"{s['final_test_acc']:.3f}"),
+    ui.page_end(verdict, paper, ui.call_snippet("grokking", "run", cfg),
+                cli="python -m toymodels reproduce grokking --quick",
+                shown={"final test accuracy": ("result['test_acc'][-1]", f"{s['final_test_acc']:.3f}"),
                     "circulant deviation D, last iteration": ("result['circulant_deviation'][-1]",
                                                               f"{s['D_last']:.3f}")})
-    ui.device_caption()
 
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
-    st.subheader("Every configuration tried")
-    st.table(pd.DataFrame(list(M.LAB_NOTEBOOK)), hide_index=True, border="horizontal",  # wraps: every word shows
-             alt="Every configuration tried: pilots, timings, tests and the cost model")
-    st.subheader("Per iteration, this run")
-    st.dataframe(curves, hide_index=True, width="stretch")
-    ui.download_csv(curves, "grokking-iterations.csv")
-    study_table_box = st.container()
-    st.subheader("Caveats")
-    st.markdown(
-        "- **Iteration bookkeeping.** Iteration t solves with the metric M_t (M_0 = I) and reports its accuracies and "
-        "loss; D and the heatmap of iteration t are of the metric its AGOP gives, M_{t+1} (the official code logs "
-        "the updated M at step t too).\n"
-        "- **The split** is a seeded numpy permutation (the official code uses torch's unseeded one).\n"
-        "- **The AGOP** is computed exactly, in bounded memory: ∇f_c(x_i) = -(1/L²) M w_ic, so the AGOP is "
-        "M H M / L⁴, with H accumulated over chunks of 16 MB and the digit structure of one-hot inputs (tests "
-        "compare it with the dense gradient tensor and finite differences).\n"
-        "- **M^s** uses the eigendecomposition of the symmetric AGOP (the official code: the real part of "
-        "scipy's sqrtm, the same matrix for a PSD AGOP).\n"
-        "- **Not tested here:** the paper's neural-network features and its Fourier-multiplication analysis.")
+    if notebook.open:
+        ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, timings, tests and the cost model")
+        st.subheader("Per iteration, this run")
+        st.dataframe(curves, hide_index=True, width="stretch")
+        ui.download_csv(curves, "grokking-iterations.csv")
+        study_table_box = st.container()
+        ui.caveats(prose.CAVEATS)
 
 # --------------------------------------------------------------------------- the deciding study, drawn last
 # (into its boxes above): were its view missing, ui.view would stop the script here, after the rest is drawn.
@@ -304,12 +261,7 @@ if ui.shown("seeds", active):
         st.subheader("Twenty splits, the same story")
         study = ui.view(M, "seeds")
         ss = M.study_summary(study)
-        st.markdown(f"**What to notice:** the claims are decided on {ss['n']} fresh random splits (seeds "
-                    f"{study['seeds'][0]}-{study['seeds'][-1]}), not on the curve above: {ss['grokked']} of "
-                    f"{ss['n']} grok. Test accuracy passes {s['onset_level']:g} at iteration {ss['onset']} and "
-                    f"reaches 0.9 at {ss['t90']} (median, IQR); D has fallen to {ss['ratio']} of its first value "
-                    f"by then. The random circulant control gives {ss['rc_min']:.3f}-{ss['rc_max']:.3f}; M = I at most "
-                    f"{ss['identity_max']:.3f}.")
+        st.markdown(f"**What to notice:** {prose.study_notice(ss, study, s)}")
         long = M.study_curves(study)
         lines = alt.Chart(long).mark_line(strokeWidth=1.2, opacity=0.6).encode(
             x=alt.X("iteration:Q", title="RFM iteration"), detail="seed:N",
@@ -325,8 +277,9 @@ if ui.shown("seeds", active):
                                   color=alt.value(CIRC_C)).properties(height=300, title="circulant deviation D"),
                      "grokking-splits-circulant-deviation", data=long,
                      alt_text="Circulant deviation D against iteration for twenty random splits")
-    with study_table_box:
-        st.subheader("Per split, the deciding study")
-        table = M.seed_table(study)
-        st.dataframe(table, hide_index=True, width="stretch")
-        ui.download_csv(table, "grokking-splits.csv")
+    if notebook.open:
+        with study_table_box:
+            st.subheader("Per split, the deciding study")
+            table = M.seed_table(study)
+            st.dataframe(table, hide_index=True, width="stretch")
+            ui.download_csv(table, "grokking-splits.csv")

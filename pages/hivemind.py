@@ -9,6 +9,7 @@ import streamlit as st
 
 import toymodels.hivemind as M
 import ui
+from toymodels.hivemind import prose
 
 TOPIC = "hivemind"
 SOURCES = {"example": "Example set (illustrative)", "paste": "Paste responses", "upload": "Upload CSV / JSONL"}
@@ -180,10 +181,7 @@ def _real_calibration() -> None:
         "mean": st.column_config.NumberColumn("mean cosine", format="%.2f"),
         "min": st.column_config.NumberColumn(format="%.2f"), "max": st.column_config.NumberColumn(format="%.2f"),
         "example (metaphor)": st.column_config.TextColumn(width="large")})
-    st.caption("In MiniLM, 0.8 is about a paraphrase (the same content in other words); the same idea in other "
-               "words sits near 0.6. The paper's calibration pairs (App. Tables 13-15: essays at 0.606-0.996, "
-               "wedding vows 0.819-0.965) are measured with text-embedding-3-small and are not available to us as "
-               "text.")
+    st.caption(prose.CALIBRATION_CAPTION)
 
 
 def _real_live() -> None:
@@ -237,24 +235,9 @@ with fig_col.container(key="headline-figure"):
                 "example set.", icon=":material/schedule:")
     else:
         _headline_chart(real)
-        st.caption(f"Bars: the share of the open-ended prompts whose {T['pool']} of {real['n']} answers has this mean "
-                   f"similarity, under {T['top-p']} and {T['min-p']} decoding; grey: pools of answers to different "
-                   f"prompts. The paper: {M.PAPER['share_above_08'].source} and "
-                   f"{M.PAPER['share_above_08_minp'].source}, 25 models × 100 queries × 50 answers, "
-                   f"{M.PAPER['embedder'].value}.")
+        st.caption(prose.headline_caption(real, T, M.PAPER))
 with side_col:
-    if real is not None:
-        tp = real["summary"].get("top-p", {})
-        mp = real["summary"].get("min-p", {})
-        a8 = tp.get("above_0.8", {})
-        lo, hi = a8.get("ci", (float("nan"), float("nan")))
-        notice = (f"{a8.get('count', 0)} of {a8.get('n', 0)} pools reach 0.8 ({T['Clopper-Pearson']} 95% "
-                  f"[{lo:.2f}, {hi:.2f}]): SmolLM2's pools average {tp.get('open_mean_similarity', float('nan')):.2f} "
-                  + (f"with top-p and {mp['open_mean_similarity']:.2f} with min-p, " if mp else "")
-                  + f"against {tp.get('null_floor', float('nan')):.2f} for answers to different prompts (the "
-                  f"{T['null floor']}). {T['MiniLM']} is not the paper's embedder: read against the floor.")
-    else:
-        notice = ""
+    notice = prose.headline_notice(real, T) if real is not None else ""
     ui.headline_claim(shipped_verdict, notice=notice,
                       ours_label=f"{real['model']}, {real['n']} answers a prompt" if real is not None else "Our toy")
 ui.ledger_strip(shipped_verdict)
@@ -267,6 +250,7 @@ with head:
     st.markdown("The same measures on any set of responses. It opens on an illustrative example set (text we "
                 "wrote, four made-up 'models'); paste or upload your own in the *Your responses* tab.")
 tabs = st.tabs(TABS, key="hm_tabs", bind="query-params")
+
 
 @contextmanager
 def _input_errors():
@@ -289,10 +273,7 @@ with tabs[1], st.container(key="hm-input"):
     with _input_errors():
         if source == "example":
             df = M.load_example()
-            st.caption("**Illustrative text written by this project, not model output.** Four made-up 'models' × "
-                       "three prompts × four responses, arranged so that the *metaphor* prompt is a hivemind (almost "
-                       "every answer is 'time is a river'), the *Saturday* prompt is diverse, and on the *motto* "
-                       "prompt each model repeats itself while models differ.")
+            st.caption(prose.EXAMPLE_CAPTION)
         elif source == "paste":
             text = st.text_area("Responses, separated by a line with `---`. Optional `model: NAME` / `prompt: TEXT` "
                                 "lines at the start of a block apply to it and later blocks.", key="hm_paste",
@@ -308,10 +289,7 @@ with tabs[1], st.container(key="hm-input"):
                                   f"{M.MAX_UPLOAD_BYTES // 1_000_000} MB, ≤ {M.MAX_RESPONSES:,} responses, ≤ "
                                   f"{M.MAX_MODELS} models, ≤ {M.MAX_PROMPTS} prompts)",
                                   type=["csv", "jsonl", "json", "txt"], key="hm_upload")
-            st.caption("Gather your own: `python -m toymodels hivemind collect --base-url http://localhost:8000/v1 "
-                       "--model NAME --prompts prompts.txt --n 20` samples any OpenAI-compatible endpoint (vLLM, "
-                       "Ollama, llama.cpp) into this format; add `--min-p 0.1 --top-p 1.0 --temperature 2.0` for "
-                       "the paper's diversity-oriented decoding.")
+            st.caption(prose.COLLECT_CAPTION)
             if up is not None:  # keep the file when the visitor switches input and comes back
                 st.session_state["hm_upload_saved"] = (str(up.name)[:200], up.getvalue())
             saved = st.session_state.get("hm_upload_saved")
@@ -332,17 +310,8 @@ with tabs[1], st.container(key="hm-input"):
         df = None
 
 
-class _Code(str):
-    """An expression shown as itself in a code snippet."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
 def _tail(cfg=None) -> None:
     """The full ledger, the terms, and Cite / Code / Present, in one place at the bottom of the page."""
-    ui.claims_table(shipped_verdict, heading="The ledger, claim by claim")
-    ui.glossary(TOPIC, verdict=shipped_verdict)
     if real is not None:
         snippet = ui.view_snippet(M, "lm_metrics")
         top = real["summary"]["top-p"]
@@ -352,12 +321,11 @@ def _tail(cfg=None) -> None:
                                                   f"{top['open_mean_similarity']:.2f}")}
     else:
         snippet, shown = "", {}
-    data = _Code("M.load_example()" if source == "example" else "df")
+    data = ui.Code("M.load_example()" if source == "example" else "df")
     analyser = ui.call_snippet("hivemind", "run_table", data, cfg or M.Config()).rsplit("\n", 2)[-2]
-    ui.share(paper, snippet + "# the analyser on the data and settings in use (df: your table with columns "
-             "model, prompt, response):\n# " + analyser + "\n",
-             cli="python -m toymodels reproduce hivemind --quick --out results/", shown=shown)
-    ui.device_caption()
+    ui.page_end(shipped_verdict, paper, snippet + "# the analyser on the data and settings in use (df: your table "
+                "with columns model, prompt, response):\n# " + analyser + "\n",
+                cli="python -m toymodels reproduce hivemind --quick --out results/", shown=shown)
 
 
 def _stop() -> None:
@@ -404,22 +372,11 @@ with ui.guard():
 s, per_pool, per_prompt, inter = res["summary"], res["per_pool"], res["per_prompt"], res["inter"]
 
 
-def _short(prompt: str, limit: int = 30) -> str:
-    """A prompt's first words, whole, up to ``limit`` characters (an axis label: the chart never cuts it); the
-    example set's prompts by their names (metaphor, Saturday, motto)."""
-    named = {p: w for w, p in M.EXAMPLE_PROMPTS.items()}
-    if prompt in named:
-        return named[prompt]
-    words, out = str(prompt).split(), ""
-    for w in words:
-        if len(out) + len(w) + 1 > limit:
-            break
-        out = f"{out} {w}".strip()
-    return out or str(prompt)[:limit]
+_fmt = prose.fmt
 
 
-def _fmt(x, spec):
-    return "n/a" if x is None or x != x else format(x, spec)
+def _short(prompt: str) -> str:
+    return prose.short_prompt(prompt, M.EXAMPLE_PROMPTS)
 
 
 # --------------------------------------------------------------------------- the headline figure
@@ -453,23 +410,9 @@ with head:
              "hivemind_within_across", data=long,
              alt_text="Bars per prompt: mean similarity within a model and across models, with the threshold and "
                       "the null floor as vertical lines")
-    pp = per_prompt.set_index("prompt")
-    if s.get("example_set") and set(M.EXAMPLE_PROMPTS.values()) <= set(pp.index):
-        met, sat, mot = (pp.loc[M.EXAMPLE_PROMPTS[w]] for w in ("metaphor", "saturday", "motto"))
-        st.markdown(
-            f"**What to notice.** On *metaphor*, different models are about as similar as one model with itself "
-            f"({met['cross_model_similarity']:.2f} vs {met['intra_similarity']:.2f}): the hivemind pattern. On "
-            f"*motto* each model repeats itself ({mot['intra_similarity']:.2f}) but models differ "
-            f"({mot['cross_model_similarity']:.2f}); *Saturday* sits near the null floor "
-            f"({sat['intra_similarity']:.2f} vs {s['null_pair_similarity']:.2f}). Text we wrote, to show the "
-            "measurement: read it against the null floor (grey dots), not the paper's 0.8 (red dashes).")
+    st.markdown(f"**What to notice.** {prose.analyser_notice(s, per_prompt.set_index('prompt'), M.EXAMPLE_PROMPTS)}")
+    if s.get("example_set") and set(M.EXAMPLE_PROMPTS.values()) <= set(per_prompt["prompt"]):
         st.caption("Prompts: " + "; ".join(f"*{_short(p)}*: {ui.plain(p)}" for p in M.EXAMPLE_PROMPTS.values()))
-    else:
-        st.markdown(
-            f"**What to notice.** Within a model {_fmt(s['intra_model_similarity'], '.3f')}, across models "
-            f"{_fmt(s['inter_model_similarity'], '.3f')}, against a null floor of "
-            f"{_fmt(s['null_pair_similarity'], '.3f')} (pairs of responses to different prompts, grey dots). "
-            "MiniLM's levels sit below the paper's embedder's: compare with the floor, not with the 0.8 line.")
     st.caption(f"{s['n_responses']} responses · {s['n_models']} model(s) · {s['n_prompts']} prompt(s); embedder "
                f"MiniLM (the paper: {M.PAPER['embedder'].value}). {M.describe(res).summary}")
 
@@ -538,9 +481,10 @@ def _story_tab() -> None:
 
     st.markdown("**One prompt up close.** The similarity of every pair of its responses, grouped by model.")
     prompt_names = per_prompt["prompt"].tolist()
-    chosen = st.selectbox("Prompt", range(len(prompt_names)), format_func=lambda i: prompt_names[i][:80],
-                          key="hm_prompt")
-    pi = int(chosen) if chosen is not None and 0 <= int(chosen) < len(prompt_names) else 0
+    picks = {str(i): name[:80] for i, name in enumerate(prompt_names)}   # the link stores the prompt's index
+    if st.session_state.get("hm_prompt") not in (None, *picks):           # other data since: its first prompt
+        del st.session_state["hm_prompt"]
+    pi = int(ui.choice(st.selectbox, "Prompt", picks, key="hm_prompt"))
     H, hidx = np.asarray(res["heat"][pi]), np.asarray(res["heat_index"][pi])
     order = np.argsort(df["model"].to_numpy()[hidx], kind="stable")
     lab = [f"{df['model'].iat[r][:24]} #{n}" for n, r in enumerate(hidx)]
@@ -575,10 +519,14 @@ def _story_tab() -> None:
         "representative": st.column_config.TextColumn("Representative response", width="large")})
 
 
-with tabs[0]:
-    _story_tab()
+# Only the open tab is drawn (a tab click reruns the page). "Your responses" is the exception: its input and
+# analysis settings feed the analyser's figure above the tabs, so it runs on every run (a few widgets, no chart).
+if tabs[0].open:
+    with tabs[0]:
+        _story_tab()
 
-with tabs[2]:
+
+def _numbers_tab() -> None:
     m = st.columns(5)
     m[0].metric("Intra-model similarity", _fmt(s["intra_model_similarity"], ".3f"),
                 help="Mean over (model, prompt) pools of the mean pairwise cosine.")
@@ -645,7 +593,13 @@ with tabs[2]:
                "sample beyond that); `i`, `j` are rows of the analysed table (from 0, empty responses left out), "
                "`prompt_no` the prompt's number in the per-prompt CSV.")
 
-with tabs[3]:
+
+if tabs[2].open:
+    with tabs[2]:
+        _numbers_tab()
+
+
+def _levels_tab() -> None:
     st.caption("For each level, the pair of responses to the same prompt whose similarity is closest to it, from "
                "the loaded data. The paper's calibration examples (App. Tables 13–15): a 30-word essay pair at "
                "0.840, wedding vows 0.819–0.965, with its embedder.")
@@ -661,6 +615,11 @@ with tabs[3]:
             for col, model, response in ((a, row.model_i, row.response_i), (b, row.model_j, row.response_j)):
                 col.code(model, language=None, wrap_lines=True)
                 col.text(response)
+
+
+if tabs[3].open:
+    with tabs[3]:
+        _levels_tab()
 
 
 @ui.fragment
@@ -721,70 +680,38 @@ def _sweeps_tab() -> None:
     ui.download_csv(sweep, "hivemind_threshold_sweep.csv", "Threshold sweep (CSV)", key="hm_dl_tsweep")
 
 
-with tabs[4], st.container(key="hm-sweeps"):
-    if ui.shown("sweep", active):
-        _sweeps_tab()
+if tabs[4].open:
+    with tabs[4], st.container(key="hm-sweeps"):
+        if ui.shown("sweep", active):
+            _sweeps_tab()
 
-with tabs[5]:
+
+def _reproduce_tab() -> None:
     ex = ui.view(M, M.HEADLINE)
-    es = ex["summary"]
-    lo_p, hi_p = M.PAPER["inter_model_range"].value
-    ui.reproduce_panel([
-        {"quantity": "Vendi score of [[1,.9,0],[.9,1,0],[0,0,1]]", "ours": shipped_verdict.metrics["vendi_fixture"],
-         "paper": M.VENDI_README_SCORE, "note": "vendi-score README (not the paper); checks our eigenvalue entropy"},
-        {"quantity": "Share of (model, prompt) pools with mean similarity > 0.8",
-         "ours": es["share_pools_above_0.8"], "paper": M.PAPER["share_above_08"].value,
-         "note": "illustrative example set; paper: 25 models × 100 queries × 50"},
-        {"quantity": "Inter-model mean similarity", "ours": es["inter_model_similarity"],
-         "paper": f"{lo_p:.2f}–{hi_p:.2f}", "note": "example set (mixes a hivemind and a diverse prompt)"},
-        {"quantity": "Null floor: responses to different prompts", "ours": es["null_pair_similarity"],
-         "paper": "{:.1f}–{:.1f}".format(*M.PAPER["null_floor_range"].value),
-         "note": "MiniLM vs text-embedding-3-small"},
-        {"quantity": f"Distinct models among {es['mixing_N']} nearest neighbours", "ours": es["mixing_at_N"],
-         "paper": "~8 of 25 (top-50)", "note": "example set has 4 models, 16 responses per prompt"},
-    ], verdict=shipped_verdict)
+    ui.reproduce_panel(prose.reproduce_rows(ex["summary"], shipped_verdict.metrics["vendi_fixture"], M.PAPER),
+                       verdict=shipped_verdict)
     st.caption("Cite, the code for this view and the presenter link: at the bottom of the page.")
 
-with tabs[6]:
+
+if tabs[5].open:
+    with tabs[5]:
+        _reproduce_tab()
+
+
+def _lab_tab() -> None:
     st.markdown("**Every configuration tried**, failures included (`toymodels.hivemind.NOTEBOOK`).")
     st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch",
                  column_config={"outcome": st.column_config.TextColumn(width="large")})
     c1, c2 = st.columns(2)
     with c1:
-        st.markdown("**Intra-model repetition**: per model *m* and prompt *q*, the mean over its *n* responses' "
-                    "pairs, diagonal excluded; then the share of pools above τ (the paper: 79% above 0.8).")
-        st.latex(r"\bar s_{m,q}=\frac{2}{n(n-1)}\sum_{i<j}\cos(e_i,e_j)")
-        st.latex(r"\text{share}(\tau)=\frac{\#\{(m,q):\ \bar s_{m,q}>\tau\}}{\#\{(m,q)\}}")
-        st.markdown("**Inter-model homogeneity**: all cross pairs per prompt, then averaged over the prompts *Q* "
-                    "both models answered (the paper: 0.71–0.82).")
-        st.latex(r"\bar s_{a,b}=\frac{1}{|Q|}\sum_{q\in Q}\frac{1}{n_a n_b}\sum_{i\in a}\sum_{j\in b}\cos(e_i,e_j)")
+        ui.blocks(prose.MEASURES[:5])
     with c2:
-        st.markdown("**Vendi score**: the effective number of distinct responses (1 = all identical, *n* = all "
-                    "orthogonal). For n > d it uses the d × d dual form, which has the same non-zero eigenvalues.")
-        st.latex(r"\mathrm{VS}=\exp\Big(-\sum_i \lambda_i\log\lambda_i\Big),\ \lambda=\mathrm{eig}\big(EE^\top/n\big)"
-                 r"=\mathrm{eig}\big(E^\top E/n\big)")
-        st.markdown("**Cluster mixing**: for each response, the number of distinct models among its *N* nearest "
-                    "neighbours (same prompt, itself excluded), averaged over responses (the paper: ~8 models among "
-                    "the top 50 of 25 × 50 pooled responses).")
-        st.markdown("**Null floor**: mean similarity of responses to *different* prompts (the paper: 0.1–0.2).")
-    st.markdown(
-        f"* **Embedder:** {M.EMBEDDER}; vectors are L2-normalised, so the similarity matrix is one product "
-        "$EE^\\top$. Each distinct text is embedded once per server (a cache keyed by its SHA-256), in batches of "
-        f"at most {M.MAX_EMBED_BATCH} (MiniLM's attention scores take about 4 MB a text). The paper uses "
-        "OpenAI `text-embedding-3-small`: absolute levels differ between embedders (an independent replication "
-        "with MiniLM found a different-prompt floor of 0.099), so compare our numbers with each other and with our "
-        "own null floor rather than with the paper's 0.8 literally.\n"
-        f"* **Self-BLEU** (Zhu et al. 2018): each response is the hypothesis, the rest of its (model, prompt) pool "
-        f"the references, averaged; **sacrebleu {M.SACREBLEU_VERSION}** `BLEU(tokenize='13a', smooth_method='exp', "
-        "max_ngram_order=4, effective_order=True)`, scale 0–100, computed from one n-gram pass per response "
-        "(identical to the per-hypothesis `sentence_score` loop, see the tests).\n"
-        "* **distinct-n** (Li et al. 2016): unique n-grams ÷ total n-grams in a pool (lower-cased word tokens). "
-        "**TTR** = types ÷ tokens per response; **MATTR** = mean TTR over sliding windows (length-robust). "
-        "**Compression ratio** = UTF-8 bytes ÷ gzip bytes of the pool (higher = more repetitive).\n"
-        f"* **Caps:** at most {M.MAX_RESPONSES:,} responses, each truncated to {M.MAX_CHARS:,} characters (with a "
-        f"notice); at most {M.MAX_MODELS} models, {M.MAX_PROMPTS} prompts and {M.MAX_POOL:,} responses per (model, "
-        f"prompt) pool; model names up to {M.MAX_MODEL_CHARS} and prompts up to {M.MAX_PROMPT_CHARS:,} characters; "
-        f"uploads up to {M.MAX_UPLOAD_BYTES // 1_000_000} MB, {M.MAX_ROWS:,} rows and {M.MAX_COLUMNS} columns. "
-        f"More than {M.AUTO_EMBED_MAX} new responses wait for a button that says how long embedding takes. Your "
-        "names and texts are shown as plain text.")
+        ui.blocks(prose.MEASURES[5:])
+    st.markdown(prose.methods())
+
+
+if tabs[6].open:
+    with tabs[6]:
+        _lab_tab()
+
 _tail(cfg)

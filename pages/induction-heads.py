@@ -8,6 +8,7 @@ import streamlit as st
 
 import toymodels.induction_heads as M
 import ui
+from toymodels.induction_heads import prose
 
 TOPIC = M.TOPIC
 LAYER_C = {0: ui.PALETTE[7], 1: ui.PALETTE[1], 2: ui.PALETTE[0]}
@@ -114,18 +115,15 @@ with fig_col.container(key="headline-figure"):
                "log 64 (a uniform guess) and log 13 (one guess per possible period).")
 with side_col:
     depth = next((j for j in verdict.claims if j.id == "depth"), None)
-    ui.headline_claim(verdict, claim="depth" if depth else None, notice=(
-        f"Two {T['attention-only']} layers copy ({T['copy loss']} **{fin[2]:.2f}** nats in the run shown); one "
-        f"layer cannot (**{fin[1]:.2f}**, near {T['log 13']} = {LOG13:.2f}); zero layers guess "
-        f"(**{fin[0]:.2f}**). Right: the {T['induction head']} attends to the token *after* the previous occurrence "
-        "of the current one."), ours_label=f"Our toy, {depth.seeds} fresh seeds" if depth and depth.seeds
-        else "Our toy")
+    ui.headline_claim(verdict, claim="depth" if depth else None, notice=prose.headline_notice(fin, LOG13, T),
+                      ours_label=f"Our toy, {depth.seeds} fresh seeds" if depth and depth.seeds else "Our toy")
 ui.ledger_strip(verdict)
 
-explainer, run_tab, notebook = st.tabs(TABS, key="ih_tabs", bind="query-params")
+explainer, run_tab, notebook = st.tabs(TABS, key="ih_tabs", bind="query-params")  # only the open one draws
+
 
 # --------------------------------------------------------------------------- the model
-with explainer:
+def _model_section() -> None:
     model_box = st.expander("The task and the model, in equations: copy loss, circuits, composition",
                             icon=":material/functions:")
     model_box.markdown(
@@ -146,21 +144,16 @@ with explainer:
         "- **K-composition**: a layer-2 head's keys read what a layer-1 head wrote, "
         "$\\|W_{QK}^{h_2}W_{OV}^{h_1\\top}\\|_F/(\\|W_{QK}^{h_2}\\|_F\\|W_{OV}^{h_1}\\|_F)$, compared with random "
         "matrices of the same shapes.")
-    seeds_box = st.container(key="ih-seeds")
-    basis_box = st.container(key="ih-basis")
-    real_box = st.container(key="ih-real")
-    share_box = st.container()
+
 
 # --------------------------------------------------------------------------- one run up close (the knobs)
-with run_tab:
+def _run_tab() -> tuple[M.LiveConfig, dict]:
+    """The 0/1/2-layer comparison with your settings; returns the settings and the runs shown."""
     st.subheader("One run up close")
     live_cfg = ui.form(M.KNOBS, M.LiveConfig(), ["ih_period", "ih_steps", "ih_seed"], columns=[2, 1, 1, 1])
     if live_cfg.period_mode is None:              # a segmented control can be cleared: back to the default
         live_cfg = M.LiveConfig(steps=live_cfg.steps, seed=live_cfg.seed)
-    with ui.guard():
-        # the shipped settings: the view, without importing the training code (torch) for M.compare_depths
-        res = live_default if live_cfg == M.VIEWS["live"].arguments()["live"] else ui.compute(
-            M.compare_depths, live_cfg, label="Training 0, 1 and 2 layers…", seconds=M.live_seconds(live_cfg))
+    res = ui.view_or_compute(M, "live", live_cfg, seconds=M.live_seconds(live_cfg))
     if res is None:
         st.info("The figures below show the shipped run (variable period, seed 1, 1,000 steps) until you press the "
                 "button.", icon=":material/info:")
@@ -170,10 +163,7 @@ with run_tab:
     hb = M.best_heads(r2)
     where = (f"{M.PERIOD_LABELS[live_cfg.period_mode]}, seed {live_cfg.seed}, {live_cfg.steps:,} steps")
     curves = M.run_curves(runs)
-    st.markdown(f"**What to notice:** final copy loss {runs['2']['eval_loss'][-1]:.3f} (2 layers), "
-                f"{runs['1']['eval_loss'][-1]:.3f} (1 layer), {runs['0']['eval_loss'][-1]:.3f} (0 layers); the "
-                f"2-layer model's best induction head scores {hb['induction']:.2f} and its best layer-1 "
-                f"previous-token head {hb['prev_token']:.2f} ({where}).")
+    st.markdown(f"**What to notice:** {prose.run_notice(runs, hb, where)}")
     left, right = st.columns(2)
     with left:
         ui.chart(alt.layer(_refs(int(curves["step"].max())), alt.Chart(curves).mark_line(strokeWidth=2).encode(
@@ -249,19 +239,25 @@ with run_tab:
         st.dataframe(M.head_table(r2), hide_index=True, width="stretch",
                      column_config={k: st.column_config.NumberColumn(format="%.3f")
                                     for k in ("induction", "prev_token", "copying")})
+    return live_cfg, runs
+
+
+# the code snippet's settings and numbers while the tab is closed: the shipped run
+live_cfg, runs = M.LiveConfig(), live_default["runs"]
+with run_tab:
+    if run_tab.open:
+        live_cfg, runs = _run_tab()
+
 
 # --------------------------------------------------------------------------- the registered study
-with seeds_box:
+def _seeds_section() -> None:
     st.subheader("Twenty seeds: depth, the fixed-period trap and the phase change")
     if study is None:
         st.info(f"Pending: {M.VIEWS['study'].pending}. Its claims read 'not testable here' until it ships.",
                 icon=":material/schedule:")
     else:
         fl = M.final_losses(study)
-        st.markdown(f"**What to notice:** every point is one fresh seed ({study['arms']['L2v']['seeds'][0]}-"
-                    f"{study['arms']['L2v']['seeds'][-1]}) after 3,000 steps. With a **fixed** period one layer "
-                    "copies too, by reading a fixed offset; the same model fails on variable periods (hollow "
-                    "points: its loss there). Only variable periods need an induction head.")
+        st.markdown(f"**What to notice:** {prose.seeds_notice(study)}")
         order = list(M.ARM_LABELS.values())
         layer_scale = alt.Scale(domain=[0, 1, 2], range=[LAYER_C[n] for n in (0, 1, 2)])
         pts = alt.Chart(fl).mark_circle(size=60, opacity=0.8).encode(
@@ -278,10 +274,7 @@ with seeds_box:
         cur = M.study_curves(study, "L2v", every=2)
         cur = cur[cur["step"] <= 1000]
         ph = M.phase_table(study)
-        st.markdown(f"**The phase change** (2 layers, variable period, each line a seed, first 1,000 steps): the "
-                    f"loss leaves log 13 and reaches half of it in {ph['width'].median():.0f} steps (median), and "
-                    f"the induction score is halfway up {-ph['gap'].median():.0f} steps before the loss gets there "
-                    f"(the registered rule: within {M.PHASE_GAP} steps). Every seed, the same few dozen steps.")
+        st.markdown(prose.phase_text(ph))
         left, right = st.columns(2)
         base = alt.Chart(cur).encode(x=alt.X("step:Q", title="training step"), detail="seed:N")
         with left:
@@ -297,36 +290,20 @@ with seeds_box:
                 height=270, title="induction score"), "induction-heads-phase-score", data=cur,
                 alt_text="Induction score against step for twenty seeds")
         mech = M.mechanism_table(study)
-        st.markdown(f"**The mechanism on every seed:** the best layer-1 previous-token score "
-                    f"{mech['prev_score'].median():.2f}, its K-composition with the induction head "
-                    f"{mech['k_comp'].median():.3f} against the random baseline's 99% quantile "
-                    f"{mech['threshold'].iloc[0]:.3f}; copying score {mech['copying'].median():.3f}; zeroing the "
-                    f"previous-token heads raises the loss by {np.nanmedian(mech['knockout_prev_heads']):.2f} nats, "
-                    f"zeroing another layer-1 head by {np.nanmedian(mech['knockout_other_head']):.2f} (medians).")
+        st.markdown(prose.mechanism_text(mech))
         with st.expander("Per seed: composition, copying and knock-outs", icon=":material/table:"):
             st.dataframe(mech, hide_index=True, width="stretch")
 
+
 # --------------------------------------------------------------------------- the residual stream
-with basis_box:
+def _basis_section() -> None:
     st.subheader("No privileged basis, and two models lined up (Theus et al.)")
-    st.markdown(f"The residual stream has no {ui.term('privileged basis', TOPIC)}. Rotate it by any orthogonal "
-                "$R$, every write by $R$ and every read by $R^\\top$, and the model computes the same function: "
-                "nothing in an attention-only transformer looks at single coordinates. An elementwise operation (a "
-                "nonlinearity, a LayerNorm gain) does, and breaks the symmetry. Theus et al. use exactly this "
-                "freedom to align two independently trained transformers before interpolating their weights; the "
-                f"{ui.term('barrier', TOPIC)} B measures what the straight line between them costs.")
-    st.latex(r"\begin{aligned}W_E&\to W_ER,\ \ W_{pos}\to W_{pos}R,\ \ W_O\to W_OR\\"
-             r"W_Q,W_K,W_V,W_U&\to R^{\top}W\end{aligned}")
-    st.latex(r"\begin{aligned}B&=\sup_\lambda L(\theta_\lambda)-\lambda L(\theta_A)-(1-\lambda)L(\theta_B)\\"
-             r"\theta_\lambda&=\lambda\theta_A+(1-\lambda)\theta_B\end{aligned}")
+    ui.blocks(prose.basis(ui.term("privileged basis", TOPIC), ui.term("barrier", TOPIC)))
     if study is None:
         st.info(f"Pending: {M.VIEWS['study'].pending}.", icon=":material/schedule:")
     else:
         sym = M.symmetry_table(study).set_index("residual stream")["largest |Δ logit|"]
-        st.markdown(f"**What to notice:** on all 20 trained models, in float64, a random rotation changes no logit by "
-                    f"more than **{sym.iloc[0]:.0e}** (with x / rms(x) on the stream: {sym.iloc[1]:.0e}); with tanh "
-                    f"on the stream the largest change is **{sym.iloc[2]:.2f}**, with a LayerNorm-style gain "
-                    f"**{sym.iloc[3]:.2f}**.")
+        st.markdown(f"**What to notice:** {prose.symmetry_notice(sym)}")
         with st.expander("The symmetry test per operation", icon=":material/table:"):
             st.dataframe(M.symmetry_table(study), hide_index=True, width="stretch",
                          column_config={k: st.column_config.NumberColumn(format="%.1e") for k in
@@ -343,26 +320,19 @@ with basis_box:
             tooltip=["arm", "lambda", alt.Tooltip("loss:Q", format=".3f")]).properties(height=290),
             "induction-heads-interpolation", data=one, alt_text="Loss along the straight line between two models")
         lt = M.lmc_table(study)
-        st.markdown(f"**What to notice:** on every pair the orthogonal alignment cuts the barrier to "
-                    f"{lt['ratio'].min():.2f}-{lt['ratio'].max():.2f} of the unaligned one and beats permutations; "
-                    f"the registered 'low barrier' (a quarter) is not reached: Theus et al.'s weight matching "
-                    f"lines the residual streams up, but the two models' heads split the work differently.")
+        st.markdown(f"**What to notice:** {prose.lmc_notice(lt)}")
         with st.expander("Barriers per pair (nats)", icon=":material/table:"):
             st.dataframe(lt, hide_index=True, width="stretch")
 
+
 # --------------------------------------------------------------------------- the real model
-with real_box:
+def _real_section() -> None:
     st.subheader("A real model: SmolLM2-135M")
     if real is None:
         st.info(f"Pending: {M.VIEWS['smollm2'].pending}.", icon=":material/schedule:")
     else:
         rf = M.real_frame(real)
-        n_ih = int(rf["induction_head"].sum())
-        best = rf.sort_values("prefix", ascending=False).iloc[0]
-        st.markdown(f"**What to notice:** {real['n_seq']} sequences of {real['block']} random tokens, repeated once. "
-                    f"{n_ih} of {len(rf)} heads prefix-match (≥ 0.3) and copy (≥ 0.5); the best, layer "
-                    f"{int(best['layer'])} head {int(best['head'])}, puts {best['prefix']:.2f} of its attention on the "
-                    f"token after the first occurrence (uniform attention: {real['uniform']:.3f}).")
+        st.markdown(f"**What to notice:** {prose.real_notice(real, rf)}")
         left, right = st.columns([3, 2])
         with left:
             ui.chart(alt.Chart(rf).mark_rect().encode(
@@ -387,13 +357,12 @@ with real_box:
                          alt.Tooltip("copying:Q", format=".2f")]).properties(height=300),
                 "induction-heads-smollm2-scatter", data=rf, alt_text="Copying against prefix matching per head")
 
-with share_box:
-    ui.claims_table(verdict, heading="The ledger, claim by claim")
-    ui.glossary(TOPIC, verdict=verdict)
-    ui.share(paper, ui.call_snippet("induction_heads", "compare_depths", live_cfg),
-             cli="python -m toymodels reproduce induction-heads --quick",
-             shown={f"final copy loss, {n} layer{'s' if n != '1' else ''}": (f"result['runs']['{n}']['eval_loss'][-1]",
-                                                                         f"{runs[n]['eval_loss'][-1]:.3f}")
+
+def _share_section() -> None:
+    ui.page_end(verdict, paper, ui.call_snippet("induction_heads", "compare_depths", live_cfg), device=False,
+                cli="python -m toymodels reproduce induction-heads --quick",
+                shown={f"final copy loss, {n} layer{'s' if n != '1' else ''}": (
+                    f"result['runs']['{n}']['eval_loss'][-1]", f"{runs[n]['eval_loss'][-1]:.3f}")
                     for n in ("2", "1", "0")})
     with st.expander("Also cite: Elhage et al. 2021, Olsson et al. 2022", icon=":material/format_quote:"):
         st.code(M.EXTRA_BIBTEX, language="tex")  # BibTeX (one "bibtex" block per page: the paper's, in Cite)
@@ -404,19 +373,18 @@ with share_box:
                    f"{meta['python']}) in {study['seconds']['total']:.0f} s; the shipped runs above it and the "
                    "SmolLM2 scores on one CPU thread.")
 
+
+with explainer:
+    if explainer.open:
+        _model_section()
+        for box_key, section in (("ih-seeds", _seeds_section), ("ih-basis", _basis_section),
+                                 ("ih-real", _real_section)):
+            with st.container(key=box_key):
+                section()
+        _share_section()
+
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
-    st.subheader("Every configuration tried")
-    st.table(pd.DataFrame(list(M.LAB_NOTEBOOK)), hide_index=True, border="horizontal",
-             alt="Every configuration tried: pilots, diagnostics and the cost model")
-    st.subheader("Caveats")
-    st.markdown(
-        "- **Initialisation.** PyTorch's defaults (embeddings N(0, 1), projections U(±1/√fan-in)). With every weight "
-        "N(0, 0.02²) the 2-layer model had not formed an induction head after 3,000 steps (lab notebook).\n"
-        "- **One layer beats log 13.** A one-layer model cannot copy, but candidate offsets that are multiples of the "
-        "period point at the same token, so it does better than a uniform guess over 13 periods (about 2.1 nats).\n"
-        "- **Theus et al.** report GPT-2 and ViT with LayerNorm; here there is none, so any invertible map of the "
-        "residual stream is a symmetry too. Their learned matching (training the alignment) is not implemented: "
-        "only their weight matching.\n"
-        "- **SmolLM2's copying score** folds the RMSNorm gains into the OV circuit and leaves out the per-token RMS "
-        "scalings (positive numbers), as TransformerLens does; the value of a query head is its KV group's.")
+    if notebook.open:
+        ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, diagnostics and the cost model")
+        ui.caveats(prose.CAVEATS)

@@ -9,6 +9,7 @@ import streamlit as st
 
 import ui
 from toymodels import rlvr as M
+from toymodels.rlvr import prose
 
 P = ui.PALETTE
 BASE_C, RL_C, LONG_C, DIS_C, ATY_C, HELD_C = P[0], P[3], P[1], P[5], P[1], P[2]
@@ -19,13 +20,7 @@ LONG = M.CLAIM_LENGTHS[-1]
 D = M.TypedConfig()
 
 
-def _fmt_k(k):
-    return "none" if k is None or (isinstance(k, float) and np.isnan(k)) else f"{int(k)}"
-
-
-def _lead(drop: float) -> str:
-    """Who is ahead at k = 256, in words, from a drop (base − RL, probability units)."""
-    return f"base ahead by {100 * drop:.1f}" if drop > 0 else f"RL still ahead by {-100 * drop:.1f}"
+_fmt_k, _lead = prose.fmt_k, prose.lead
 
 
 def _log_k(title="k (log scale)"):
@@ -42,10 +37,6 @@ verdict, fresh = ui.shipped_verdict(M.TOPIC)
 seeds = ui.view(M, "typed_seeds")
 n_seeds = len(seeds["seeds"])
 m = M.metrics({"typed_seeds": seeds})  # the numbers of the view on screen (the ledger's, when it is fresh)
-gain_paper = M.PAPER["pass1_grpo_train"].value / M.PAPER["pass1_base_train"].value
-gain_paper_test = M.PAPER["pass1_grpo_test"].value / M.PAPER["pass1_base_test"].value
-by_steps = {d["steps"]: d for d in m["drop_by_steps"]}
-claim_steps = [L for L in M.CLAIM_LENGTHS if L in by_steps]
 _head = seeds["table"]
 cross_share = float(_head[(_head.split == "train") & (_head.steps == H)].crossover_share.iloc[0])
 TABS = ["Contrast: the ρ toy", "Run it yourself", "Analyse your evaluations", "Lab notebook"]
@@ -118,14 +109,8 @@ def _passk_chart(split: str, span: float, height: int = 300) -> None:
 fig_col, side_col = st.columns([3, 2], gap="medium")
 with fig_col.container(key="headline-figure"):
     _passk_chart("train", 0.6, 280)
-behind = m["pass256_drop_train"] <= 0  # the toy's RL still ahead at k = 256 after H steps (the ledger's not reproduced)
 with side_col:
-    ui.headline_claim(verdict, claim="pass1-gain", notice=(
-        f"RL multiplies pass@1 by **×{m['pass1_gain_train']:.1f}** after {H} {T['GRPO']} steps (held-out: "
-        f"×{m['pass1_gain_heldout']:.1f}), and base catches up as k grows: at k = 256, "
-        f"**{_lead(m['pass256_drop_train'])}** points (paper: base ahead by "
-        f"{M.PAPER['pass256_base_train'].value - M.PAPER['pass256_grpo_train'].value:.1f})"
-        + (f"; the toy's RL falls behind only with longer training (the {LONG}-step curve)." if behind else ".")))
+    ui.headline_claim(verdict, claim="pass1-gain", notice=prose.headline_notice(m, H, LONG, T, M.PAPER))
     st.caption(f"{T['RLVR']}: RL on a checked answer. {T['pass@k']}: the chance one of k samples is right (Eq. 2, "
                f"from 1024 a problem). Bands: 95% t-intervals, {n_seeds} seeds.")
 ui.ledger_strip(verdict)
@@ -135,28 +120,13 @@ st.subheader("On problems RL never saw as well")
 left, right = st.columns([3, 2], gap="medium")
 with left:
     _passk_chart("held-out", 0.6, 280)
-right.markdown(
-    f"**What to notice.** On held-out problems RL multiplies pass@1 by **×{m['pass1_gain_heldout']:.1f}** "
-    f"(training problems ×{m['pass1_gain_train']:.1f}; paper, Omni-MATH: ×{gain_paper_test:.2f} and "
-    f"×{gain_paper:.2f}). At k = 256, **{_lead(m['pass256_drop_heldout'])}** points (paper: base ahead by "
-    f"{M.PAPER['pass256_base_test'].value - M.PAPER['pass256_grpo_test'].value:.1f}); base reaches RL at the "
-    f"{T['crossover k']} ≈ **{_fmt_k(m['crossover_k'])}** (median of seeds, training problems). The "
-    f"{T['distilled']} policy stays above base at every k.")
+right.markdown(prose.heldout_notice(m, T, M.PAPER))
 
 st.markdown(
     f"**The toy, in one line.** Types of problems share a policy; the {T['atypical problem']}s (a share "
     f"a = {D.atypical:g}) need another strategy, so RL, which learns what a type has in common, starves them.")
 with st.expander("The toy in full, and its equations", icon=":material/functions:"):
-    st.markdown(
-        f"Each problem is solved by one of *S* = {D.n_strategies} strategies. Problems come in *K* = {D.n_types} "
-        "**types** (a topic, a kind of question); the policy is shared within a type, and each type has a typical "
-        f"correct strategy. A share ***a*** of the problems (here **a = {D.atypical:g}**, a property of the data) "
-        "are **atypical**: another strategy solves them, drawn from the base model's own prior. RL can only learn "
-        "what a type's problems have in common, so it sharpens every problem of a type toward the typical strategy: "
-        "pass@1 rises on both splits, and the atypical problems, which the base model solved now and then by "
-        "sampling widely, starve. (On AIME24 the paper's RL model loses "
-        f"{M.PAPER['aime_base_solved'].value - M.PAPER['aime_rl_solved'].value} of the "
-        f"{M.PAPER['aime_base_solved'].value} problems base solves: the same order as a.)")
+    st.markdown(prose.toy_in_full(D, M.PAPER))
     st.markdown("The policy of problem *i* (type *tᵢ*, fixed offsets *uᵢ* per strategy), GRPO's update of the "
                 "shared logits θ, and the success probability of a problem (*qᵢ*: the chance a correct strategy's "
                 "answer is right):")
@@ -201,14 +171,7 @@ if ui.shown("length", active):
             title="pass@256 change (points) by GRPO steps; diamonds: the paper"), "rlvr_loss_by_steps",
                  data=ours,
                  alt_text="pass@256 change in points against GRPO steps, both splits, paper diamonds")
-    st.markdown(
-        "**What to notice.** On the training problems the pass@256 change is "
-        + " → ".join(f"**{-100 * by_steps[L]['drop']:+.1f}**" for L in claim_steps) + " points at "
-        + " / ".join(map(str, claim_steps)) + " steps (paper, Table 3: "
-        + " → ".join(f"{r['pass256_change']:+.1f}" for r in M.paper_by_steps() if r["split"] == "train")
-        + ")" + (": in the toy RL starts above base at k = 256 and falls below it only with longer training"
-                 if claim_steps and by_steps[claim_steps[0]]["drop"] < 0 else "") + ". "
-        "The toy's steps are not the paper's (smaller batches, a 32-strategy policy): compare shapes.")
+    st.markdown(prose.steps_notice(m, M.CLAIM_LENGTHS, M.paper_by_steps()))
 
 # =========================================================================== the story: where coverage goes
 if ui.shown("coverage", active):
@@ -236,15 +199,7 @@ if ui.shown("coverage", active):
         ui.chart(scatter, "rlvr_problems", data=probs.drop(columns=["p_base_", "p_rl_"]),
                  alt_text="per-problem success probability under RL against base, held-out split, coloured by "
                           "typical or atypical")
-    right.markdown(
-        f"**What to notice.** Over {int(tr['seeds'])} seeds at {H} steps, base solves (one correct sample in 1024) "
-        f"and RL does not: **{int(tr['lost'])}** training problems, of which **{int(tr['lost_atypical'])}** are "
-        f"atypical ({100 * tr['atypical_share_of_lost']:.0f}%; atypical problems are {100 * D.atypical:g}% of all); "
-        f"RL solves **{int(tr['gained'])}** that base does not. An atypical problem's success probability falls "
-        f"from **{tr['p_atypical_base']:.3f}** to **{tr['p_atypical_rl']:.3f}** on average, a typical one's rises "
-        f"from **{tr['p_typical_base']:.3f}** to **{tr['p_typical_rl']:.3f}**. Held-out problems: "
-        f"{int(ho['lost'])} lost ({int(ho['lost_atypical'])} atypical), {int(ho['gained'])} gained.")
-
+    right.markdown(prose.coverage_notice(tr, ho, H, D.atypical))
 
 # =========================================================================== the story: move the data property
 @ui.fragment
@@ -306,7 +261,7 @@ if ui.shown("data-property", active):
     _atypical_section()
 
 # =========================================================================== going deeper
-tab_rho, tab_run, tab_data, tab_lab = st.tabs(TABS, key="rl_tabs", bind="query-params")
+tab_rho, tab_run, tab_data, tab_lab = st.tabs(TABS, key="rl_tabs", bind="query-params")  # only the open one draws
 
 
 @ui.fragment
@@ -317,12 +272,7 @@ def _run_tab() -> None:
     cfg = ui.form(M.KNOBS, D, ["rl_a_run", "rl_K", "rl_lr", "rl_algo", "rl_G", "rl_kl", "rl_n", "rl_seed"],
                   key="rl_form", submit=lambda c: f"Train (about {max(1, round(M.expected_seconds(c)))} s)")
     pressed = ui.submitted("rl_form")
-    with ui.guard():
-        if cfg == D:
-            res = ui.view(M, "typed_default")
-        else:
-            res = ui.compute(M.typed_run, cfg, M.TYPED_LENGTHS, label="Training the typed toy…", run=pressed,
-                             seconds=M.expected_seconds(cfg))
+    res = ui.view_or_compute(M, "typed_default", cfg, M.TYPED_LENGTHS, run=pressed, seconds=M.expected_seconds(cfg))
     if res is None:
         st.info("Press **Train** to run these settings.", icon=":material/info:")
         return
@@ -378,7 +328,7 @@ def _run_tab() -> None:
 
 
 with tab_run:
-    if ui.shown("run", active):
+    if tab_run.open and ui.shown("run", active):
         _run_tab()
 
 
@@ -460,7 +410,7 @@ def _data_tab() -> None:
 
 
 with tab_data:
-    if ui.shown("upload", active):
+    if tab_data.open and ui.shown("upload", active):
         _data_tab()
 
 
@@ -506,9 +456,11 @@ def _rho_tab() -> None:
 
 
 with tab_rho:
-    _rho_tab()
+    if tab_rho.open:
+        _rho_tab()
 
-with tab_lab:
+
+def _lab_tab() -> None:
     st.markdown("**Every configuration tried**, in order, with what it showed (`toymodels.rlvr.LAB_NOTEBOOK`).")
     st.table(pd.DataFrame(M.LAB_NOTEBOOK), hide_index=True, border="horizontal")   # wraps: every word shows
     st.markdown("**The claims' thresholds**, committed before the claim seeds "
@@ -521,12 +473,14 @@ with tab_lab:
     st.markdown(f"**How the ρ toy's ρ = {M.DEFAULT_RHO:g} was chosen.** {M.RHO_RULE}")
     st.dataframe(ui.view(M, "rho_sweep")["table"].copy(), hide_index=True, width="stretch", height=240)
 
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(M.TOPIC, verdict=verdict)
-ui.share(paper, ui.view_snippet(M, "typed_seeds"),
-         cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds",
-         shown={"pass@1 gain, training problems": ("M.metrics({'typed_seeds': result})['pass1_gain_train']",
-                                                   f"×{m['pass1_gain_train']:.1f}"),
-                "pass@256, base − RL (training problems)": (
-                    "M.metrics({'typed_seeds': result})['pass256_drop_train']", f"{m['pass256_drop_train']:+.3f}")})
-ui.device_caption()
+
+with tab_lab:
+    if tab_lab.open:
+        _lab_tab()
+
+ui.page_end(verdict, paper, ui.view_snippet(M, "typed_seeds"),
+            cli=f"python -m toymodels reproduce rlvr --seed {M.CLAIM_SEEDS[0]}   # --quick: three seeds",
+            shown={"pass@1 gain, training problems": ("M.metrics({'typed_seeds': result})['pass1_gain_train']",
+                                                      f"×{m['pass1_gain_train']:.1f}"),
+                   "pass@256, base − RL (training problems)": (
+                       "M.metrics({'typed_seeds': result})['pass256_drop_train']", f"{m['pass256_drop_train']:+.3f}")})

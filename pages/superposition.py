@@ -7,6 +7,7 @@ import streamlit as st
 
 import toymodels.superposition as M
 import ui
+from toymodels.superposition import prose
 
 A = M.analysis
 TOPIC = M.TOPIC
@@ -112,18 +113,14 @@ with fig_col.container(key="headline-figure"):
     st.caption(f"Faint points: each seed; large: the seed mean; lines: power laws fitted over m ≥ {M.MIN_M} "
                f"(strong) and all widths (weak). Every run met the convergence rule (lab notebook).")
 with side_col:
-    ci = A.ci_text(a_s)
-    ui.headline_claim(verdict, notice=(
-        f"In {T['strong superposition']} (every feature kept at unit length) the loss falls as "
-        f"m^−{a_s['mean']:.2f}" + (f" ({ci})" if ci else "") + f" over m = {M.MIN_M}…{max(s['widths'])}, the "
-        f"paper's 1/m; in {T['weak superposition']} (only some features kept) as m^−{a_w['mean']:.2f}, flatter "
-        f"than its ideal m^−{s['alpha_weak_ideal']:.2f}."), ours_label=f"Our toy, {len(s['seeds'])} seeds")
+    ui.headline_claim(verdict, notice=prose.headline_notice(s, T), ours_label=f"Our toy, {len(s['seeds'])} seeds")
     st.caption(f"{T['superposition']}: more features (n = {s['n']}) than dimensions (m). {T['α_m']}: the exponent "
                f"of loss ∝ m^−α_m. γ: the signed weight decay that picks the regime (equations in the story).")
 ui.ledger_strip(verdict)
 
-story, tab_try, tab_real, notebook = st.tabs(TABS, key="sp_tabs", bind="query-params")
+story, tab_try, tab_real, notebook = st.tabs(TABS, key="sp_tabs", bind="query-params")  # only the open one draws
 loc = s["strong"].iloc[1:]
+w_strong, w_weak = s["strong"], s["weak"]
 
 
 def llm_overlap_section() -> None:
@@ -156,17 +153,13 @@ def llm_overlap_section() -> None:
                     "m_times_overlap_centred"]].round(5), hide_index=True, width="stretch")
     if j is not None:
         st.markdown(f"**llm-overlap ({j.status}).** {j.note}")
-    st.caption("Every row of each matrix, every pair i < j, exactly (streamed through the m × m Gram). SmolLM2's and "
-               "Gemma-3's embeddings are their LM heads (tied), read from their GGUF files (Q8_0, dequantised); "
-               "MiniLM's are an encoder's word embeddings. Gemma-3-270M is not a dependency of this project: its "
-               "row comes from a one-off run on its PyPI files (SHA-256 in the view).")
+    st.caption(prose.LLM_CAPTION)
 
 
-with story:
+def _story_tab() -> None:
     # ======================================================================== the mechanism
     st.subheader("The mechanism: overlaps fall as 1/m, near the Welch bound")
     ov = A.overlap_frame(scal).replace({"series": {"Welch bound (N − m)/(m(N − 1))": "Welch bound"}})
-    w_strong = s["strong"]
     m10 = ui.view(M, "m10_recipes")
     m10t = A.m10_table(m10)
     c1, c2 = st.columns([3, 2])
@@ -188,20 +181,7 @@ with story:
             "overlap_times_m": "× m"}), hide_index=True, width="stretch",
             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("⟨(Ŵ_i·Ŵ_j)²⟩", "Welch")}
             | {c: st.column_config.NumberColumn(format="%.2f") for c in ("÷ Welch", "× m")})
-    rec = {r.recipe: r for r in m10t.itertuples()}
-    brief, conv, small = (rec.get(r["name"]) for r in M.M10_RECIPES)
-    st.caption(
-        f"The paper's {T['mean squared overlap']}: the mean of (Ŵ_i·Ŵ_j)² over all pairs of normalised rows (official "
-        f"`LLMs/overlap-0.py`). For N unit vectors in R^m it cannot fall below the {T['Welch bound']} "
-        "(N − m)/(m(N − 1)), "
-        "which is 1/m only when m ≪ N (at m = 160, 0.84/m). **m = 10 is apart:** with the paper's large-model rates "
-        "(lr_b = 2/m = 0.2) the rows cluster as training goes on, at a lower loss: "
-        + (f"{brief.overlap_over_welch:.2f}× Welch after {brief.steps:,} steps, " if brief else "")
-        + (f"{conv.overlap_over_welch:.2f}× once converged (loss {conv.loss:.3f}); " if conv else "")
-        + (f"the paper's small-model rates (lr 1e-2 on W and b, {small.steps:,} × {small.batch}, converged) give "
-           f"{small.overlap_over_welch:.2f}× (loss {small.loss:.3f}). " if small else "")
-        + f"Means over {int(m10t['seeds'].min()) if len(m10t) else 0} seeds. A real toy finding at the smallest width, "
-        f"not evidence against 1/m where the exponent is fitted.")
+    st.caption(prose.overlap_caption(m10t, T))
 
     # ======================================================================== profiles
     st.subheader("Robust across frequency profiles")
@@ -219,18 +199,13 @@ with story:
             "n_eff": "N_eff", "n_eff_over_max_m": "N_eff / max m", "alpha_m": "α_m (m ≥ 20)", "alpha_lo": "95 % lo",
             "alpha_hi": "95 % hi", "alpha_all_widths": "α_m (all m)"}).round(2), hide_index=True, width="stretch",
             column_config={"N_eff": st.column_config.NumberColumn(format="%.0f")})
-        st.caption(f"{T['N_eff']} = 1/Σ q_i² (q = p/Σp), the effective number of features; each profile keeps "
-                   f"N_eff ≥ 4 × "
-                   f"the largest width. Paper ({M.PAPER['alpha_profiles'].source}): "
-                   f"{', '.join(str(v) for v in M.PAPER['alpha_profiles'].value)}, "
-                   f"{M.PAPER['alpha_profiles'].note}.")
+        st.caption(prose.profiles_caption(T, M.PAPER['alpha_profiles']))
 
     # ======================================================================== the weak regime
     st.subheader("Weak superposition: Eq. 4 holds, the ideal exponent is not reached")
     st.markdown(f"{T['Eq. 4']}: in weak superposition the loss is the frequency mass of the features the model "
                 "left out.")
     wf = A.weak_frame(scal)
-    w_weak = s["weak"]
     c1, c2 = st.columns([3, 2])
     with c1:
         xw, yw = log_axes(wf["m"], wf["loss"])
@@ -253,12 +228,7 @@ with story:
             column_config={**{c: st.column_config.NumberColumn(format="%.3f") for c in ("L", "Eq. 4")},
                            **{c: st.column_config.NumberColumn(format="%.2f") for c in ("Eq. 4 / L", "top")},
                            "kept": st.column_config.NumberColumn(format="%.0f")})
-    st.caption(f"Eq. 4 sums ⟨v²⟩p_i − ⟨v⟩²p_i² over the features a model left out (‖W_i‖ ≤ 1/2): on the measured "
-               f"rows it predicts the loss within {100 * s['eq4_max_deviation']:.0f} % at every "
-               f"width. Its ideal keeps the m most frequent features; α − 1 = {M.WEAK_ALPHA - 1:.1f} holds only as "
-               f"n → ∞ (here n = {s['n']}: {s['alpha_weak_ideal']:.2f}). The trained model keeps about as many "
-               "features as the ideal but not the most frequent ones (column *top*: the share of the kept "
-               "features that are among as many most frequent), so its exponent stays flatter.")
+    st.caption(prose.weak_caption(s))
 
     # ======================================================================== N_eff break
     neff_box = st.container(key="sp-neff")
@@ -289,9 +259,7 @@ with story:
             ui.chart((base.mark_line(point=True, color=ui.PALETTE[0]) + one).properties(height=280),
                      "superposition_neff", data=nf,
                 alt_text="Fitted exponent against N_eff over the largest width.")
-        st.caption("The paper's exponential profile is e^(−i/400) at n = 10 240. Rescaling τ to 400·n/10240 = 39 at "
-                   "n = 1000 gives N_eff ≈ 78, about the largest width 80 here: the few features that carry the mass "
-                   "get nearly orthogonal directions and the fit reads far above 1. One seed (0), widths 10–80.")
+        st.caption(prose.NEFF_CAPTION)
 
     with neff_box:
         show_neff()
@@ -308,13 +276,8 @@ with story:
             st.session_state["sp_geo_trained"] = dict(geo_kwargs)
         geo_shown = st.session_state.get("sp_geo_trained") or shipped_geo
         geo_stale = geo_shown != geo_kwargs
-        try:
-            geo = (ui.view(M, "geometry") if geo_shown == shipped_geo
-                   else ui.compute(M.geometry, label="Training one model per γ (one batched model)…", run=True,
-                                   seconds=M.GEOMETRY_SECONDS, **geo_shown))
-        except M.InputError as exc:
-            st.error(ui.plain(exc), icon=":material/error:")
-            geo = None
+        geo = ui.view_or_compute(M, "geometry", label="Training one model per γ (one batched model)…", run=True,
+                                 seconds=M.GEOMETRY_SECONDS, **geo_shown)
 
     @ui.fragment
     def show_geometry(geo, shown: dict, stale: bool):
@@ -370,25 +333,16 @@ with story:
             show_geometry(geo, geo_shown, geo_stale)
 
     with st.expander("The toy model, in equations"):
-        st.latex(r"x_i = u_i v_i,\quad u_i\sim\mathrm{Bernoulli}(p_i),\quad v_i\sim U(0,2),\quad "
-                 r"\textstyle\sum_i p_i = E")
-        st.latex(r"y = \mathrm{ReLU}(W W^\top x + b),\quad W\in\mathbb{R}^{n\times m},\quad "
-                 r"L = \big\langle \lVert y - x\rVert^2 \big\rangle")
-        st.latex(r"W_i \leftarrow W_i - \eta_t\gamma\,W_i \;\;(\gamma\ge 0),\qquad "
-                 r"W_i \leftarrow W_i - \eta_t\gamma\,W_i\Big(\tfrac{1}{\lVert W_i\rVert+\epsilon}-1\Big)"
-                 r"\;\;(\gamma<0)")
-        st.markdown(
-            "- **γ > 0** shrinks rows: about m of the n features keep a vector (**weak superposition**); the loss is "
-            "the frequency mass left out (Eq. 4), so $L \\propto m^{-(\\alpha-1)}$ for $p_i \\propto i^{-\\alpha}$ "
-            "when the m most frequent are kept and n → ∞.\n"
-            "- **γ < 0** pulls every row toward unit norm (**strong superposition**); the loss is their "
-            "interference, set by the mean squared overlap $\\approx 1/m$, so $L \\propto 1/m$ whatever the "
-            "frequencies.\n"
-            "- Measured: $\\varphi_{1/2} = |\\{i: \\lVert W_i\\rVert > 1/2\\}|/n$, $\\varphi_1$ (norm > 1), the mean "
-            "squared overlap $\\langle(\\hat W_i\\cdot\\hat W_j)^2\\rangle$ of normalised rows, and α_m of "
-            "$L \\propto m^{-\\alpha_m}$ (least squares in log-log, per seed).")
+        ui.blocks(prose.MODEL)
 
-with tab_try:
+
+with story:
+    if story.open:
+        _story_tab()
+
+
+def _try_tab() -> M.Config:
+    """One model with your settings, and the sweeps; returns the settings of 'Train one model'."""
     # ======================================================================== one model, your settings
     with st.container(key="sp-train"):
         st.subheader("Train one model with your settings")
@@ -409,14 +363,8 @@ with tab_try:
         show_cfg = st.session_state.get("sp_trained", default_cfg)
         if show_cfg != cfg:
             st.info("Settings changed: press **Train** (the view below is the last model trained).")
-        try:
-            one = (ui.view(M, "run_default") if show_cfg == default_cfg
-                   else ui.compute(M.run, show_cfg, label="Training…", run=True,
-                                   seconds=M.expected_seconds(show_cfg.n, [show_cfg.m], show_cfg.steps,
-                                                              show_cfg.batch)))
-        except M.InputError as exc:
-            st.error(f"Cannot run this setting: {ui.plain(exc)}", icon=":material/block:")
-            one = None
+        one = ui.view_or_compute(M, "run_default", show_cfg, run=True, seconds=M.expected_seconds(
+            show_cfg.n, [show_cfg.m], show_cfg.steps, show_cfg.batch))
         if one is not None:
             c = one["config"]
             st.caption(f"Showing n = {c['n']}, m = {c['m']}, α = {c['alpha']}, γ = {c['gamma']}, E = {c['E']}, "
@@ -474,7 +422,7 @@ with tab_try:
                 try:
                     out = ui.compute(getattr(M, call[0]), label="Sweeping…", run=True, seconds=secs, **call[1])
                 except M.InputError as exc:
-                    st.error(f"Cannot run this sweep: {ui.plain(exc)}", icon=":material/block:")
+                    ui.report_error(exc, "Cannot run this sweep")
                     out = None
                 if out is not None and kind == "width":
                     f = A.live_fits(out)
@@ -494,10 +442,17 @@ with tab_try:
                 st.caption("Pick the settings and press **Run sweep**. Live sweeps train exactly the steps you give; "
                            "the "
                            "drift column tells whether they met the 2 % rule.")
+    return cfg
+
+
+cfg = M.VIEWS["run_default"].arguments()["cfg"]  # the code snippet's settings while the tab is closed: the shipped run
+with tab_try:
+    if tab_try.open:
+        cfg = _try_tab()
 
 with tab_real:
     # ======================================================================== real models
-    if ui.shown("upload", active):
+    if tab_real.open and ui.shown("upload", active):
         st.subheader("Real models: overlap of token embeddings")
         mini = ui.view(M, "minilm")
         c1, c2, c3, c4 = st.columns(4)
@@ -524,20 +479,18 @@ with tab_real:
                            f"mean-centred {res['overlap_centred']:.5f}), Welch bound {res['welch']:.5f}"
                            + (f" · {res['rows_used']:,} rows used" if res["rows_used"] < res["rows"] else ""))
             except M.InputError as exc:
-                st.error(f"Cannot use this file: {ui.plain(exc)}", icon=":material/block:")
+                ui.report_error(exc, "Cannot use this file")
 
 # ======================================================================== the ledger, terms, cite/code/present
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
 shown = {f"strong α_m (m ≥ {M.MIN_M}), mean over seeds": ("s['alpha_strong']['mean']", f"{a_s['mean']:.2f}"),
          "weak α_m": ("s['alpha_weak']['mean']", f"{a_w['mean']:.2f}")}
-ui.share(paper, ui.view_snippet(M, "scaling") + "s = M.analysis.summary(result)\n"
-         "# one model with the settings of 'Train one model' above:\n# "
-         + ui.call_snippet("superposition", "run", cfg).rsplit("\n", 2)[-2] + "\n",
-         cli="python -m toymodels reproduce superposition --quick", shown=shown)
-ui.device_caption()
+ui.page_end(verdict, paper, ui.view_snippet(M, "scaling") + "s = M.analysis.summary(result)\n"
+            "# one model with the settings of 'Train one model' above:\n# "
+            + ui.call_snippet("superposition", "run", cfg).rsplit("\n", 2)[-2] + "\n",
+            cli="python -m toymodels reproduce superposition --quick", shown=shown)
 
-with notebook:
+
+def _notebook_tab() -> None:
     st.subheader("Configurations tried")
     st.table(M.TRIED, hide_index=True, border="horizontal")  # wraps: every word of a row shows
     st.subheader("The headline sweep, width by width")
@@ -563,10 +516,15 @@ with notebook:
                + f"; across seeds the loss at one width varies by up to ± {100 * s['strong_seed_spread']:.0f} % "
                f"(m ≥ {M.MIN_M}).")
     st.markdown("**m = 10 under the paper's two recipes**")
-    st.dataframe(m10t.round(3), hide_index=True, width="stretch")
+    st.dataframe(A.m10_table(ui.view(M, "m10_recipes")).round(3), hide_index=True, width="stretch")
     st.markdown("**Every run of the headline sweep**")
     st.dataframe(table, hide_index=True, width="stretch", height=300)
     ui.download_csv(table, "superposition_width_sweep.csv", key="dl_table")
     st.caption("The 2 % rule is necessary, not sufficient: under a cosine schedule the last 20 % of steps run at a "
                "small learning rate. We also checked it against the budget: 4000 steps gave α_m ≈ 0.8 (table above), "
                "12 000 steps and convergence the values shown.")
+
+
+with notebook:
+    if notebook.open:
+        _notebook_tab()

@@ -7,6 +7,7 @@ import streamlit as st
 
 import toymodels.transductive as M
 import ui
+from toymodels.transductive import prose
 
 TOPIC = "transductive"
 TOUR = [
@@ -77,10 +78,7 @@ with fig_col.container(key="headline-figure"):
         "transductive_scaling", data=agg, span=0.6,
         alt_text="M_tr against the Littlestone dimension d for classes solved exactly, with the lines d, 2d/3 and √d")
 with side_col:
-    ui.headline_claim(verdict, notice=(
-        f"Every point lies between 2d/3 and d: seeing the sequence never hurts, and here it saves at most a third "
-        f"(smallest M_tr/d {law['best_ratio_exact']:.2f}, solved exactly up to d = {law['max_d_exact']}; G^k beyond "
-        "by additivity). The paper's √d needs d in the thousands: the toy shows the gap, not the law."))
+    ui.headline_claim(verdict, notice=prose.headline_notice(law))
     st.caption(f"d: the {LD} (the standard game's value). {T['M_tr']}: the {MTR} game's value (the sequence "
                f"of points announced first). 2d/3: the bound before this paper ({T['BKM 1997']}).")
 ui.ledger_strip(verdict)
@@ -107,13 +105,7 @@ with e1:
         height=260, title="Share with M_tr < LD, 95% band (diamonds: the notes' own draw)"),
         "transductive_gap_share", data=summ,
         alt_text="Share of random depth-2 tree classes with M_tr below LD against p, with 95% intervals")
-at_half = summ.loc[np.isclose(summ.p, 0.5)].iloc[0]
-pairs = ", ".join(f"({a}, {b})" for a, b in M.gap_pairs(gap))
-e2.markdown(f"**Random depth-2 {T['tree class']}es** (7 points, LD = 3), {int(summ.classes.iloc[0])} per value "
-            "of the off-path probability p. "
-            f"At p = 0.5, **{int(at_half.gap_count)}/{int(at_half.classes)}** have M_tr < LD (95% CI "
-            f"{at_half.ci_lo:.1%}–{at_half.ci_hi:.1%}); every gap found is (LD, M_tr) = {pairs}. The paper "
-            "reports no such frequency.")
+e2.markdown(prose.gap_text(summ, M.gap_pairs(gap), T['tree class']))
 SWEEP_IDS = ("sw_depth", "sw_p", "sw_steps", "sw_n", "sw_seed")
 with st.expander("Sweep your own random tree classes",
                  icon=":material/tune:", expanded=ui.in_link(*SWEEP_IDS)
@@ -155,28 +147,7 @@ st.markdown(f"On all {int(cs.loc[cs.family == 'exhaustive', 'classes'].iloc[0])}
             f"{T['VC dimension']} ≤ M_tr ≤ LD, and M_tr is never below Theorem B.1's bound. **Violations found: "
             f"{broken}** (by family and check in the expander below).")
 with st.expander("The toy, its exact values, the checks", icon=":material/functions:"):
-    st.markdown(
-        "A **class** H is a 0/1 table: one row per hypothesis, one column per point. The adversary keeps its "
-        "labels consistent with some hypothesis of H; each round the learner predicts a label and counts a mistake "
-        "when wrong. In the **standard game** the adversary picks each point as it goes; in the **transductive "
-        "game** it must announce the whole sequence x₁…xₙ first (the labels stay adaptive). V_{x,y} is the set of "
-        "hypotheses of V with h(x) = y.")
-    st.markdown("**Littlestone dimension** = the value of the standard game:")
-    st.latex(r"\mathrm{LD}(V)=\max\Big(0,\ \max_{x\ \text{splits}\ V}\ 1+\min\big(\mathrm{LD}(V_{x,0}),"
-             r"\mathrm{LD}(V_{x,1})\big)\Big)")
-    st.markdown("**One round** is worth the combination of its two continuations (min over the prediction of the "
-                "max over the label):")
-    st.latex(r"\mathrm{comb}(a,b)=\max(a,b)+\mathbb{1}[a=b],\qquad \mathrm{comb}(a,\emptyset)=a")
-    st.markdown("**Transductive game** along a fixed order π = (x₁,…,xₙ), and its value:")
-    st.latex(r"W(V,t)=\mathrm{comb}\big(W(V_{x_t,0},t{+}1),\,W(V_{x_t,1},t{+}1)\big)")
-    st.latex(r"W(V,n{+}1)=0,\qquad M_{\mathrm{tr}}(H)=\max_\pi W(H,1)")
-    st.markdown(
-        "**What is exact here.** LD by memoised recursion over version spaces (bitmasks of hypotheses). M_tr by "
-        "the notes' backward algorithm: over every suffix set T of points, keep the Pareto-maximal vectors of "
-        "cell ranks (comb is monotone, so dominated vectors never matter), batched in NumPy, with an exact "
-        "bound (comb(a, b) ≤ log₂(2ᵃ + 2ᵇ)) that drops vectors that cannot beat a heuristic order. VC by checking "
-        "sets of points. Our tests check LD and M_tr against brute-force minimax game search over every order. "
-        "**Always** VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋.")
+    ui.blocks(prose.GAMES)
     st.markdown("**The checks, by family** (each column counts violations):")
     st.dataframe(cs.rename(columns={"std_ne_ld": "M_std ≠ LD", "solver_ne_brute": "solver ≠ brute force",
                                     "chain_broken": "VC ≤ M_tr ≤ LD broken", "below_bound": "below Thm B.1 bound",
@@ -232,7 +203,7 @@ try:
         H = M.preset_class(preset, n=int(n_pts), depth=int(depth), p=float(p_off), seed=int(seed))
     summary = solve_class(H)
 except M.InputError as exc:  # the message may quote the visitor's text: shown as plain characters
-    st.error(f"This class cannot be used: {ui.plain(exc)}", icon=":material/error:")
+    ui.report_error(exc, "This class cannot be used")
 
 if summary is not None:
     # ----------------------------------------------------------------------- its numbers
@@ -263,14 +234,7 @@ if summary is not None:
     with ch_r:
         if not summary["chain_holds"]:
             st.error("The chain VC ≤ M_tr ≤ LD ≤ ⌊log₂|H|⌋ is violated: this is a bug, please report it.")
-        gap = summary["ld"] - summary["m_tr"]
-        st.markdown(
-            ("**The chain holds.** " if summary["chain_holds"] else "")
-            + "An optimal sequence for the transductive adversary: "
-            + f"**{' → '.join(f'x{x}' for x in summary['order'])}**. "
-            + (f"Seeing the sequence in advance saves the learner **{gap}** mistake{'s' if gap != 1 else ''} "
-               f"(M_tr = {summary['m_tr']} < LD = {summary['ld']})." if gap > 0 else
-               "Here seeing the sequence in advance does not help: M_tr = LD."))
+        st.markdown(prose.chain_text(summary))
 
     # ----------------------------------------------------------------------- the game
     st.container(key="tr-game").subheader("3 · Play the game")
@@ -333,7 +297,7 @@ if summary is not None:
                 transcript, state = M.play(H, M.make_learner(opponent, H, order),
                                            M.HumanAdversary(H, game, moves, order), with_state=True)
         except M.InputError as exc:  # a stale move (cannot happen through the buttons): start over
-            st.warning(f"The game was reset: {ui.plain(exc)}", icon=":material/restart_alt:")
+            ui.report_error(exc, "The game was reset")
             st.session_state["tr_game"] = {"sig": sig, "moves": []}
             st.rerun()
 
@@ -407,20 +371,9 @@ if summary is not None:
             ui.chart(chart.properties(height=260, title="The version space shrinking round by round"),
                      "transductive_compare", data=long, alt_text="Size of the version space after each round, "
                                                                  "one line per learner")
-        st.caption("Both learners face the same minimax-optimal adversary (same announced order in the transductive "
-                   "game); it reacts to each learner's predictions, so the labels can differ. The minimax adversary "
-                   "guarantees " + ("M_tr" if game == "transductive" else "LD") + " mistakes; an adversary "
-                   "who knows the learner can do better against a suboptimal one (the notes' table at the bottom: "
-                   "SOA on G, worst order).")
+        st.caption(prose.COMPARE_CAPTION.format(value="M_tr" if game == "transductive" else "LD"))
 
 # --------------------------------------------------------------------------- share, reproduce, lab notebook
-
-
-class _Code(str):
-    """An expression shown as itself in a code snippet."""
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def _class_code() -> str:
@@ -430,36 +383,19 @@ def _class_code() -> str:
     return f"M.preset_class({preset!r}, n={int(n_pts)}, depth={int(depth)}, p={float(p_off)}, seed={int(seed)})"
 
 
-ui.claims_table(verdict, heading="The ledger, claim by claim")
-ui.glossary(TOPIC, verdict=verdict)
-ui.share(paper, ui.call_snippet("transductive", "class_summary", _Code(_class_code())),
-         cli="python -m toymodels reproduce transductive --quick --out out/",
-         shown={} if summary is None else {"M_tr": ("result['m_tr']", summary["m_tr"]),
-                                           "LD": ("result['ld']", summary["ld"])})
+ui.page_end(verdict, paper, ui.call_snippet("transductive", "class_summary", ui.Code(_class_code())),
+            cli="python -m toymodels reproduce transductive --quick --out out/", device=False,
+            shown={} if summary is None else {"M_tr": ("result['m_tr']", summary["m_tr"]),
+                                              "LD": ("result['ld']", summary["ld"])})
 t_repro, t_lab = st.columns(2)
 with t_repro.expander("Our exact values beside the project's notes", icon=":material/fact_check:"):
     hl = ui.view(M, "headline")
     st.markdown("The notes' values are exact CPU brute force written before this code; not numbers from the paper, "
                 "which gives none for small classes.")
-    N = M.NOTES
-    rows = [("thresholds on 7 points: [LD, M_tr]", "thresholds7"), ("minimal tree class, 3 points", "minimal3"),
-            ("minimal tree class, 7 points", "minimal7"), ("class G: [LD, M_tr]", "G"),
-            ("G × G (14 points, 64 functions)", "GxG"), ("SOA on G, worst fixed order", "soa_mistakes_on_G"),
-            ("Halving on G, worst fixed order", "halving_mistakes_on_G"),
-            ("rank rule on G, worst fixed order", "rank_rule_mistakes_on_G")]
-    st.dataframe(pd.DataFrame([{"quantity": q, "ours": str(list(hl[k]) if isinstance(N[k], list) else hl[k]),
-                                "notes": str(N[k])} for q, k in rows]
-                              + [{"quantity": "share of 300 random depth-2 trees (p = .5) with M_tr < LD",
-                                  "ours": f"{hl['gap_count']}/{hl['gap_classes']}",
-                                  "notes": f"{round(N['gap_fraction_p05'] * 300)}/300 (another random draw)"}]),
-                 hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(prose.notes_rows(hl, M.NOTES)), hide_index=True, width="stretch")
 with t_lab.expander("Lab notebook: every configuration tried", icon=":material/science:"):
     st.markdown("**Every configuration tried**, failures included (`toymodels.transductive.NOTEBOOK`).")
     st.dataframe(pd.DataFrame(M.NOTEBOOK), hide_index=True, width="stretch",
                  column_config={"outcome": st.column_config.TextColumn(width="large")})
-    st.markdown("**Caveats.** The paper's constants are vacuous at toy sizes: √d/10 < 1 for d < 100 and 48√d < d "
-                "only when d > 2,304. The class G came from the notes' random search over depth-2 tree classes; "
-                "G^k for k ≥ 3 (more than 16 points) is not solved, its values follow by additivity on disjoint "
-                "domains. The solver stops at "
-                f"{M.MAX_TR_SECONDS:g} s of CPU or {M.MAX_TR_BYTES // 2**20} MB of arrays.")
+    st.markdown(f"**Caveats.** {prose.CAVEATS}")
 ui.device_caption()

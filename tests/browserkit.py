@@ -95,15 +95,15 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> float
 
 
 @contextlib.contextmanager
-def serve(tmp_dir: Path | None = None, env: dict | None = None):
-    """``streamlit run Home.py`` on a free localhost port with an empty disk cache; yields its URL once healthy,
-    stops it afterwards. Its output goes to ``tmp_dir/streamlit.log``; a server that fails to start raises
-    RuntimeError with the log's tail."""
+def serve(tmp_dir: Path | None = None, env: dict | None = None, port: int | None = None):
+    """``streamlit run Home.py`` on a free localhost port (``port`` if it is free) with an empty disk cache; yields
+    its URL once healthy, stops it afterwards. Its output goes to ``tmp_dir/streamlit.log``; a server that fails to
+    start raises RuntimeError with the log's tail."""
     with contextlib.ExitStack() as stack:
         if tmp_dir is None:
             tmp_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="toymodels-serve-")))
         tmp_dir = Path(tmp_dir)
-        port = free_port()
+        port = free_port(port)
         log = stack.enter_context(open(tmp_dir / "streamlit.log", "w+"))
         proc = subprocess.Popen(streamlit_cmd(port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, TOYMODELS_CACHE=str(tmp_dir / "cache"), **(env or {})))

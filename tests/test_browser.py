@@ -335,3 +335,28 @@ def test_deep_link_to_a_cold_server_opens_the_page_inside_the_router(browser, tm
         assert page.locator("[data-testid='stSidebarNav']").get_by_text("Runners-up", exact=True).count() >= 1
         assert page.locator("[data-testid='stException']").count() == 0 and not errors
         page.close()
+
+
+def test_a_knob_set_in_one_tab_keeps_its_value_after_another_tab_is_opened(warm_url, browser):
+    """Tabs draw only when open, and Streamlit forgets the state of a widget a run leaves out: ``ui.keep_knobs``
+    keeps it (before it, diffusion's data set went back to two moons, and out of the link, after a visit to
+    another tab). AppTest cannot click a tab, so this is checked here."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{warm_url}/diffusion?diff_tab=Watch+it+denoise")
+    page.wait_for_selector(".st-key-viz_data input", timeout=120_000)
+    _wait_idle(page, 120)
+    box = page.locator(".st-key-viz_data input").first
+    box.click()
+    box.fill("ring")
+    page.wait_for_timeout(500)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    _wait_idle(page, 120)
+    assert box.input_value() == "2-D: ring of 8 Gaussians"
+    for tab in ("CFM vs EFM", "Watch it denoise"):
+        page.locator("[data-testid=stTab]", has_text=tab).first.click()
+        _wait_idle(page, 120, settle_ms=800)
+    value = page.locator(".st-key-viz_data input").first.input_value()
+    url = page.url
+    page.close()
+    assert value == "2-D: ring of 8 Gaussians" and "viz_data=ring" in url, (value, url)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.exact import REFERENCE_ENV, environment_difference, verify_shipped
 from toymodels import device as D
 from toymodels import store
 
@@ -55,7 +56,7 @@ def test_a_view_made_by_another_build_is_skipped_in_one_line_without_computing(t
     change = {key: "other-than-" + D.environment("cpu")[key]}  # another build whatever this machine's is
     _ship_as(tmp_path, monkeypatch, {**D.environment("cpu"), **change})
     with pytest.raises(pytest.skip.Exception) as skip:
-        store.verify_shipped("demo", "v", toy, 4, seed=1)
+        verify_shipped("demo", "v", toy, 4, seed=1)
     msg = str(skip.value)
     (key, there), = change.items()
     assert msg.startswith("bit-for-bit check of demo/v needs the build that made it: ") and "\n" not in msg
@@ -65,29 +66,29 @@ def test_a_view_made_by_another_build_is_skipped_in_one_line_without_computing(t
 
 def test_under_the_same_build_the_check_is_real(tmp_path, monkeypatch):
     _ship_as(tmp_path, monkeypatch, D.environment("cpu"))
-    store.verify_shipped("demo", "v", toy, 4, seed=1)
+    verify_shipped("demo", "v", toy, 4, seed=1)
     assert CALLS == [(4, 1)]
     doc = json.loads((tmp_path / "demo/v/meta.json").read_text())
     doc["data"]["x"] = "damaged"
     (tmp_path / "demo/v/meta.json").write_text(json.dumps(doc))
     with pytest.raises(AssertionError):  # a drifted result still fails where the builds match
-        store.verify_shipped("demo", "v", toy, 4, seed=1)
+        verify_shipped("demo", "v", toy, 4, seed=1)
 
 
 def test_a_view_without_a_recorded_build_was_made_by_the_reference_build(tmp_path, monkeypatch):
     _ship_as(tmp_path, monkeypatch, None)
     here = D.environment("cpu")
-    why = D.environment_difference(None, here)
+    why = environment_difference(None, here)
     if why is None:  # this machine is the reference build: the bit-for-bit check runs
-        store.verify_shipped("demo", "v", toy, 4, seed=1)
+        verify_shipped("demo", "v", toy, 4, seed=1)
         assert CALLS == [(4, 1)]
     else:
         with pytest.raises(pytest.skip.Exception, match="needs the build that made it"):
-            store.verify_shipped("demo", "v", toy, 4, seed=1)
-    other = {**D.REFERENCE_ENV, "torch": "2.11.0+cu130", "numpy": "2.5.0", "pandas": "3.0.0"}
-    assert D.environment_difference(None, other) == ("torch 2.13.0+cpu there, 2.11.0+cu130 here; numpy 2.4.6 there, "
-                                                     "2.5.0 here; pandas 3.1.1 there, 3.0.0 here")
-    assert D.environment_difference(None, {**D.REFERENCE_ENV, "python": "3.12"}) is None  # Python changes no number
+            verify_shipped("demo", "v", toy, 4, seed=1)
+    other = {**REFERENCE_ENV, "torch": "2.11.0+cu130", "numpy": "2.5.0", "pandas": "3.0.0"}
+    assert environment_difference(None, other) == ("torch 2.13.0+cpu there, 2.11.0+cu130 here; numpy 2.4.6 there, "
+                                                   "2.5.0 here; pandas 3.1.1 there, 3.0.0 here")
+    assert environment_difference(None, {**REFERENCE_ENV, "python": "3.12"}) is None  # Python changes no number
 
 
 def test_a_definition_hashes_the_same_under_every_python():

@@ -4,6 +4,7 @@ Synthetic topics in a temporary package folder check each rule against a hand-wr
 package checks the whole path (``precompute --check``) after editing a reached definition and a verdict.
 """
 import ast
+import inspect
 import os
 import shutil
 import subprocess
@@ -179,6 +180,21 @@ def test_a_dynamic_import_hashes_the_whole_module(pkg):
     assert F.definition_hash(REF) != before
 
 
+def test_an_import_inside_a_function_is_followed(pkg):
+    """A view that imports a helper inside its body (a lazy import) reaches that helper: editing it stales the
+    view, and an unreached neighbour still does not."""
+    _setup(pkg, **{"demo/train.py": BASE["demo/train.py"].replace(
+        "from .maths import helper, SCALE\n", "from .maths import SCALE\n").replace(
+        '"""The view."""', '"""The view."""\n    from .maths import helper')})
+    defs = F.definitions(REF)
+    assert "demo:helper" in defs and "demo:UNUSED" not in defs
+    before = F.definition_hash(REF)
+    pkg("demo/maths.py", BASE["demo/maths.py"].replace("UNUSED = 1", "UNUSED = 2"))
+    assert F.definition_hash(REF) == before
+    pkg("demo/maths.py", BASE["demo/maths.py"].replace("return x + 1", "return x + 2"))
+    assert F.changed(defs, F.definitions(REF)) == ["demo:helper"]
+
+
 def test_two_definitions_of_one_name_in_a_topic_are_both_followed(pkg):
     _setup(pkg)
     pkg("demo/other.py", "def helper(x):\n    return x - 1\n")
@@ -242,7 +258,7 @@ def test_precompute_check_names_the_changed_definition_and_ignores_the_verdict(t
     fn = view.resolve(module.__name__)
     defs = F.definitions(fn)
     target = next(n.split(":", 1)[1] for n in defs if n.startswith("transductive:") and not n[13:].isupper()
-                  and n.split(":", 1)[1] != store._unwrap(fn).__name__)
+                  and n.split(":", 1)[1] != inspect.unwrap(fn).__name__)
     for path in (tmp_path / "toymodels").rglob("*.py"):
         mod = F._parse("x", path, path.read_bytes())
         name = ".".join(("toymodels",) + path.relative_to(tmp_path / "toymodels").with_suffix("").parts)

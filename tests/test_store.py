@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.exact import verify_shipped
 from toymodels import store
 
 CALLS = []
@@ -68,15 +69,15 @@ def test_shipped_results_are_found_by_key_and_verified(tmp_path, monkeypatch):
     CALLS.clear()
     got = store.cached(toy_result, 8, seed=2)
     assert CALLS == []  # served from the shipped store, not recomputed
-    store.verify_shipped("demo", "default", toy_result, 8, seed=2)
+    verify_shipped("demo", "default", toy_result, 8, seed=2)
     with pytest.raises(AssertionError, match="other arguments"):
-        store.verify_shipped("demo", "default", toy_result, 8, seed=5)
+        verify_shipped("demo", "default", toy_result, 8, seed=5)
     # a drifted number is caught
     meta = json.loads((tmp_path / "results/demo/default/meta.json").read_text())
     meta["data"]["mean"] += 1.0
     (tmp_path / "results/demo/default/meta.json").write_text(json.dumps(meta))
     with pytest.raises(AssertionError, match="mean"):
-        store.verify_shipped("demo", "default", toy_result, 8, seed=2)
+        verify_shipped("demo", "default", toy_result, 8, seed=2)
     assert got["mean"] == pytest.approx(toy_result(8, seed=2)["mean"])
 
 
@@ -258,11 +259,11 @@ def test_ship_records_the_source_and_staleness_names_what_changed(tmp_path, monk
     store.ship("demo", "default", toy_result, 8, seed=2)
     meta = store.shipped_meta("demo", "default")
     assert meta["source"] == store.source_hash(toy_result) and meta["key"] == store.call_key(toy_result, (8, 2))
-    assert store.staleness("demo", "default", toy_result, 8, seed=2) is None
-    assert store.staleness("demo", "default", toy_result, 8, seed=3) == "computed with other arguments"
-    assert store.staleness("demo", "other", toy_result, 8) == "missing"
+    assert store.staleness("demo", "default", toy_result, n=8, seed=2) is None
+    assert store.staleness("demo", "default", toy_result, n=8, seed=3) == "computed with other arguments"
+    assert store.staleness("demo", "other", toy_result, n=8) == "missing"
     monkeypatch.setattr(store, "source_hash", lambda fn: "changed")
-    assert "definitions changed" in store.staleness("demo", "default", toy_result, 8, seed=2)
+    assert "definitions changed" in store.staleness("demo", "default", toy_result, n=8, seed=2)
 
 
 def test_a_shipped_bundle_is_served_without_reading_source(tmp_path, monkeypatch):

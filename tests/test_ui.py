@@ -1,5 +1,10 @@
 """The shared UI helpers, run headless with AppTest.from_function."""
+import numpy as np
+import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from ui.frozen import freeze
 
 
 def _compute_app():
@@ -420,6 +425,38 @@ def test_a_tour_step_can_ask_first_open_a_tab_compute_and_end_where_it_began():
     assert any(b.label == "Compute (about 10 s)" for b in at.button)  # off the tour: a button again
 
 
+def _tour_closed_tab_app():
+    import streamlit as st
+
+    import ui
+
+    steps = [ui.Step("There", "A knob in the second tab.", {"mode": "c", "tabs": "Second"}),
+             ui.Step("Back", "The first tab again.", {"tabs": "First"})]
+    ui.tour(steps)
+    first, second = st.tabs(["First", "Second"], key="tabs", on_change="rerun")
+    with second:
+        if second.open:   # drawn only when open: a closed tab cannot rewrite its knob's link
+            ui.choice(st.radio, "mode", {"a": "A", "b": "B", "c": "C"}, key="mode", default="b")
+
+
+def test_end_tour_gives_back_the_link_of_a_knob_in_a_closed_tab():
+    """A step set a knob of a tab that is closed when the tour ends: End tour gives the link back as it was (the
+    knob absent, or the value a shared link gave it), though the knob is not drawn to rewrite it."""
+    for before in (None, "a"):
+        at = AppTest.from_function(_tour_closed_tab_app, default_timeout=30)
+        at.query_params["tour"] = "1"
+        if before:
+            at.query_params["mode"] = before
+        at.run()
+        assert not at.exception, at.exception
+        assert at.query_params.get("mode") in ("c", ["c"])
+        at.button(key="tour-next").click().run()
+        at.button(key="tour-end").click().run()
+        assert not at.exception, at.exception
+        assert "tour" not in at.query_params
+        assert at.query_params.get("mode") in ((None, []) if before is None else (before, [before])), before
+
+
 def _ledger_app():
     import ui
     from toymodels.claims import Decision, Evidence, Judged, Verdict
@@ -460,6 +497,19 @@ def test_a_term_links_to_its_definition_and_an_unknown_term_is_refused():
         ui.term("flux capacitor", "gated-attention")
 
 
+def test_each_topic_keeps_its_terms_in_its_prose_module_and_none_shadows_a_common_one():
+    import importlib
+
+    from toymodels import glossary as G
+    from toymodels.registry import PAPERS
+
+    for p in PAPERS:
+        own = importlib.import_module(f"toymodels.{p.module}.prose").TERMS
+        assert own and not set(own) & set(G.COMMON), p.topic   # a shared word would hide the topic's definition
+        assert G.terms(p.topic) == {**own, **G.COMMON} and list(G.topic_terms(p.topic)) == list(own)
+    assert G.terms("no-such-topic") == G.COMMON and G.terms() == G.COMMON
+
+
 def test_the_bibtex_is_complete_and_protects_its_titles():
     import ui
     from toymodels.registry import get_paper
@@ -495,3 +545,99 @@ def test_a_compute_button_says_what_it_will_do():
     assert compute._imperative("Running seeded SGD…") == "Run seeded SGD"
     assert compute._imperative("Solving the class exactly…") == "Solve the class exactly"
     assert compute._imperative("Run this sweep") == "Run this sweep"
+
+
+def test_view_or_compute_reads_the_view_at_its_own_arguments_and_computes_otherwise(monkeypatch):
+    import dataclasses
+    import sys
+    import types
+
+    import ui  # noqa: F401 - loads ui.compute
+    from toymodels.topic import BudgetError, View
+
+    compute = sys.modules["ui.compute"]
+    seen = []
+    monkeypatch.setattr(compute, "view", lambda m, name: seen.append(("view", name)) or {"sink": "S", "n": 1})
+    monkeypatch.setattr(compute, "compute", lambda fn, *a, **k: seen.append(("compute", fn.__name__, a, k["label"]))
+                        or "ran")
+    monkeypatch.setattr(compute, "report_error", lambda exc, what="": seen.append(("shown", type(exc).__name__)))
+
+    @dataclasses.dataclass(frozen=True)
+    class Cfg:
+        n: int = 2
+
+        def normalised(self):
+            return Cfg(max(self.n, 2))  # n = 1 runs as n = 2
+
+    def run(cfg, lengths=(1, 2)):
+        raise AssertionError("a shipped setting must not run")
+
+    def other(cfg, arms):
+        raise AssertionError("patched away")
+
+    mod = types.SimpleNamespace(__name__="toy", other=other,
+                                VIEWS={"default": View("default", run, dict(cfg=Cfg(), lengths=(1, 2)), label="Run…")})
+    assert compute.view_or_compute(mod, "default", Cfg(), (1, 2)) == {"sink": "S", "n": 1}
+    assert compute.view_or_compute(mod, "default", Cfg(1), lengths=(1, 2))["n"] == 1   # the same run, normalised
+    assert seen == [("view", "default")] * 2
+    seen.clear()
+    assert compute.view_or_compute(mod, "default", Cfg(5), (1, 2)) == "ran"            # other knobs: a live run
+    assert compute.view_or_compute(mod, "default", Cfg(), (1, 2, 3)) == "ran"
+    assert compute.view_or_compute(mod, "default", Cfg(), ["a"], fn="other", same=False, label="Train") == "ran"
+    assert seen == [("compute", "run", (Cfg(5), (1, 2)), "Run…"), ("compute", "run", (Cfg(), (1, 2, 3)), "Run…"),
+                    ("compute", "other", (Cfg(), ["a"]), "Train")]
+    seen.clear()
+    assert compute.view_or_compute(mod, "default", Cfg(), ["a"], fn="other", same=True, part="sink") == "S"
+    monkeypatch.setattr(compute, "compute", lambda *a, **k: (_ for _ in ()).throw(BudgetError("3x the budget")))
+    assert compute.view_or_compute(mod, "default", Cfg(7), (1, 2)) is None             # refused: shown, no result
+    assert seen == [("view", "default"), ("shown", "BudgetError")]
+
+
+def _errors_app():
+    import ui
+    from toymodels.topic import BudgetError, InputError
+
+    ui.report_error(BudgetError("that run is 3.0x the live budget: use fewer seeds"))
+    ui.report_error(InputError("no column 'response' [link](http://x)"), "Cannot use this file")
+
+
+def test_one_error_rule_a_budget_is_a_warning_and_bad_input_an_error():
+    at = AppTest.from_function(_errors_app, default_timeout=30).run()
+    assert [w.value for w in at.warning] == ["that run is 3\\.0x the live budget\\: use fewer seeds"]
+    assert len(at.error) == 1 and at.error[0].value.startswith("Cannot use this file: no column")
+    assert "](http" not in at.error[0].value                         # the input's text cannot form a link
+
+
+def test_no_page_shows_an_exception_itself():
+    """Pages hand errors to ui.report_error (one rule for budgets and bad input), never st.error/st.warning(exc)."""
+    import re
+    from pathlib import Path
+
+    pages = sorted((Path(__file__).resolve().parent.parent / "pages").glob("*.py"))
+    assert pages
+    for page in pages:
+        src = page.read_text()
+        assert not re.search(r"st\.(error|warning)\([^)]*\bexc\b", src), f"{page.name} shows an exception itself"
+
+
+def test_frozen_results_refuse_every_change_and_copies_are_free():
+    table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    arr = np.arange(3.0)
+    res = freeze({"t": table, "arr": arr, "l": [1, {"k": 2}]})
+    attempts = [lambda: res.__setitem__("x", 1), lambda: res.update(x=1), lambda: res.pop("t"),
+                lambda: res["l"].append(3), lambda: res["l"][1].__setitem__("k", 3),
+                lambda: res["t"].__setitem__("c", 1), lambda: res["t"].loc.__setitem__((0, "a"), 9),
+                lambda: res["t"].iloc.__setitem__((0, 0), 9), lambda: res["t"].at.__setitem__((0, "a"), 9),
+                lambda: res["arr"].__setitem__(0, 5.0)]
+    for attempt in attempts:
+        with pytest.raises((TypeError, ValueError)):
+            attempt()
+    assert table["a"].tolist() == [1, 2] and arr[0] == 0.0 and res["t"]["a"].tolist() == [1, 2]
+    assert res["t"].dropna(subset=["a"]).shape == (2, 2) and res["t"].loc(axis=0)[0]["a"] == 1  # pandas internals
+    changed = res["t"].assign(c=1)  # new frames are ordinary
+    changed["d"] = 2
+    assert type(changed) is pd.DataFrame and dict(res) == {k: res[k] for k in res}
+    copied = dict(res)
+    copied["new"] = 1
+    assert "new" not in res
+    assert isinstance(res, dict) and isinstance(res["l"], list)

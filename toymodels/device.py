@@ -112,14 +112,6 @@ def describe(device: torch.device | None = None) -> str:
 #: under the same ones, on the same kind of device.
 EXACT_LIBRARIES = ("torch", "numpy", "pandas", "scipy", "scikit-learn")
 
-#: The build every shipped view recorded before views recorded their own (issue #38, 27 Nov 2026): this project's
-#: machines (Debian, x86-64, Python 3.11), on the CPU. A bundle whose meta has no ``env`` was computed by it: the
-#: shared environment was not upgraded while those views were computed, so exactness tests against such a bundle
-#: run where the build matches this one and are skipped elsewhere.
-REFERENCE_ENV = {"python": "3.11", "torch": "2.13.0+cpu", "numpy": "2.4.6", "pandas": "3.1.1", "scipy": "1.17.1",
-                 "scikit-learn": "1.9.1", "device": "cpu", "machine": "x86_64"}
-
-
 def _version(dist: str) -> str | None:
     from importlib import metadata
 
@@ -141,15 +133,3 @@ def environment(device: str | torch.device | None = None) -> dict:
     env["device"] = get_device(device).type
     env["machine"] = platform.machine()
     return env
-
-
-def environment_difference(recorded: dict | None, current: dict | None = None) -> str | None:
-    """Why numbers recorded under ``recorded`` (``None``: ``REFERENCE_ENV``, a bundle made before views recorded
-    their build) cannot be expected bit for bit here, in one line, or None when the builds match. Compares the
-    libraries of ``EXACT_LIBRARIES``, the device type and the machine (Python's version does not change a
-    number)."""
-    recorded = REFERENCE_ENV if not isinstance(recorded, dict) else recorded
-    current = environment("cpu") if current is None else current
-    diffs = [f"{key} {recorded.get(key)} there, {current.get(key)} here"
-             for key in (*EXACT_LIBRARIES, "device", "machine") if recorded.get(key) != current.get(key)]
-    return "; ".join(diffs) or None

@@ -26,7 +26,7 @@ import ast
 import hashlib
 import importlib.util
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -273,6 +273,12 @@ class _Visitor:
                 return
         if isinstance(node, ast.Call):
             self._dynamic(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # an import inside a function: follow what it names
+            scope = replace(self.module, defs={}, imports={}, star=False)
+            _bind_import(scope, node)
+            self.targets.update(t for t in map(lambda local: _resolve(scope, local), scope.imports) if t is not None)
+            if scope.star:
+                self.targets.add(("module", _absolute(self.module, node.level, node.module)))
         for child in ast.iter_child_nodes(node):
             self._visit(child)
 

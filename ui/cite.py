@@ -111,6 +111,13 @@ THREADS_PREAMBLE = ("from toymodels.threads import set_thread_policy\n\n"
                     "count\n")
 
 
+class Code(str):
+    """An expression shown as itself in a code snippet (``call_snippet(..., ui.Code("df"))`` writes ``df``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def call_snippet(package: str, function: str, *args, **kwargs) -> str:
     """Python that rebuilds a view: ``import toymodels.<package> as M`` then ``M.<function>(...)`` with the exact
     arguments (dataclasses as their constructor calls) of the current knobs."""

@@ -14,6 +14,7 @@ from toymodels import shipped, store, topic
 from toymodels.topic import InputError
 
 from .errors import report_error
+from .frozen import freeze
 from .memory import _MEMO, _release_freed_memory
 
 # At most this many heavy computations run at once on a hosted server; other visitors queue (and see it).
@@ -113,7 +114,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
     stored); None computes by itself only when ``seconds`` (the expected time) is at most ``AUTO_SECONDS``,
     and otherwise shows a button that states the cost (``cost_text``, else "about N s") and computes when it
     is pressed (its text: ``button``, else ``label``; the progress bar says ``label``): a link alone never
-    starts a long computation. The result is frozen (``topic.freeze``): shared, so read-only. An out-of-bounds
+    starts a long computation. The result is frozen (``ui.frozen.freeze``): shared, so read-only. An out-of-bounds
     argument raises ``InputError`` before anything runs (see ``guard``).
     """
     key = store.call_key(fn, args, kwargs)
@@ -122,7 +123,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
         return value
     hit, value = store.lookup(fn, *args, **kwargs)
     if hit:
-        return _MEMO.get(key, lambda: topic.freeze(value))
+        return _MEMO.get(key, lambda: freeze(value))
     if run is None:
         from .tour import tour_computes
 
@@ -148,7 +149,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
     def make():
         hit, value = store.lookup(fn, *args, **kwargs)
         if hit:
-            return topic.freeze(value)
+            return freeze(value)
         global _WAITING
         with _one_per_visitor(slot):
             if not _HEAVY.acquire(blocking=False):
@@ -166,7 +167,7 @@ def compute(fn: Callable, *args, label: str = "Computing…", run: bool | None =
                 slot.empty()
             try:
                 _thread_policy()
-                return topic.freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
+                return freeze(store._compute_and_store(fn, args, dict(kwargs), progress))
             finally:
                 _HEAVY.release()
                 _release_freed_memory()
@@ -197,7 +198,7 @@ def view(module, name: str) -> Any:
         return value
     hit, value = shipped.stored_view(module, name, resolve=False)
     if hit:
-        return _MEMO.get(memo, lambda: topic.freeze(value))
+        return _MEMO.get(memo, lambda: freeze(value))
     try:
         kwargs = shipped.view_arguments(module, name)
         fn = v.resolve(getattr(module, "__name__", ""))
@@ -220,7 +221,7 @@ def view(module, name: str) -> Any:
     if pressed:
         return compute(fn, label=v.label, run=True, **kwargs)
     if old is not None:
-        return topic.freeze(old)
+        return freeze(old)
     st.stop()
 
 
@@ -233,3 +234,50 @@ def guard():
     except InputError as exc:
         report_error(exc)
         st.stop()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two arguments alike; configs compare in their normalised form where they have one."""
+    if a == b:
+        return True
+    norm = getattr(a, "normalised", None)
+    return callable(norm) and callable(getattr(b, "normalised", None)) and norm() == b.normalised()
+
+
+def view_or_compute(module, name: str, *args, fn: Callable | str | None = None, same: bool | None = None,
+                    part: str | None = None, label: str | None = None, run: bool | None = None,
+                    seconds: float | None = None, cost_text: str | None = None, button: str | None = None,
+                    **kwargs) -> Any:
+    """The shipped view ``module.VIEWS[name]`` when the knobs equal its arguments, else ``compute(fn, *args,
+    **kwargs)``: one rule for every "shipped settings, or your own" knob. ``fn``: the view's own function unless
+    given (a name of ``module`` is looked up only when it runs), so the function (and torch) is not imported for
+    the shipped settings. ``same``: the page's own answer where the call is not the view's (another function,
+    or one ``part`` of the view's result, its key). A refused input is shown (``report_error``: a budget as a
+    warning saying what to change, a bad value as an error) and gives None, as does a run not yet started."""
+    v = module.VIEWS[name]
+    if same is None:
+        shipped_args = v.arguments()
+        call = dict(zip(shipped_args, args)) | kwargs
+        same = call.keys() == shipped_args.keys() and all(_same(call[k], shipped_args[k]) for k in call)
+    if same:
+        result = view(module, name)
+        return result[part] if part is not None else result
+    try:
+        fn = (v.resolve(getattr(module, "__name__", "")) if fn is None
+              else getattr(module, fn) if isinstance(fn, str) else fn)
+        return compute(fn, *args, label=label or v.label, run=run, seconds=seconds, cost_text=cost_text,
+                       button=button, **kwargs)
+    except InputError as exc:
+        report_error(exc)
+        return None
+
+
+def refused(fn: Callable, *args, **kwargs) -> bool:
+    """Whether a ``@bounded`` call is refused before anything runs (its bounds, then its budget), the refusal shown
+    by ``report_error`` (a budget as a warning, a bad value as an error): for a button that starts a run later."""
+    try:
+        topic.check_call(fn, *args, **kwargs)
+    except InputError as exc:
+        report_error(exc)
+        return True
+    return False

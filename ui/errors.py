@@ -29,14 +29,17 @@ def _show_errors() -> bool:
     return bool(config.get_option("global.appTest")) or os.environ.get("TOYMODELS_SHOW_ERRORS") == "1"
 
 
-def report_error(exc: BaseException) -> None:
-    """The one handler for an error a page or a fragment did not catch: a bad input's own message (it is
-    written for a person), anything else one line for the visitor and the traceback in the server log."""
+def report_error(exc: BaseException, what: str = "") -> None:
+    """The one handler for an error, caught by a page or not. The rule: settings over a budget
+    (``BudgetError``) are a warning (the message says what to change); a bad input (``InputError``: a value, a
+    file, a link) is an error with its own message (it is written for a person), after ``what`` ("Cannot use
+    this file"); anything else one line for the visitor and the traceback in the server log."""
+    lead = f"{what}: " if what else ""
     if isinstance(exc, BudgetError):
-        st.warning(plain(exc), icon=":material/speed:")
+        st.warning(lead + plain(exc), icon=":material/speed:")
         return
     if isinstance(exc, InputError):
-        st.error(plain(exc), icon=":material/error:")
+        st.error(lead + plain(exc), icon=":material/error:")
         return
     logging.getLogger("toymodels.app").error("page failed", exc_info=exc)
     st.error(f"Something went wrong on this page ({type(exc).__name__}). It has been logged; try other "

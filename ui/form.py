@@ -159,6 +159,16 @@ def _write_link(rows: Iterable[Knob], defaults: dict) -> None:
             st.query_params[r.id] = r.text(value)
 
 
+def keep_knobs() -> None:
+    """Keep every knob's value across runs that do not draw it: Streamlit forgets the state of a widget a run
+    leaves out (a knob in a tab that is not open, since tabs draw only when open), and ``form`` would then reset
+    it to its default and drop it from the link. Set again through the Session State API, the value stays
+    (Streamlit's own advice). Call it at the top of a page, before any widget (``paper_header`` does)."""
+    for key in st.session_state.get("_knob_defaults", {}):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def remember_default(key: str, value) -> None:
     """Note the value a knob opens on, for this session: "End tour" puts a knob the tour set back to it (a
     widget's own default is not always the knob's: ``choice`` seeds its widget from the link)."""

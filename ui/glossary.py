@@ -33,7 +33,7 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
     """The page's glossary: ``words`` (default: every term of the topic), the common terms the ledger's tests
     use (those named in ``verdict``'s claims: Clopper-Pearson, Newcombe, ...), then the four status words, each
     with its definition, under a heading that ``term`` links to."""
-    names = words if words is not None else list(G.TOPIC.get(topic, {}))
+    names = words if words is not None else list(G.topic_terms(topic))
     if verdict is not None:
         fields = ("test", "uncertainty", "reason", "ours", "note")
         said = " ".join(str(getattr(j, f, "") or "") for j in verdict.claims for f in fields)
@@ -46,3 +46,14 @@ def glossary(topic: str | None, words: list[str] | None = None, verdict=None, ke
         left, right = st.columns(2)  # two columns on a wide screen, one after the other on a phone
         left.markdown("\n".join(lines[:half]))
         right.markdown("\n".join(lines[half:]))
+
+
+def blocks(parts) -> None:
+    """A topic's explainer text (from its ``prose`` module), in order: each part markdown, or ``("tex", r"...")``
+    an equation on its own line (``st.latex``), or ``("caption", "...")`` small print."""
+    show = {"md": st.markdown, "tex": st.latex, "caption": st.caption}
+    if any(not isinstance(part, str) and part[0] == "tex" for part in parts):  # a wide equation scrolls on a phone
+        st.html("<style>.katex-display {overflow-x: auto; overflow-y: hidden;}</style>")
+    for part in parts:
+        kind, text = ("md", part) if isinstance(part, str) else part
+        show[kind](text)

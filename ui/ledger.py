@@ -14,6 +14,7 @@ from toymodels.registry import AWARD, RUNNER_UP, Paper, get_paper
 from toymodels.topic import Verdict
 
 from .errors import plain
+from .form import keep_knobs
 from .links import _hand_over_to_router, drop_unusable_link_values, dropped_link_notice
 from .memory import _MEMO
 
@@ -31,6 +32,7 @@ def paper_header(topic: str) -> Paper:
     """Title; a row with the award badge, the paper and code links (and the tour's button, ``ui.tour``); the
     paper's title and authors in small type; the TL;DR. Returns the paper's metadata."""
     drop_unusable_link_values()  # before any widget of the page seeds itself from the link
+    keep_knobs()                 # a knob in a closed tab keeps its value (and its link)
     _hand_over_to_router()
     st.session_state["_tour_compute"] = False  # until this page's tour says otherwise
     paper = get_paper(topic)
@@ -120,9 +122,10 @@ def _fmt(x: Any) -> str:
 
 
 def shipped_verdict(topic_name: str) -> tuple[Verdict, bool]:
-    """The topic's verdict on its shipped views (memoised for the server)."""
+    """The topic's verdict on its shipped views, as the build judged it (``shipped.indexed_verdict``: no claim is
+    judged on a page load; memoised for the server)."""
     module = shipped.module_for(topic_name)
-    return _MEMO.get(f"verdict:{topic_name}", lambda: shipped.shipped_verdict(module))
+    return _MEMO.get(f"verdict:{topic_name}", lambda: shipped.indexed_verdict(module))
 
 
 _STATUS = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced", "illustrated": "◐ illustrated",
@@ -217,3 +220,31 @@ def device_caption() -> None:
     else:  # nothing here needed torch: importing it just for this line would cost a cold page 2-4 s
         where = "the CPU (numpy; no torch model ran for this view)"
     st.caption(f"Computed by `toymodels` on {where}. Same seed, same numbers on the CPU.")
+
+
+def page_end(verdict: Verdict, paper: Paper, snippet: str, cli: str | None = None, shown: dict | None = None,
+             device: bool = True) -> None:
+    """The end of every paper page: the full ledger (the anchor ``ledger_strip`` links to), the page's glossary,
+    Cite / Code for this view / Present (``ui.share``), and where it ran (``device``: False for a page that adds
+    lines of its own before that footer)."""
+    from .cite import share
+    from .glossary import glossary
+
+    claims_table(verdict, heading="The ledger, claim by claim")
+    glossary(paper.topic, verdict=verdict)
+    share(paper, snippet, cli=cli, shown=shown)
+    if device:
+        device_caption()
+
+
+def lab_table(rows: Iterable[dict], title: str = "Every configuration tried", alt: str | None = None) -> None:
+    """A lab notebook (``M.LAB_NOTEBOOK``: one dict an entry) as a wrapping table under its subheader: every word
+    of each entry shows."""
+    st.subheader(title)
+    st.table(pd.DataFrame(list(rows)), hide_index=True, border="horizontal", alt=alt or title)
+
+
+def caveats(items: Iterable[str], title: str = "Caveats") -> None:
+    """A topic's caveats (``CAVEATS`` in its ``notebook.py``: one markdown sentence or more each) as a list."""
+    st.subheader(title)
+    st.markdown("\n".join(f"- {c}" for c in items))

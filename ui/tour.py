@@ -72,15 +72,22 @@ def _apply(step: Step) -> None:
         st.session_state[widget_key] = value
 
 
-def _restore(snapshot: Mapping[str, Any]) -> None:
+def _restore(snapshot: Mapping[str, Any], link: Mapping[str, list] | None = None) -> None:
     """Put the knobs back as they were before the tour: every knob a step set, and every knob the link holds now
     (a preset a step chose sets knobs of its own), to its value before the tour, or else to its default: the
     knob table's (``ui.form`` notes it), else by removing it from the session and the link (a page that writes
     its own link then draws its default), else, for a widget bound to the link, the default its widget declares.
-    Link values that are no knob's (``hide``, a lesson link's) stay."""
+    A knob of the knob table also gets back the link it had before the tour (``link``: the link then), since a
+    knob in a tab that is not open is not drawn, so it cannot rewrite its own link. Link values that are no
+    knob's (``hide``, a lesson link's) stay."""
     defaults = st.session_state.get("_knob_defaults", {})
     for widget_key in list(snapshot) + [k for k in st.query_params if k != "tour" and k not in snapshot]:
         value = snapshot.get(widget_key, _ABSENT)
+        if widget_key in defaults and link is not None:
+            if widget_key in link:
+                st.query_params[widget_key] = link[widget_key]
+            else:
+                st.query_params.pop(widget_key, None)
         if value != _ABSENT:
             st.session_state[widget_key] = value
         elif widget_key in defaults:
@@ -182,13 +189,14 @@ def tour(steps: list[Step], key: str = "tour") -> Step | None:
     step = _tour_step(n)
     scope = f"_{key}_{zlib.crc32('|'.join(s.title for s in steps).encode()):08x}"  # this page's tour
     snap_key, applied_key, seen_key = f"{scope}_before", f"{scope}_applied", f"{scope}_revealed"
+    link_key = f"{scope}_link"
     if step is None:
         st.session_state["_tour_compute"] = False
         if "tour" in st.query_params:
             link_notice([("tour", st.query_params.get("tour", ""))], f"not a step of this page's {n}-step tour")
             st.query_params.pop("tour", None)
         if st.session_state.get(snap_key) is not None:  # left by the address bar or a link: still restore
-            _restore(st.session_state.pop(snap_key))
+            _restore(st.session_state.pop(snap_key), st.session_state.pop(link_key, None))
             st.session_state.pop(applied_key, None)
         from .ledger import header_row
 
@@ -202,6 +210,7 @@ def tour(steps: list[Step], key: str = "tour") -> Step | None:
     if st.session_state.get(snap_key) is None:  # the tour starts: remember the knobs as they are
         names = {k for s in steps for k in s.settings}
         st.session_state[snap_key] = {k: st.session_state[k] if k in st.session_state else _ABSENT for k in names}
+        st.session_state[link_key] = {k: st.query_params.get_all(k) for k in st.query_params if k != "tour"}
     revealed = not current.predict or st.session_state.get(seen_key, {}).get(step) is not None
     if st.session_state.get(applied_key) != (step, revealed):  # entering a step (or revealing it): set its knobs
         if revealed:
@@ -237,7 +246,7 @@ def tour(steps: list[Step], key: str = "tour") -> Step | None:
     if back or nxt or leave:
         _go(None if leave else step + (1 if nxt else -1), key)
         if leave:
-            _restore(st.session_state.pop(snap_key, None) or {})
+            _restore(st.session_state.pop(snap_key, None) or {}, st.session_state.pop(link_key, None))
             for k in (applied_key, seen_key):
                 st.session_state.pop(k, None)
             st.session_state["_tour_compute"] = False

@@ -1,7 +1,7 @@
 """The deep-CRL page through the router: defaults, the tour, a refused over-budget run, and a real training run."""
 import pytest
 
-from tests.apptest_helpers import open_home, open_page
+from tests.apptest_helpers import open_home, open_page, open_tab, page_tabs
 
 
 def _page():
@@ -44,6 +44,23 @@ def test_every_tour_step_opens_from_its_link():
         assert any(f"Step {step} of 5" in c.value for c in at.caption), step
 
 
+def test_the_default_link_draws_only_the_open_tab():
+    """A cold link draws "Train your own" only (issue 39: the browser drew every tab); the offline critic's seed
+    picker, the paper's numbers and the lab notebook exist once their tab is open."""
+    at = _page()
+    assert not at.exception, at.exception
+    key, labels = page_tabs("deep-crl")
+    assert key == "crl_tabs" and labels[0] == "Train your own"
+    assert at.button(key="crl_train") is not None                               # the open tab
+    assert [w.key for w in at.selectbox if w.key == "crl_critic_seed"] == []    # "Offline critic in detail"
+    assert not any("quoted as references" in c.value for c in at.caption)       # "Paper's numbers"
+    critic = open_tab("deep-crl", "Offline critic in detail", timeout=180)
+    assert not critic.exception and critic.selectbox(key="crl_critic_seed") is not None
+    assert [b.key for b in critic.button if b.key == "crl_train"] == []          # the train tab is closed there
+    paper = open_tab("deep-crl", "Paper's numbers", timeout=180)
+    assert not paper.exception and any("quoted as references" in c.value for c in paper.caption)
+
+
 def test_page_refuses_an_over_budget_run_with_a_warning():
     at = _page()
     at.selectbox(key="crl_depth").set_value(64).run()
@@ -66,11 +83,13 @@ def test_a_small_run_trains_and_reports_its_seeds():
 
 @pytest.mark.parametrize("keep", [(), ("online_d4",), ("online_d4", "online_d8"), ("critic", "maze_u")])
 def test_the_page_survives_any_subset_of_shipped_views(monkeypatch, keep):
-    """A build may ship some views and not others (a precompute under way): the page says what is missing."""
+    """A build may ship some views and not others (a precompute under way): the page says what is missing, on
+    every tab (only the open one is drawn)."""
     import toymodels.deep_crl as M
 
     real = M.stored
     monkeypatch.setattr(M, "stored", lambda name: real(name) if name in keep else None)
-    at = _page()
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    for label in page_tabs("deep-crl")[1]:
+        at = open_tab("deep-crl", label, timeout=180)
+        assert not at.exception, (label, at.exception)
+        assert not at.error, (label, [e.value for e in at.error])

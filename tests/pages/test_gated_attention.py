@@ -2,11 +2,16 @@
 import pytest
 
 import toymodels.gated_attention as M
-from tests.apptest_helpers import open_link, open_page
+from tests.apptest_helpers import open_page, open_tab, page_tabs
 
 
 def _page():
     return open_page("gated-attention")
+
+
+def _explore(params: dict | None = None):
+    """The page opened on its Explore tab (only the open tab is drawn)."""
+    return open_tab("gated-attention", "Explore", params)
 
 
 def test_page_defaults_and_changed_variant():
@@ -15,6 +20,9 @@ def test_page_defaults_and_changed_variant():
     assert at.title[0].value == "Gated attention"
     assert "claims reproduced" in at.markdown[0].value or any("claims reproduced" in m.value for m in at.markdown)
     assert not any("Train" in b.label for b in at.button)          # everything on the default page is shipped
+    at = _explore()
+    assert not at.exception, at.exception
+    assert not any("Train" in b.label for b in at.button)          # the Explore tab's defaults are shipped too
     at.selectbox(key="ga_variant").set_value("g2_elementwise").run()
     assert not at.exception, at.exception
     at.selectbox(key="ga_layer").set_value(2).run()
@@ -26,7 +34,7 @@ def test_page_defaults_and_changed_variant():
 
 def test_preset_does_not_train():
     """Issue 17: the preset only fills the form; an unshipped preset offers a Train button with its time."""
-    at = _page()
+    at = _explore()
     at.selectbox(key="ga_preset").set_value("rope_qknorm").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ga_lr").value == 2e-2 and at.radio(key="ga_pos").value == "rope"
@@ -39,7 +47,7 @@ def test_preset_does_not_train():
 
 def test_page_bad_combination_is_a_message():
     """A run over the compute budget is answered with a message and the page shows the shipped default."""
-    at = _page()
+    at = _explore()
     at.select_slider(key="ga_n_layers").set_value(4)
     at.select_slider(key="ga_d_model").set_value(128)
     at.select_slider(key="ga_seq_len").set_value(256)
@@ -58,7 +66,9 @@ def test_page_bad_combination_is_a_message():
 ])
 def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
     """Issue 14 finding 10: a link with an unknown value opens the default view with a notice, never crashes."""
-    at = open_link("gated-attention", params)
+    story = open_tab("gated-attention", "The story", params)      # the default tab names them too
+    assert not story.exception and any("were not used" in w.value for w in story.warning), story.exception
+    at = _explore(params)
     assert not at.exception, at.exception
     assert any("were not used" in w.value for w in at.warning)
     assert at.selectbox(key="ga_variant").value == "g1_elementwise"
@@ -66,7 +76,7 @@ def test_link_with_unknown_values_opens_the_default_with_a_notice(params):
 
 
 def test_link_with_ids_opens_that_view():
-    at = open_link("gated-attention", {"ga_variant": "g1_headwise", "ga_preset": "massive"})
+    at = _explore({"ga_variant": "g1_headwise", "ga_preset": "massive"})
     assert not at.exception, at.exception
     assert at.selectbox(key="ga_variant").value == "g1_headwise"
     assert at.select_slider(key="ga_n_layers").value == 4
@@ -79,6 +89,7 @@ def test_the_head_specific_preset():
     pending = M.VIEWS["hsd_seeds"].pending
     if pending:
         assert any(i.value.startswith(pending[0].upper() + pending[1:]) for i in at.info)
+    at = _explore()
     at.selectbox(key="ga_preset").set_value("hsd").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ga_n_heads").value == 4 and at.select_slider(key="ga_d_model").value == 32
@@ -86,6 +97,23 @@ def test_the_head_specific_preset():
     at.selectbox(key="ga_variant").set_value("g1_headshared").run()
     assert not at.exception, at.exception
     assert any("Train baseline" in b.label for b in at.button) == bool(pending)   # shipped: all seven variants
+
+
+def test_the_default_link_draws_only_the_open_tab():
+    """A cold link draws the story only (issue 39: the browser drew every tab); Explore's knobs and the Lab
+    notebook's tables exist once their tab is open."""
+    at = _page()
+    assert not at.exception, at.exception
+    key, labels = page_tabs("gated-attention")
+    assert key == "ga_tabs" and labels[0] == "The story"
+    assert [w.key for w in at.selectbox if w.key in ("ga_preset", "ga_variant")] == []
+    assert not any("Every configuration of this session" in m.value for m in at.markdown)    # the Lab notebook
+    assert any("1 · The sink" in h.value for h in at.subheader)                              # the story itself
+    ex = _explore()
+    assert not ex.exception and ex.selectbox(key="ga_variant").value == "g1_elementwise"
+    assert not any("1 · The sink" in h.value for h in ex.subheader)
+    lab = open_tab("gated-attention", "Lab notebook")
+    assert not lab.exception and any("Every configuration of this session" in m.value for m in lab.markdown)
 
 
 def test_pending_massive_run_shows_the_seen_seeds_as_such():

@@ -4,7 +4,7 @@ refused with a warning, and a tour link sets the knobs."""
 import pytest
 
 import toymodels.grokking as M
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_tab, page_tabs
 from toymodels import shipped, store
 
 
@@ -40,6 +40,21 @@ def test_quotes_the_deciding_study_and_its_ledger(page):
     assert list(ledger["Claim"]) == [j.statement for j in verdict.claims]
     assert sum("reproduced" == str(v).split(" ", 1)[-1] for v in ledger["Status"]) == sum(
         j.status == "reproduced" for j in verdict.claims)
+
+
+def test_the_default_link_draws_the_story_not_the_lab_notebook(page):
+    """Issue 39: the lab notebook's content runs only when its tab is open (a link opens it)."""
+    key, labels = page_tabs(M.TOPIC)
+    assert key == "gk_tabs" and labels == ("The story", "Lab notebook")
+    notebook_heads = {"Every configuration tried", "Per iteration, this run", "Per split, the deciding study"}
+    assert any(h.value == "Twenty splits, the same story" for h in page.subheader)   # the story is drawn
+    assert not notebook_heads & {h.value for h in page.subheader}
+    at = open_tab(M.TOPIC, "Lab notebook", timeout=180)
+    assert not at.exception, at.exception
+    assert notebook_heads <= {h.value for h in at.subheader}
+    study = store.load_shipped(M.TOPIC, "seeds")
+    assert any(d.value.equals(M.seed_table(study)) for d in at.dataframe)               # the per-split table
+    assert any(len(t.value) == len(M.LAB_NOTEBOOK) for t in at.table)
 
 
 def test_p31_runs_live_and_replaces_the_numbers(page):

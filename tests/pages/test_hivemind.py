@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_tab, page_tabs
 from toymodels.hivemind import config as K
 from toymodels.hivemind import memo as Mm
 from toymodels.hivemind import uploads as U
@@ -117,17 +117,29 @@ def _types_holding(at, needle: bytes) -> list[str]:
     return found
 
 
-def test_page_uploaded_values_are_shown_as_text_never_as_markup():
+def _upload_evil(label: str):
+    """The page opened on tab ``label`` (only the open tab is drawn), with the evil upload analysed."""
     rows = ["model,prompt,response"] + [f'"{EVIL_LINK} m{i % 2}","{EVIL_IMG} prompt","{EVIL_LINK} {EVIL_IMG} time is '
                                         f'a river {i}"' for i in range(4)]
-    at = _page()
-    at.radio(key="hm_source").set_value("upload").run()
+    at = open_tab("hivemind", label)
+    at.radio(key="hm_source").set_value("upload").run()     # "Your responses" is drawn on every tab
     at.file_uploader(key="hm_upload").upload(f"{EVIL_LINK}.csv", ("\n".join(rows) + "\n").encode(), "text/csv").run()
     _embed_if_asked(at)
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    assert not at.exception, (label, at.exception)
+    assert not at.error, (label, [e.value for e in at.error])
     holders = _types_holding(at, b"http://evil")
-    assert holders and set(holders) <= TEXT_ONLY, holders
+    assert holders and set(holders) <= TEXT_ONLY, (label, holders)
+    return at
+
+
+@pytest.mark.parametrize("label", ["The story", "Numbers", "Sweeps"])
+def test_every_tab_shows_uploaded_values_as_text_never_as_markup(label):
+    """The tabs that draw the visitor's data (the strip of "What 0.8 looks like": the test below)."""
+    _upload_evil(label)
+
+
+def test_page_uploaded_values_are_shown_as_text_never_as_markup():
+    at = _upload_evil("What 0.8 looks like")
     # the "what 0.8 looks like" strip shows the pair's texts, as text
     assert any(EVIL_LINK in t.value and EVIL_IMG in t.value for t in at.text)
     assert any(t.value == f"Prompt: {EVIL_IMG} prompt" for t in at.text)
@@ -196,8 +208,32 @@ def test_the_picture_comes_first_then_the_ledger_and_the_lab_notebook_lists_what
         assert "pools reach 0.8" in texts[notice]
     claims = at.table[0].value  # the ledger: one row per claim
     assert "Claim" in claims.columns and len(claims) == len(H.CLAIMS)
-    tables = [d.value for d in at.dataframe]
+    lab = open_tab("hivemind", "Lab notebook")
+    assert not lab.exception, lab.exception
+    tables = [d.value for d in lab.dataframe]
     assert any(len(t) == len(H.NOTEBOOK) and "outcome" in t.columns for t in tables)
+
+
+def test_the_default_link_draws_only_the_open_tab():
+    """A cold link draws the story, and the input and settings of "Your responses" (they feed the analyser's figure
+    above the tabs); the Numbers tab's downloads, the sweeps' knobs and the lab notebook exist once their tab is open
+    (issue 39: the browser drew every tab)."""
+    import toymodels.hivemind as H
+
+    at = _page()
+    assert not at.exception, at.exception
+    key, labels = page_tabs("hivemind")
+    assert key == "hm_tabs" and labels[:2] == ("The story", "Your responses")
+    assert at.selectbox(key="hm_prompt") is not None and at.slider(key="hm_threshold") is not None
+    assert [b.key for b in at.get("download_button") if b.key in ("hm_dl_prompt", "hm_dl_pairs")] == []
+    assert [w.key for w in at.slider if w.key == "hm_sweep_n"] == []
+    assert not any(len(d.value) == len(H.NOTEBOOK) and "outcome" in d.value.columns for d in at.dataframe)
+    numbers = open_tab("hivemind", "Numbers")
+    assert not numbers.exception, numbers.exception
+    assert {"hm_dl_prompt", "hm_dl_pairs"} <= {b.key for b in numbers.get("download_button")}
+    assert [w.key for w in numbers.selectbox if w.key == "hm_prompt"] == []       # the story is closed there
+    sweeps = open_tab("hivemind", "Sweeps")
+    assert not sweeps.exception and sweeps.slider(key="hm_sweep_n") is not None
 
 
 def test_the_page_opens_on_a_real_models_answers_shown_as_text():
@@ -219,3 +255,19 @@ def test_the_page_opens_on_a_real_models_answers_shown_as_text():
         at.radio(key="hm_real_decoding").set_value("min-p").run()  # k01 (closed) is drawn under top-p only
         assert not at.exception, at.exception
         assert any("top-p only" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("link, shown, notice", [("2", "2", False), ("999", "0", True)])
+def test_the_prompt_up_close_is_kept_in_the_link(link, shown, notice):
+    """The prompt picked for the heat map travels with a shared link (by its index); an index the data does not
+    have opens the first prompt with the link notice."""
+    from tests.apptest_helpers import open_home
+    from toymodels.registry import get_paper
+
+    at = open_home()
+    at.query_params["hm_prompt"] = link
+    at.switch_page(get_paper("hivemind").page).run()
+    _embed_if_asked(at)
+    assert not at.exception, at.exception
+    assert at.selectbox(key="hm_prompt").value == shown
+    assert any("link" in w.value for w in at.warning) == notice

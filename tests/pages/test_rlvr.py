@@ -3,7 +3,7 @@ settings, the upload (valid, invalid, hostile)."""
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_tab, page_tabs
 from toymodels import rlvr as M
 from toymodels import store
 from toymodels.claims import judge
@@ -11,6 +11,11 @@ from toymodels.claims import judge
 
 def _page():
     return open_page("rlvr")
+
+
+def _tab(label: str):
+    """The page opened on one of its tabs (only the open tab's content runs)."""
+    return open_tab("rlvr", label)
 
 
 def _metrics(at) -> dict:
@@ -31,12 +36,37 @@ def test_page_defaults_open_on_the_picture_and_the_ledger_below():
     views = _views() | {"rho_sweep": store.load_shipped("rlvr", "rho_sweep")}
     for shown, claim in zip(ledger["Status"], M.CLAIMS):   # each row's status is the one its test gives today
         assert str(shown).split(" ", 1)[1] == judge(claim, views).status, (claim.id, shown)
-    notebook = next(t for t in tables if "Claim" not in t.columns)  # the lab notebook wraps (st.table)
-    assert len(notebook) == len(M.LAB_NOTEBOOK)
     text = " ".join(md.value for md in at.markdown)
     assert "claims reproduced" in text and "What to notice" in text
     m = M.metrics(_views())
     assert f"×{m['pass1_gain_train']:.1f}" in text and f"×{m['pass1_gain_heldout']:.1f}" in text
+
+
+def test_the_lab_notebook_tab_lists_every_configuration_tried():
+    at = _tab("Lab notebook")
+    assert not at.exception, at.exception
+    assert not at.error
+    tables = [t.value for t in at.table]
+    notebook = next(t for t in tables if "Claim" not in t.columns)  # the lab notebook wraps (st.table)
+    assert len(notebook) == len(M.LAB_NOTEBOOK)
+
+
+def test_the_default_link_draws_only_the_first_tab():
+    """Issue 39: a closed tab's content does not run, so a cold link draws only the open tab."""
+    key, labels = page_tabs("rlvr")
+    assert key == "rl_tabs" and labels[0] == "Contrast: the ρ toy"
+    at = _page()
+    assert not at.exception, at.exception
+    assert [s for s in at.select_slider if s.key == "rl_rho"]                   # the first tab is drawn
+    assert not [w for w in at.get("file_uploader") if w.key == "rl_upload"]
+    assert not [b for b in at.button if b.key == "rl_form-submit"]
+    assert not [t for t in at.table if "Claim" not in t.value.columns]          # no lab notebook table
+    up = _tab("Analyse your evaluations")
+    assert not up.exception, up.exception
+    assert [w for w in up.get("file_uploader") if w.key == "rl_upload"]
+    assert not [s for s in up.select_slider if s.key == "rl_rho"]               # and the first tab is closed there
+    run = _tab("Run it yourself")
+    assert [b for b in run.button if b.key == "rl_form-submit"]
 
 
 def _views():
@@ -64,7 +94,7 @@ def test_the_rho_contrast_slider_reads_its_grid():
 
 
 def test_training_with_your_own_settings():
-    at = _page()
+    at = _tab("Run it yourself")
     at.slider(key="rl_a_run").set_value(0.5)
     at.select_slider(key="rl_K").set_value(4)
     at.select_slider(key="rl_n").set_value(128)
@@ -75,7 +105,7 @@ def test_training_with_your_own_settings():
 
 
 def test_page_upload_valid_and_invalid_csv():
-    at = _page()
+    at = _tab("Analyse your evaluations")
     at.file_uploader(key="rl_upload").set_value(("mine.csv", M.TEMPLATE_COUNTS.encode(), "text/csv"))
     at.run()
     assert not at.exception, at.exception
@@ -91,7 +121,7 @@ def test_page_upload_valid_and_invalid_csv():
                                      b"model,problem,n," + b"c" * 100_000 + b"\nm,p,5,1\n"])
 def test_page_upload_errors_are_short_and_never_crash(payload):
     """Issue 14, findings 1 and 9: no traceback, and no 100,000-character echo of the upload."""
-    at = _page()
+    at = _tab("Analyse your evaluations")
     at.file_uploader(key="rl_upload").set_value(("x" * 300 + ".csv", payload, "text/csv")).run()
     assert not at.exception, at.exception
     assert at.error and all(len(e.value) < 600 for e in at.error), [len(e.value) for e in at.error]

@@ -4,7 +4,8 @@ import pytest
 
 import toymodels.supercollapse as M
 import ui
-from tests.apptest_helpers import open_home, open_page
+from tests.apptest_helpers import open_home, open_page, open_tab, page_tabs
+from toymodels import store
 
 TOPIC = "supercollapse"
 
@@ -25,6 +26,20 @@ def test_the_page_opens_on_its_shipped_views(page):
     assert "claims reproduced" in text and "What to notice" in text
     assert "not shipped" not in text and "Recompute it" not in " ".join(b.label for b in page.button)
     assert not page.error
+
+
+def test_the_default_link_draws_the_story_not_the_lab_notebook(page):
+    """Issue 39: the lab notebook's content runs only when its tab is open (a link opens it)."""
+    key, labels = page_tabs(TOPIC)
+    assert key == "sc_tabs" and labels == ("The paper, in its own toy model", "Lab notebook")
+    recursion = "The exact recursion against seeded SGD"
+    assert any(h.value.startswith("5 · Your own seeds") for h in page.subheader)     # the story is drawn
+    assert not any(recursion in m.value for m in page.markdown)
+    at = open_tab(TOPIC, "Lab notebook", timeout=120)
+    assert not at.exception, at.exception
+    check = store.load_shipped(TOPIC, "check")
+    assert any(recursion in m.value and f"**{check['max_abs_z']:.2f}**" in m.value for m in at.markdown)
+    assert any(len(d.value) == len(M.NOTEBOOK) for d in at.dataframe)
 
 
 def test_the_knobs_break_the_collapse():

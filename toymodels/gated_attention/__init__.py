@@ -51,7 +51,6 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     HSD_SEEDS,
     II_SEEDS,
     KNOBS,
-    LIMITS,
     MACT_CFG,
     MACT_NAME,
     MACT_SEEDS,
@@ -70,10 +69,10 @@ from .config import (  # noqa: F401  (the page and the tests read them here)
     Config,
     ConfigError,
     check_budget,
+    check_structure,
     expected_seconds,
     hsd_config,
     search_config,
-    validate,
 )
 from .minilm import SENTENCES  # noqa: F401
 from .notebook import (  # noqa: F401
@@ -187,10 +186,7 @@ VIEWS = views(
     View("ii_seeds", ".experiments:seed_sweep",
          dict(cfg=SINK_CFG, variants=["baseline", "g1_input_independent"], seeds=list(II_SEEDS)),
          label=f"Training the baseline and the input-independent gate on {len(II_SEEDS)} fresh seeds…",
-         seconds=1200, pending="registered (issue 41) and run on seeds 200-214 (996 CPU-s), but on issue 39's gated "
-                               "code (validate() out of the training code), which is not on main yet: its bundle is "
-                               "in results/gated-attention/ii_seeds, unread; once issue 39's code lands, delete this "
-                               "pending= and check it is fresh (precompute --check), else recompute it"),
+         seconds=1200),
     View("real_minilm", ".minilm:minilm_sink", dict(texts=list(SENTENCES)),
          label="Loading all-MiniLM-L6-v2 and reading its attention…", seconds=8),
     View("real_smollm2", ".real:real_model", dict(key="smollm2", texts=list(real_prompts())),

@@ -35,9 +35,9 @@ from .config import (
     _live_budget,
     _work,
     check_budget,
+    check_structure,
     hsd_config,
     search_config,
-    validate,
 )
 from .data import make_data
 from .model import GatedLM
@@ -88,8 +88,6 @@ def _compare(cfg: Config, variants: list[str], device=None, progress: Progress |
     variants = list(dict.fromkeys(variants))
     if not variants:
         raise InputError("pick at least one variant")
-    for v in variants:
-        validate(replace(cfg, variant=v))
     p = as_progress(progress)
     summ, layers, curves, hist, maps = [], [], [], [], {}
     res = None
@@ -139,7 +137,7 @@ def compare(cfg: Config, variants: list[str], device=None, progress: Progress | 
 
 
 def _sweep_budget(cfg, lrs, variants=("baseline", "g1_elementwise"), **_) -> None:
-    validate(cfg)
+    check_structure(cfg)
     n = max(1, len(set(map(float, lrs))))
     check_budget(cfg, factor=n / 1.5, instances=n)
 
@@ -164,13 +162,12 @@ def n_params(model: GatedLM) -> int:
     return int(sum(p[0].numel() for p in model.params.values()))
 
 
-@bounded(cfg=KNOBS.fields(Config), _budget=lambda cfg, **_: validate(cfg))
+@bounded(cfg=KNOBS.fields(Config), _budget=lambda cfg, **_: check_structure(cfg))
 def layer_demo(cfg: Config, device=None) -> pd.DataFrame:
     """Each variant at initialisation: where the gate sits, its shape, parameters added and gate mean (≈ 0.5).
 
     Untrained and cheap (one forward pass on 4 sequences); the page's table of variants.
     """
-    validate(cfg)
     dev = get_device(device)
     data = make_data(cfg)
     x = torch.as_tensor(data.sample(4, cfg.seq_len + 1, np.random.default_rng([cfg.data_seed, 7])), device=dev)
@@ -196,7 +193,7 @@ def layer_demo(cfg: Config, device=None) -> pd.DataFrame:
 
 
 def _midway_budget(cfg, switch, **_) -> None:
-    validate(cfg)
+    check_structure(cfg)
     check_budget(cfg)
     if not 1 <= int(switch) < cfg.steps:
         raise InputError(f"the gate must be added between step 1 and step {cfg.steps - 1}, got {switch}")
@@ -256,7 +253,7 @@ def reproduction(sink_cfg: Config = SINK_CFG, mact_cfg: Config = MACT_CFG,
 
 
 def _seeds_budget(cfg, variants, seeds, **_) -> None:
-    validate(cfg)
+    check_structure(cfg)
     n = len(set(variants)) * len(set(seeds))
     if _work(cfg) * n > SEED_SWEEP_WORK:
         raise InputError(f"{n} trainings of this configuration are {_work(cfg) * n / SEED_SWEEP_WORK:.1f}× over the "

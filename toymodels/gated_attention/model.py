@@ -50,7 +50,7 @@ import torch.nn.functional as F
 
 from toymodels.device import get_device
 
-from .config import SINK_EPS, Config, ConfigError, validate
+from .config import SINK_EPS, Config, ConfigError
 
 
 def _uniform_floor(T: int) -> float:
@@ -109,7 +109,6 @@ class GatedLM:
     """
 
     def __init__(self, cfg: Config, n_instances: int = 1, device=None):
-        validate(cfg)
         self.cfg, self.E, self.device = cfg, int(n_instances), get_device(device)
         E, d, H, dh, L = self.E, cfg.d_model, cfg.n_heads, cfg.head_dim, cfg.n_layers
         V = cfg.vocab + 1 + (cfg.delimiter > 0)          # tokens, <s> [, delimiter]

@@ -361,4 +361,16 @@ LAB_NOTEBOOK += [
      "cpu_seconds": 1011,
      "outcome": "not yet read by the ledger: the view stays pending until issue 39's code is on main (then delete "
                 "pending= and check freshness)"},
+    {"when": "2026-11-27",
+     "what": "issue 39's code landed (validate() out of the training code): ii_seeds' bundle, made on that code, is "
+             "fresh and read; mact_seeds recomputed on it (same seeds 3-7, same config T; this machine's CPU, torch "
+             "2.13.0+cpu, one thread, nice 5, 1,627 CPU-s user, 54.6 min wall at load 5-8)",
+     "result": "ii_seeds: input-independent-keeps-bb reproduced (-3% [-0.28, 0.21], 15 seeds). mact_seeds: the "
+               "first token's max/median baseline -> G1 25 -> 314, 40 -> 153, 265 -> 305, 83 -> 168, 172 -> 135 "
+               "(the shipped bundle, made on another CPU: 29 -> 18, 21 -> 174, 40 -> 32, 42 -> 158, 98 -> 148). "
+               "Training is sensitive to the float path: 2 of 5 baselines now pass 100x, and G1 removes it in "
+               "neither",
+     "cpu_seconds": 1627,
+     "outcome": "massive-removed still reads 'not testable here: precondition' (2 of 5 seeds have the premise; "
+                "the registered test needs 4); in the 2 that have it, G1 did not remove it (cut 0.9x and 1.3x)"},
 ]

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from toymodels.device import get_device
 from toymodels.topic import InputError, Progress, as_progress
 
-from .config import HIST_BINS, Config, validate
+from .config import HIST_BINS, Config
 from .data import make_data
 from .model import GatedLM, _uniform_floor, first_token_attention, massive_activation, massive_stats, sink_rate
 
@@ -91,7 +91,6 @@ def train(cfg: Config, lrs: list[float] | None = None, device=None, progress: Pr
     Returns curves (DataFrame: instance, step, train_loss, val_loss, fattn, gate_mean), the final
     measurement on a held-out batch, the sample sequence's attention maps and timing.
     """
-    validate(cfg)
     p = as_progress(progress)
     if not 0 <= gate_from_step < cfg.steps:
         raise InputError(f"gate_from_step must be in [0, {cfg.steps})")

@@ -230,3 +230,10 @@ KNOBS = knobs(
 )
 #: the bounds of one run's fields, by name (read by the tests; the table above is the declaration)
 BOUNDS = {r.name: r.bound for r in KNOBS.rows()}
+
+
+#: the interpolation grid of linear mode connectivity and the names of its arms (``lmc``; here, so that a page
+#: reading them does not import scipy.optimize with the alignment code)
+LAMBDAS = tuple(round(0.1 * i, 1) for i in range(11))
+ARM_LABELS_LMC = {"none": "no alignment (weights as trained)", "circuits": "heads as circuits, no alignment",
+                  "permutation": "permutation alignment", "orthogonal": "orthogonal alignment (Procrustes)"}

@@ -24,11 +24,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-LAMBDAS = tuple(round(0.1 * i, 1) for i in range(11))
+from .config import LAMBDAS
+
 ITERATIONS = 15
 ARMS = ("none", "circuits", "permutation", "orthogonal")
-ARM_LABELS = {"none": "no alignment (weights as trained)", "circuits": "heads as circuits, no alignment",
-              "permutation": "permutation alignment", "orthogonal": "orthogonal alignment (Procrustes)"}
 
 
 def to_circuits(p: dict) -> dict[str, np.ndarray]:

@@ -119,9 +119,9 @@ def run(n_seq: int = 32, block: int = 50, seed: int = 0, progress=None) -> dict:
     import torch
     import transformers
 
-    from toymodels import realmodels
+    from toymodels.realmodels import load
 
-    m = realmodels.load("smollm2")
+    m = load("smollm2")
     out = measure(m.model, n_seq, block, seed, progress)
     out["model"] = {"name": m.info.name, "layers": m.info.layers, "heads": m.info.heads, "kv_heads": m.info.kv_heads,
                     "width": m.info.width, "vocab": m.info.vocab, "source": m.info.pip}

@@ -8,8 +8,7 @@ import pandas as pd
 
 from . import analysis as A
 from . import circuits as C
-from .lmc import ARM_LABELS as ARM_LABELS_LMC  # noqa: F401 - the page reads it here
-from .lmc import LAMBDAS  # noqa: F401
+from .config import ARM_LABELS_LMC, LAMBDAS  # noqa: F401 - the page reads them here
 
 ARM_LABELS = {"L0v": "0 layers, variable period", "L1v": "1 layer, variable period",
               "L2v": "2 layers, variable period", "L1f": "1 layer, fixed period", "L2f": "2 layers, fixed period"}

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import toymodels.deep_crl as M
+from tests.exact import assert_same
 from toymodels import store
 from toymodels.deep_crl import config as K
 from toymodels.deep_crl import experiments as X
@@ -44,7 +45,7 @@ TINY = K.Config(depth=4, width=16, repr_dim=8, batch_size=32, iterations=2, sgd_
 def test_training_runs_is_seeded_and_reports_everything():
     a = T.train(TINY)
     b = T.train(TINY)
-    store.assert_same(store.normalise({k: v for k, v in a.items() if k != "wall_s"}),
+    assert_same(store.normalise({k: v for k, v in a.items() if k != "wall_s"}),
                       store.normalise({k: v for k, v in b.items() if k != "wall_s"}), rtol=0, atol=0)
     assert a["curves"].equals(b["curves"])
     assert len(a["curves"]) == 2 * 2 and set(a["final"].seed) == {0, 1}
@@ -71,7 +72,7 @@ def test_online_seeds_are_chunks_of_batched_runs():
     assert out["per_seed"].seed.tolist() == [100, 101, 102, 103, 104]
     assert out["trajectories"].shape[:2] == (5, 2) and out["qmap"].shape[0] == 5 and len(out["curves"]) == 5
     last = T.train(replace(cfg, seed=104, seeds=1))
-    store.assert_same(store.normalise(out["per_seed"].iloc[[4]].reset_index(drop=True)),
+    assert_same(store.normalise(out["per_seed"].iloc[[4]].reset_index(drop=True)),
                       store.normalise(last["final"]), rtol=0, atol=0)
     mid = T.train(replace(cfg, seed=102, seeds=2))
     assert np.array_equal(out["qmap"][2:4], mid["qmap"], equal_nan=True)

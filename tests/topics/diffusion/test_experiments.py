@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import toymodels.diffusion as D
+from tests.exact import verify_shipped
 from toymodels import store
 from toymodels.diffusion import config, core, els, experiments, explore, flows, network, training
 from toymodels.topic import InputError
@@ -69,7 +70,7 @@ def test_els_machine_makes_locally_consistent_black_and_white_mosaics():
 def test_shipped_digits_view_is_bit_for_bit_what_the_moved_code_computes():
     """After the move into one package (issue #26) the shipped view is fresh and recomputes identically on the CPU."""
     kwargs = D.VIEWS["process_digits"].arguments()
-    store.verify_shipped("diffusion", "process_digits", explore.process_digits, rtol=0, **kwargs)
+    verify_shipped("diffusion", "process_digits", explore.process_digits, rtol=0, **kwargs)
     shipped = store.load_shipped("diffusion", "process_digits")
     fresh = store.normalise(explore.process_digits(**kwargs))
     for key in ("u", "forward", "samples", "nearest", "nearest_dist"):

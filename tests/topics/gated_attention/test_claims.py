@@ -9,6 +9,7 @@ import pytest
 import toymodels.gated_attention as M
 from toymodels import claims as C
 from toymodels.errors import NotStored
+from toymodels.gated_attention import prose as P
 
 
 def _sweep(fattn: dict[str, list[float]], floor: float = 0.035, gate: float = 0.2, loss: dict | None = None) -> dict:
@@ -130,6 +131,17 @@ def test_the_massive_activation_band_is_one_criterion_over_seeds():
     assert ev.status == C.NOT_REPRODUCED
     head = next(c for c in M.CLAIMS if c.id == "massive-removed")
     assert C.judge(head, {"mact_seeds": _mact_sweep([(220, 15)] * 15)}).status == C.ILLUSTRATED
+
+
+def test_the_page_says_how_often_the_toy_built_a_massive_activation():
+    """The page's words follow the seeds: none reached 100x; some did and G1 kept it; some did and G1 cut it."""
+    heading, words = P.toy_massive(_mact_sweep([(29, 18), (98, 148)]))
+    assert "never built" in heading and "none of the toy's 2" in words and "98×" in words
+    heading, words = P.toy_massive(_mact_sweep([(25, 314), (265, 305), (172, 135)]))
+    assert "rarely" in heading and "only 2 of the toy's 3" in words and "did not remove" in words
+    assert "265× → 305×, 172× → 135×" in words and "25×" not in words
+    _, words = P.toy_massive(_mact_sweep([(220, 15), (13, 95)]))   # 220/15 meets the band
+    assert "did not remove" not in words and "220× → 15×" in words
 
 
 def test_the_real_model_test():

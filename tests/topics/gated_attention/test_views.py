@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import toymodels.gated_attention as M
+from tests.exact import verify_shipped
 from tests.topics.gated_attention.test_model import TINY
 from toymodels import store
 from toymodels.gated_attention import notebook as N
@@ -41,17 +42,20 @@ def test_search_table_bands():
 
 
 def test_shipped_massive_view_is_its_search_row():
-    """The shipped massive-activation models are the search table's row for MACT_NAME (same numbers), and the
-    row's bands agree with the verdict's."""
+    """The shipped massive-activation models are the search table's configuration MACT_NAME, and they meet the
+    search's bands as its row does (the verdict's ``massive_found`` and the row's ``meets_bands`` agree).
+
+    Numbers are not compared: the search row was measured on the CPU that ran the search, and the shipped view was
+    recomputed on another (issue 39, validation out of the training code). Training is sensitive to the float path:
+    the recomputed baseline's <s> ratio is 337x against the row's 220x, G1's 28.6x against 15.6x (both far from the
+    bands' 100x and 5x cut). The bands are what the claim reads, and they must agree."""
     result = store.load_shipped(M.TOPIC, M.HEADLINE)
     mm = M.mact_metrics(result["mact"])
-    row = next(r for r in M.MACT_SEARCH if r["config"] == M.MACT_NAME)
     assert M.search_config(M.MACT_NAME) == M.MACT_CFG
-    for ours, key in (("bos_ratio_baseline", "bos_ratio_baseline"), ("bos_ratio_g1", "bos_ratio_g1"),
-                      ("mact_ratio_baseline", "ratio_baseline"), ("mact_ratio_g1", "ratio_g1")):
-        assert mm[ours] == pytest.approx(row[key], abs=0.051), key
     table = M.search_table().set_index("config")
-    assert bool(table.loc[M.MACT_NAME, "meets_bands"]) == bool(mm["massive_found"])
+    assert bool(table.loc[M.MACT_NAME, "meets_bands"]) and bool(mm["massive_found"])
+    assert N.meets_bands(mm["mact_ratio_baseline"], "<s>", mm["mact_ratio_g1"],
+                         mm["bos_ratio_baseline"], mm["bos_ratio_g1"])
 
 
 def test_views_are_declared_and_shipped_fresh():
@@ -64,7 +68,7 @@ def test_views_are_declared_and_shipped_fresh():
 def test_shipped_layer_demo_is_recomputed_bit_for_bit():
     """The cheap view, recomputed on the CPU, equals the shipped bundle exactly (the package move changed no
     number: same definitions, same results)."""
-    store.verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT, rtol=0)
+    verify_shipped(M.TOPIC, "layer_demo", M.layer_demo, M.DEFAULT, rtol=0)
     shipped = store.load_shipped(M.TOPIC, "layer_demo")
     again = store.normalise(M.layer_demo(M.DEFAULT))
     for col in ("gate_mean_init", "loss_init", "params_added"):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import toymodels.grokking as G
+from tests.exact import assert_same, verify_shipped
 from toymodels import store
 from toymodels.errors import InputError
 from toymodels.grokking import rfm
@@ -51,7 +52,7 @@ def test_run_matches_a_from_scratch_loop():
 
 def test_same_seed_same_numbers_and_another_seed_differs():
     a, b = run(SMALL), run(SMALL)
-    store.assert_same(store.normalise(a), store.normalise(b), rtol=0, atol=0)
+    assert_same(store.normalise(a), store.normalise(b), rtol=0, atol=0)
     c = run(dataclasses.replace(SMALL, seed=4))
     assert c["test_mse"] != a["test_mse"]
 
@@ -107,9 +108,9 @@ def test_the_shipped_cheap_view_is_recomputed_bit_for_bit():
 
     fn, kwargs = G.VIEWS["p31"].resolve(G.__name__), G.VIEWS["p31"].arguments()
     with threadpool_limits(1):
-        store.verify_shipped(G.TOPIC, "p31", fn, rtol=0, **kwargs)
+        verify_shipped(G.TOPIC, "p31", fn, rtol=0, **kwargs)
         fresh, shipped = store.normalise(fn(**kwargs)), store.load_shipped(G.TOPIC, "p31")
-    store.assert_same(fresh, shipped, rtol=0, atol=0)
+    assert_same(fresh, shipped, rtol=0, atol=0)
 
 
 def test_a_sweep_is_the_single_runs_and_refuses_what_it_cannot_do():

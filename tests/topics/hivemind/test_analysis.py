@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import toymodels.hivemind as H
+from tests.exact import verify_shipped
 from toymodels import shipped, store
 from toymodels.hivemind import config as K
 from toymodels.hivemind import embed as E
@@ -200,7 +201,7 @@ def test_real_embeddings_identical_text_is_one_and_shipped_views_are_fresh():
     # the cheap views recomputed on the shipped embeddings: bit for bit on the CPU
     for name in ("example_analysis", "example_sweep"):
         fn, kwargs = shipped.view_call(H, name)
-        store.verify_shipped(H.TOPIC, name, fn, **kwargs, rtol=0)
+        verify_shipped(H.TOPIC, name, fn, **kwargs, rtol=0)
 
 
 def test_sample_size_sweep_full_n_equals_analysis_and_vendi_grows():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import toymodels.induction_heads as M
+from tests.exact import assert_same
 from toymodels import shipped, store
 from toymodels.errors import InputError
 from toymodels.induction_heads import analysis as A
@@ -94,7 +95,7 @@ def test_the_shipped_live_view_is_what_the_code_computes():
         torch.set_num_threads(threads)
     shipped_run = shipped.load_view(M, "live")["runs"]["1"]
     drop = ("seconds", "meta")
-    store.assert_same(store.normalise({k: v for k, v in fresh.items() if k not in drop}),
+    assert_same(store.normalise({k: v for k, v in fresh.items() if k not in drop}),
                       {k: v for k, v in shipped_run.items() if k not in drop}, rtol=1e-5, path="live/runs/1")
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.exact import verify_shipped
 from toymodels import claims as C
 from toymodels import rlvr as M
 from toymodels import shipped, store
@@ -13,9 +14,9 @@ from toymodels import shipped, store
 
 def test_shipped_views_are_fresh_and_one_recomputes_bit_for_bit():
     assert not shipped.stale_views(M), shipped.stale_views(M)
-    store.verify_shipped("rlvr", "example_analysis", M.analyse_counts, M.load_example(), "toy-base", rtol=0)
-    store.verify_shipped("rlvr", "toy_default", M.run_toy, M.ToyConfig(), rtol=0)
-    store.verify_shipped("rlvr", "typed_default", M.typed_run, M.TypedConfig(), M.TYPED_LENGTHS, rtol=0)
+    verify_shipped("rlvr", "example_analysis", M.analyse_counts, M.load_example(), "toy-base", rtol=0)
+    verify_shipped("rlvr", "toy_default", M.run_toy, M.ToyConfig(), rtol=0)
+    verify_shipped("rlvr", "typed_default", M.typed_run, M.TypedConfig(), M.TYPED_LENGTHS, rtol=0)
 
 
 def test_the_shipped_seeds_are_what_one_seed_computes_today():

@@ -1,15 +1,16 @@
 """The shipped views: one recomputed bit for bit on the CPU, every claim decided by them, and the page's numbers
 read from the same views the ledger reads."""
 import toymodels.supercollapse as M
+from tests.exact import verify_shipped
 from toymodels import shipped, store
 
 
 def test_the_check_view_recomputes_bit_for_bit():
-    store.verify_shipped(M.TOPIC, "check", M.exact_check, cfg=M.CheckConfig(), rtol=0)
+    verify_shipped(M.TOPIC, "check", M.exact_check, cfg=M.CheckConfig(), rtol=0)
 
 
 def test_the_schedule_view_recomputes_bit_for_bit():
-    store.verify_shipped(M.TOPIC, "schedules", M.schedule_model, cfg=M.CurveConfig(mults=(1.0,)), rtol=0)
+    verify_shipped(M.TOPIC, "schedules", M.schedule_model, cfg=M.CurveConfig(mults=(1.0,)), rtol=0)
 
 
 def test_every_view_is_shipped_fresh_and_every_claim_is_decided():

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 import toymodels.superposition as M
+from tests.exact import environment_difference
 from toymodels import shipped, store
 
 # --------------------------------------------------------------------------- shipped store, CLI contract
@@ -19,13 +20,12 @@ def test_shipped_geometry_view_is_current():
     import subprocess
     import sys
 
-    from toymodels.device import environment_difference
-
     why = environment_difference((store.shipped_meta(M.TOPIC, "geometry") or {}).get("env"))
-    if why:  # as conftest's guard does for the in-process checks
+    if why:  # as verify_shipped does in process (a skip in the child would read as a failure)
         pytest.skip(f"bit-for-bit check of superposition/geometry needs the build that made it: {why}")
-    code = ("from toymodels import shipped, store; import toymodels.superposition as M; "
-            "fn, kw = shipped.view_call(M, 'geometry'); store.verify_shipped(M.TOPIC, 'geometry', fn, rtol=0, **kw); "
+    code = ("from tests.exact import verify_shipped; from toymodels import shipped; "
+            "import toymodels.superposition as M; fn, kw = shipped.view_call(M, 'geometry'); "
+            "verify_shipped(M.TOPIC, 'geometry', fn, rtol=0, **kw); "
             "print('same bit for bit')")
     env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "1", "TOYMODELS_DEVICE": "cpu"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600,

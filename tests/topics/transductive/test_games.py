@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import toymodels.transductive as M
+from tests.exact import verify_shipped
 from toymodels import shipped, store
 from toymodels.topic import InputError
 from toymodels.transductive import exact as X
@@ -271,7 +272,7 @@ def test_speed_targets():
 
 def test_shipped_summary_is_fresh():
     # one cheap view recomputed: bit for bit on the CPU
-    store.verify_shipped(M.TOPIC, "summary_G", M.class_summary, M.class_G(), rtol=0)
+    verify_shipped(M.TOPIC, "summary_G", M.class_summary, M.class_G(), rtol=0)
 
 
 def test_reproduce_quick_keys(tmp_path):

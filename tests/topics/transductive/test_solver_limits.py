@@ -124,6 +124,7 @@ _CHILD = r"""
 import json, resource, sys, time
 cap = int(sys.argv[1])
 import toymodels.transductive as M
+M.class_summary(M.random_class(3, 4, 0))  # the imports the solver makes on its first call (pandas, ...), before base
 def vm(key):
     return int(next(l.split()[1] for l in open("/proc/self/status") if l.startswith(key))) * 1024
 base = vm("VmPeak:")
@@ -145,8 +146,9 @@ print(json.dumps(out))
 
 
 def _solve_in_child(H, cap_bytes):
-    """class_summary(H) in a fresh interpreter whose address space is capped at its size after the imports plus
-    ``cap_bytes`` (the class arrives as the text a link would carry)."""
+    """class_summary(H) in a fresh interpreter whose address space is capped at its size after the imports (those
+    of the package and those a first small solve makes) plus ``cap_bytes`` (the class arrives as the text a link
+    would carry)."""
     import json
     import subprocess
     import sys
