@@ -625,12 +625,12 @@ def explore_tab() -> tuple:
     return cfg, variant, pair, ps
 
 
-# Explore closed: the page's end shows its default (the shipped sink run, G1 elementwise against the baseline).
-cfg, variant = D, M.KNOBS["ga_variant"].default
-pair, ps = ["baseline", variant], M.pair_summary(sink, variant)
 if tab_explore.open:
     with tab_explore:
         cfg, variant, pair, ps = explore_tab()
+else:  # the page's end shows Explore's default: the shipped sink run, G1 elementwise against the baseline
+    cfg, variant = D, M.KNOBS["ga_variant"].default
+    pair, ps = ["baseline", variant], M.pair_summary(sink, variant)
 
 # --------------------------------------------------------------------------- reproduce
 
