@@ -59,7 +59,7 @@ story, notebook = st.tabs(TABS, key="gk_tabs", bind="query-params")  # the noteb
 with story:
     story_box = st.container()
     sweep_box = st.container()
-    ledger_box = st.container()
+ledger_box = st.container()  # below the tabs, whichever is open (the ledger strip's link lands here)
 
 with run_box:
     cfg = ui.form(M.KNOBS, DEFAULT, RUN_KNOBS, columns=2)

@@ -62,7 +62,7 @@ TOUR = [
             choices=("yes, as well as two layers", "no, it stays near log 13")),
     ui.Step("What an induction head looks at", "Right: each row is a query position. From the second period on, "
             "the head puts its attention on the token after the previous occurrence of the current token: a "
-            "diagonal stripe one period back, shifted right by one.", settings={"ih_seq": 0, "ih_tabs": TABS[0]},
+            "diagonal stripe one period back, shifted right by one.", settings={"ih_tabs": TABS[0]},
             look_at="the bright stripe below the diagonal in the attention map",
             target="chart-induction-heads-attention"),
     ui.Step("How it is built", "Layer 1 has a previous-token head (its positional QK circuit is a band just below "
@@ -381,10 +381,12 @@ with explainer:
                                  ("ih-real", _real_section)):
             with st.container(key=box_key):
                 section()
-        _share_section()
 
 # --------------------------------------------------------------------------- the lab notebook
 with notebook:
     if notebook.open:
         ui.lab_table(M.LAB_NOTEBOOK, alt="Every configuration tried: pilots, diagnostics and the cost model")
         ui.caveats(prose.CAVEATS)
+
+# --------------------------------------------------------------------------- below the tabs, whichever is open
+_share_section()

@@ -235,9 +235,6 @@ with explainer:
     with st.expander("What the paper trained, and why it is not here", icon=":material/info:"):
         st.markdown(prose.paper_trained(M.PAPER))
 
-    ui.page_end(verdict, paper, ui.view_snippet(M, "noise"), cli="python -m toymodels reproduce supercollapse --quick",
-                shown={f"Δ/σ, {settings}": (f"M.noise_curves(result, {gamma!r}, {schedule!r}, {frac!r})['summary']"
-                                             "['ratio']", f"{noise['summary']['ratio']:.2f}")})
 
 with notebook:
     if notebook.open:
@@ -261,3 +258,8 @@ with notebook:
         st.markdown("**Frontier**: the optimal horizon of each size read off the envelope (NaN: no whole interval):")
         st.dataframe(front["optimal"], hide_index=True, width="stretch")
         st.markdown("**Caveats.**\n" + "\n".join(f"- {c}" for c in prose.CAVEATS))
+
+# --------------------------------------------------------------------------- below the tabs, whichever is open
+ui.page_end(verdict, paper, ui.view_snippet(M, "noise"), cli="python -m toymodels reproduce supercollapse --quick",
+            shown={f"Δ/σ, {settings}": (f"M.noise_curves(result, {gamma!r}, {schedule!r}, {frac!r})['summary']"
+                                         "['ratio']", f"{noise['summary']['ratio']:.2f}")})

@@ -88,7 +88,7 @@ def test_a_numpy_only_page_does_not_import_torch():
 
 
 @pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
-def test_a_shipped_page_opens_without_importing_torch(paper):
+def test_a_shipped_page_opens_without_importing_torch_or_scipy_stats(paper):
     # A cold shared link at the shipped settings reads shipped views: importing torch (1.5-3 s of CPU on a cold
     # server) only to name a live entry point (ui.compute(M.fn, ...)) or a table helper kept beside the training code
     # is a defect (diffusion's model_times_table, induction-heads' compare_depths did, issue 39).
@@ -97,13 +97,10 @@ def test_a_shipped_page_opens_without_importing_torch(paper):
               f"at.switch_page({paper.page!r})\nat.run()\nassert not at.exception, at.exception\n")
     heavy = _modules_after(script)
     assert not heavy & {"torch", "sklearn", "transformers", "sentence_transformers"}, heavy
-    # scipy.stats costs a cold page about 1 s of CPU: a page reads its ledger from the verdict index (the build
-    # judged it) and its intervals use scipy.special's quantiles (the same bits). These pages still need it on load:
-    # deep-crl (Fisher's exact tests, computed on load), rlvr (its sweep's button names ``typed_sweep``, whose
-    # module imports rlvr/stats.py) and superposition (its fits call scipy.stats.linregress in measure.py); the
-    # views' definitions reach those modules' imports, so moving them would stale the views.
-    if paper.topic not in SCIPY_STATS_ON_LOAD:
-        assert "scipy.stats" not in heavy
+    # scipy.stats costs a cold page about 0.6 s: a page reads its ledger from the verdict index (the build judged
+    # it) and its intervals use scipy.special's quantiles (the same bits), deep-crl's Fisher test an exact
+    # hypergeometric sum and superposition's fits numpy's least squares (each tested against scipy.stats).
+    assert "scipy.stats" not in heavy
 
 
-SCIPY_STATS_ON_LOAD = {"deep-crl", "rlvr", "superposition"}
+

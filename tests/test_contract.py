@@ -179,10 +179,13 @@ def test_claims_fill_every_field_and_obey_the_ledger_rules(paper):
 
 def test_the_ledger_rules_hold_for_a_hand_made_topic():
     def ev(status, seeds=1, unc=None):
-        return lambda views: C.Evidence("1.0", status, seeds=seeds, uncertainty=unc)
+        return lambda views: C.Evidence("1.0", C.Decision(status, "point", "hand-made"), seeds=seeds, uncertainty=unc)
 
-    with pytest.raises(C.ClaimError):
-        C.Evidence("1.0", C.REPRODUCED, seeds=5)  # several seeds, no uncertainty
+    with pytest.raises(C.ClaimError, match="uncertainty"):
+        C.Evidence("1.0", C.point(True, "x"), seeds=5)  # several seeds, no uncertainty
+    with pytest.raises(C.ClaimError, match="Decision"):
+        C.Evidence("1.0", C.REPRODUCED)  # a bare status names no rule
+    assert replace(C.Evidence("1.0", C.point(True, "x")), note="n").rule == "point"  # a copy keeps its rule
     fitted = C.judge(C.Claim("a", "headline", "s", "Fig. 1", "2.0", "t", ev(C.REPRODUCED), fitted=("rho",)), {})
     assert fitted.status == C.ILLUSTRATED and "rho" in fitted.note
     missing = C.judge(C.Claim("b", "headline", "s", "Fig. 1", "2.0", "t",

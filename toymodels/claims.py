@@ -314,10 +314,10 @@ class Evidence:
     rules above; the status is read from it), the number of ``seeds`` it rests on and their ``uncertainty`` (an
     interval or a p-value, as text; required when ``seeds > 1``), a one-sentence ``note`` for a person, and
     ``metrics`` (numbers for the JSON). ``rule`` and ``reason`` come from the Decision; a bare status string (the
-    old way) leaves ``rule`` empty, which the ledger's tests refuse for every topic."""
+    old way, which named a status without a rule) is refused."""
 
     ours: str
-    status: str | Decision
+    status: Decision
     seeds: int = 1
     uncertainty: str | None = None
     note: str = ""
@@ -331,9 +331,12 @@ class Evidence:
             object.__setattr__(self, "status", d.status)
             object.__setattr__(self, "rule", d.rule)
             object.__setattr__(self, "reason", d.reason)
+        elif not self.rule:  # dataclasses.replace passes the status on as text, with its rule: that is fine
+            raise ClaimError(f"status must be a Decision from a decision rule (exact, point, superiority, ...), got "
+                             f"{self.status!r}")
         if self.status not in STATUSES:
             raise ClaimError(f"status must be one of {STATUSES}, got {self.status!r}")
-        if self.rule and self.rule not in RULES:
+        if self.rule not in RULES:
             raise ClaimError(f"rule must be one of {RULES}, got {self.rule!r}")
         if not isinstance(self.seeds, (int, np.integer)) or self.seeds < 0:
             raise ClaimError(f"seeds must be a whole number >= 0, got {self.seeds!r}")

@@ -51,3 +51,18 @@ def test_every_lab_notebook_table_converts_to_arrow(paper):
     assert tables, "no lab notebook"
     for name in tables:
         pa.Table.from_pandas(pd.DataFrame(list(getattr(module, name))))
+
+
+@pytest.mark.parametrize("paper", ROUTED, ids=lambda p: p.topic)
+def test_the_full_ledger_ends_the_page_whichever_tab_is_open(paper):
+    """The ledger strip links to the full ledger at the page's end; on induction heads it sat inside the story tab,
+    so with another tab open the link led nowhere (and on grokking and supercollapse it sat in a hidden tab)."""
+    from tests.apptest_helpers import open_page, open_tab, page_tabs
+
+    found = page_tabs(paper.topic)  # the last tab; a page without tabs (transductive) as it opens
+    at = open_tab(paper.topic, found[1][-1], timeout=240) if found else open_page(paper.topic, 240)
+    assert not at.exception, at.exception
+    heads = [h.value for h in at.main.get("subheader")]
+    assert "The ledger, claim by claim" in heads, heads
+    in_tabs = [h.value for tab in at.tabs for h in tab.get("subheader")]
+    assert "The ledger, claim by claim" not in in_tabs, "the full ledger sits inside a tab"

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri, stdtrit  # = scipy.stats' norm.ppf and t.ppf, bit for bit, and 0.6 s faster to import
 
 # --------------------------------------------------------------------------- pre-registered constants
 
@@ -45,18 +46,18 @@ ABLATION_MIN_SOLVED = 5  # precondition: the full network solves at least 5 of i
 
 
 def fisher_greater(solved_a: int, n_a: int, solved_b: int, n_b: int) -> float:
-    """One-sided p-value of Fisher's exact test that arm a solves more often than arm b."""
-    from scipy.stats import fisher_exact
-
-    table = [[solved_a, n_a - solved_a], [solved_b, n_b - solved_b]]
-    return float(fisher_exact(table, alternative="greater").pvalue)
+    """One-sided p-value of Fisher's exact test that arm a solves more often than arm b: the hypergeometric tail
+    P(X >= solved_a), X the solved seeds in arm a given both margins, summed in exact integers. It equals
+    ``scipy.stats.fisher_exact(..., alternative="greater")`` (tested on every table of up to 20 + 20 seeds) and
+    spares a page its 0.6 s import of ``scipy.stats``."""
+    n, k = n_a + n_b, solved_a + solved_b
+    tail = sum(math.comb(k, x) * math.comb(n - k, n_a - x) for x in range(solved_a, min(k, n_a) + 1))
+    return tail / math.comb(n, n_a)
 
 
 def wilson(x: int, n: int, level: float = LEVEL) -> tuple[float, float]:
     """Wilson's score interval for a proportion x/n."""
-    from scipy.stats import norm
-
-    z = float(norm.ppf(0.5 + level / 2))
+    z = float(ndtri(0.5 + level / 2))
     p = x / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
@@ -77,13 +78,11 @@ def newcombe(x1: int, n1: int, x2: int, n2: int, level: float = LEVEL) -> tuple[
 
 def paired_interval(diffs, level: float = PAIRED_LEVEL) -> tuple[float, float, float]:
     """(mean, low, high): Student's t interval of the mean of paired differences."""
-    from scipy.stats import t
-
     d = np.asarray(diffs, float)
     m = float(d.mean())
     if len(d) < 2:
         return m, -math.inf, math.inf
-    half = float(t.ppf(0.5 + level / 2, len(d) - 1)) * float(d.std(ddof=1)) / math.sqrt(len(d))
+    half = float(stdtrit(len(d) - 1, 0.5 + level / 2)) * float(d.std(ddof=1)) / math.sqrt(len(d))
     return m, m - half, m + half
 
 
@@ -152,14 +151,12 @@ def t_interval(values, level: float = RULE_LEVEL) -> tuple[float, float, float]:
 
 def welch_interval(a, b, level: float = RULE_LEVEL) -> tuple[float, float, float]:
     """(mean(a) − mean(b), low, high): Welch's t interval of a difference of means of independent samples."""
-    from scipy.stats import t
-
     a, b = np.asarray(a, float), np.asarray(b, float)
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     d = float(a.mean() - b.mean())
     se = math.sqrt(va + vb)
     dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if se > 0 else len(a) + len(b) - 2
-    half = float(t.ppf(0.5 + level / 2, dof)) * se
+    half = float(stdtrit(dof, 0.5 + level / 2)) * se
     return d, d - half, d + half
 
 
@@ -190,17 +187,12 @@ def ablation_rule_test(full: pd.DataFrame, ablated: Mapping[str, pd.DataFrame]) 
 
 
 def corridor_test(table: pd.DataFrame, shallow: int, deep: int) -> dict:
-    """The value map (Fig. 9): per seed c = ρ(−f, corridor) − ρ(−f, straight line) over the maze. Wilcoxon's
-    signed-rank test of c > 0 and of c < 0 at ``deep``, Mann-Whitney's test of c(deep) > c(shallow)."""
-    from scipy.stats import mannwhitneyu, wilcoxon
-
+    """The value map (Fig. 9) described: per seed c = ρ(−f, corridor) − ρ(−f, straight line) over the maze, its
+    median at ``shallow`` and at ``deep``. The registered test of it is ``corridor_rule_test``."""
     c = table.spearman_corridor - table.spearman_euclid
     cd, cs = c[table.depth == deep].to_numpy(), c[table.depth == shallow].to_numpy()
     return {"shallow": shallow, "deep": deep, "n_deep": len(cd), "n_shallow": len(cs),
-            "median_deep": float(np.median(cd)), "median_shallow": float(np.median(cs)),
-            "p_corridor": float(wilcoxon(cd, alternative="greater").pvalue),
-            "p_euclid": float(wilcoxon(cd, alternative="less").pvalue),
-            "p_deeper": float(mannwhitneyu(cd, cs, alternative="greater").pvalue), "alpha": ALPHA}
+            "median_deep": float(np.median(cd)), "median_shallow": float(np.median(cs))}
 
 
 def ablation_test(full: pd.DataFrame, ablated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

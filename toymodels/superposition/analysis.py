@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtrit  # = scipy.stats' t.ppf, bit for bit, and 0.6 s faster to import
 
 from .data import feature_probs
 from .measure import fit_exponent, ideal_weak_loss
@@ -39,7 +39,7 @@ def interval(values, level: float = 0.95) -> dict:
     if k == 1:
         return {"mean": mean, "lo": float("nan"), "hi": float("nan"), "se": float("nan"), "k": 1}
     se = float(v.std(ddof=1) / math.sqrt(k))
-    half = float(stats.t.ppf(0.5 + level / 2, k - 1) * se)
+    half = float(stdtrit(k - 1, 0.5 + level / 2) * se)
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "se": se, "k": k}
 
 

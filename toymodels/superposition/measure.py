@@ -7,7 +7,6 @@ loss of the features left out, and the least-squares exponent of L ∝ m^(-α_m)
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .data import V_MEAN, V_SQ
 
@@ -80,6 +79,12 @@ def fit_exponent(ms, losses) -> dict:
         slope = (y[ok][1] - y[ok][0]) / (x[ok][1] - x[ok][0])
         return {"alpha_m": float(-slope), "stderr": float("nan"), "r2": 1.0,
                 "C": float(np.exp(y[ok][0] - slope * x[ok][0]))}
-    fit = stats.linregress(x[ok], y[ok])
-    return {"alpha_m": float(-fit.slope), "stderr": float(fit.stderr), "r2": float(fit.rvalue**2),
-            "C": float(np.exp(fit.intercept))}
+    x, y = x[ok], y[ok]                     # ordinary least squares, as scipy.stats.linregress (tested against it)
+    dx, dy = x - x.mean(), y - y.mean()
+    sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
+    slope = sxy / sxx
+    r2 = sxy * sxy / (sxx * syy) if syy > 0 else 1.0
+    resid = dy - slope * dx
+    stderr = np.sqrt(float(resid @ resid) / (len(x) - 2) / sxx)
+    return {"alpha_m": float(-slope), "stderr": float(stderr), "r2": float(r2),
+            "C": float(np.exp(y.mean() - slope * x.mean()))}

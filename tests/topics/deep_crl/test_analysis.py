@@ -11,13 +11,24 @@ from toymodels import claims as C
 from toymodels.deep_crl import analysis as A
 
 
-def test_fisher_one_sided_is_the_hypergeometric_tail():
-    """p = P(X >= a's solved) for X the solved seeds of arm a when the margins are fixed (brute-force sum)."""
-    for ka, na, kb, nb in [(13, 20, 3, 20), (2, 3, 0, 3), (3, 3, 0, 3), (5, 20, 5, 20), (0, 20, 7, 20)]:
-        k, n = ka + kb, na + nb
-        tail = sum(math.comb(k, x) * math.comb(n - k, na - x) for x in range(ka, min(k, na) + 1)) / math.comb(n, na)
-        assert A.fisher_greater(ka, na, kb, nb) == pytest.approx(tail, rel=1e-12)
-    assert A.fisher_greater(3, 3, 0, 3) == pytest.approx(0.05)           # 3 seeds: the best p there is
+def test_fisher_one_sided_equals_scipys_fisher_exact():
+    """Our exact hypergeometric tail against scipy.stats.fisher_exact (one-sided, "greater") on every table of
+    20 + 20 seeds and of a few unequal arms, both directions."""
+    for na, nb in [(20, 20), (3, 3), (20, 7), (1, 12)]:
+        for ka in range(na + 1):
+            for kb in range(nb + 1):
+                want = stats.fisher_exact([[ka, na - ka], [kb, nb - kb]], alternative="greater").pvalue
+                assert A.fisher_greater(ka, na, kb, nb) == pytest.approx(want, rel=1e-12, abs=1e-300)
+    assert A.fisher_greater(3, 3, 0, 3) == pytest.approx(0.05)           # 3 seeds: the best p there is, 1 / C(6, 3)
+
+
+def test_quantiles_are_scipy_stats_bit_for_bit():
+    """wilson / paired / Welch intervals use scipy.special's ndtri and stdtrit (no scipy.stats import on a page)."""
+    assert A.wilson(7, 20, 0.95) == pytest.approx(stats.binomtest(7, 20).proportion_ci(0.95, "wilson"), rel=1e-12)
+    a, b = np.array([0.3, 0.5, 0.1, 0.42, 0.2]), np.array([0.1, 0.05, 0.2, 0.0, 0.12, 0.07, 0.3])
+    d, lo, hi = A.welch_interval(a, b, 0.9)
+    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.9)
+    assert (lo, hi) == pytest.approx((ci.low, ci.high), rel=1e-12)
 
 
 @pytest.mark.parametrize("counts,want", [                               # Newcombe (1998), Table II, method 10

@@ -60,6 +60,20 @@ def test_fit_exponent_recovers_a_known_power_law():
     assert exact["alpha_m"] == pytest.approx(1.0) and exact["r2"] == pytest.approx(1.0)
 
 
+def test_fit_exponent_is_scipys_linregress():
+    """Our least squares against scipy.stats.linregress on random noisy power laws (3-11 points)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        ms = np.sort(rng.choice(np.arange(4, 400), rng.integers(3, 12), replace=False))
+        losses = ms ** -rng.uniform(0.5, 2) * np.exp(rng.normal(0, rng.choice([1e-3, 0.1, 1]), len(ms)))
+        f, g = M.fit_exponent(ms, losses), stats.linregress(np.log(ms), np.log(losses))
+        assert (f["alpha_m"], f["r2"], f["C"]) == pytest.approx((-g.slope, g.rvalue ** 2, np.exp(g.intercept)),
+                                                                rel=1e-12)
+        assert f["stderr"] == pytest.approx(g.stderr, rel=1e-4)   # linregress loses digits in 1 - r² when r² -> 1
+
+
 # --------------------------------------------------------------------------- bad inputs
 
 
