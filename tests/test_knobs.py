@@ -198,27 +198,16 @@ def check_the_page_types_no_range_and_parses_no_url(m):
     assert not bad, f"{paper.page}: {bad}"
 
 
-#: Topics whose views still reach a bound: moving validate() out of their training code stales their views; the
-#: move lands with the recomputed bundles.
-RECOMPUTING: set[str] = set()
-
 CHECKS = [check_knobs_are_declared, check_every_bounded_parameter_is_declared,
           check_offered_values_lie_inside_their_bounds, check_no_view_reaches_a_bound,
           check_no_view_reaches_a_validation_call,
           check_the_page_types_no_range_and_parses_no_url]
 
-REACHING = (check_no_view_reaches_a_bound, check_no_view_reaches_a_validation_call)
-
 
 @pytest.mark.parametrize("paper, check", [(p, c) for p in PACKAGES for c in CHECKS],
                          ids=[f"{p.topic}-{c.__name__}" for p in PACKAGES for c in CHECKS])
 def test_topic(paper, check):
-    m = paper.load()
-    if check in REACHING and paper.topic in RECOMPUTING:
-        pytest.xfail(f"{paper.topic}: its views reach validate() until their recomputed bundles ship")
-    if not isinstance(getattr(m, "KNOBS", None), Knobs) and check not in REACHING:
-        pytest.xfail(f"{paper.topic}: not yet converted to KNOBS")
-    check(m)
+    check(paper.load())  # every topic declares KNOBS (check_knobs_are_declared)
 
 
 # --------------------------------------------------------------------------- a bound's change stales no view
@@ -249,7 +238,5 @@ def widened(tmp_path_factory):
 @pytest.mark.parametrize("paper", PACKAGES, ids=lambda p: p.topic)
 def test_widening_every_live_limit_stales_no_view(paper, widened):
     """Every bound of the topic widened in a copy: ``precompute --check`` finds none of its views stale."""
-    if paper.topic in RECOMPUTING:
-        pytest.xfail(f"{paper.topic}: its views still reach validate() and the limits")
     stale = [line for line in widened.splitlines() if line.startswith(f"stale: {paper.topic}/")]
     assert not stale, stale

@@ -115,6 +115,23 @@ NOTEBOOK: tuple[dict, ...] = (
          lesson="critic_search is shipped again (the lab notebook's search table). train_d8 and the three "
                 "ablation_* views stay pending: since issue 41 nothing reads them (ablation20_* decide the "
                 "ablations claim), so recomputing them (about 12 CPU-minutes) buys nothing"),
+    dict(when="issue 39", experiment="the seven registered online views recomputed on the CPU: train no longer "
+                                     "validates its config (the bounds are checked at the entry points), so their "
+                                     "definitions changed; validate() only raised, so the runs compute the same "
+                                     "function (one thread each, nice 10, two at a time)",
+         config="online60_d4, online60_d8, qmap_d16, ablation20_* (the registered seeds and settings of the H200 "
+                "runs above)", seeds="200-259 / 300-319 / 400-419",
+         result="the same seeds on another float path: depth 4 solves 20/60 (H200: 12), depth 8 14/60 (H200: 20), "
+                "difference -0.10, 90% Newcombe [-0.231, +0.035], Fisher p = 0.92: depth-online not reproduced "
+                "(H200: +0.13 [+0.0003, +0.26], reproduced at the edge). Depth 16's c = -0.20 [-0.25, -0.16] "
+                "(H200: -0.22): not reproduced either way. Ablations: full 4/20 (H200: 5), no residual 10/20 (10), no "
+                "LayerNorm 1/20 (2), ReLU 4/20 (7): the precondition (full >= 5/20) fails, not testable here "
+                "(H200: not reproduced). CPU-s user: 1,856 / 2,854 / 1,724 for d4 / d8 / qmap_d16, 978 / 964 / "
+                "595 / 905 for the ablations (about 3 CPU-hours)",
+         lesson="a seed does not fix an outcome here: per seed, success is all-or-nothing and the float path "
+                "decides it, so the registered depth gain (+0.13 at the edge) was inside that noise. The shipped "
+                "views are now these CPU runs (the rule: same seed, same numbers on the CPU); the H200 runs stay "
+                "recorded above"),
     dict(when="issue 41", experiment="the registered offline critics on fresh seeds (critic_fresh), on the CPU "
                                      "(one thread; registered in 2901316 before the run)",
          config="CRITIC_FRESH: rings19, 2,000 random-walk episodes, 3,000 steps, width 64, depths 4 / 16 / 64 and a "

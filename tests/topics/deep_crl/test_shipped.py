@@ -35,7 +35,9 @@ def test_the_pending_views_are_the_known_unshipped_ones_and_never_read():
 
 def test_a_claim_whose_deciding_run_is_not_shipped_is_not_testable_and_names_the_command():
     v, fresh = shipped.shipped_verdict(M)
-    assert fresh and v.reproduced is True      # issue 41: the headline (60 fresh seeds per depth) reproduced
+    # issue 41's headline (60 fresh seeds per depth) read reproduced at the edge on an H200; the CPU rerun of the
+    # same seeds (issue 39) solves 20/60 at depth 4 and 14/60 at depth 8: not reproduced
+    assert fresh and v.reproduced is False
     by = {j.id: j for j in v.claims}
     assert set(by) == set(DECIDES)
     for cid, names in DECIDES.items():
@@ -83,13 +85,14 @@ def test_the_shipped_verdict_has_the_issue_keys():
         assert lo <= m["online60_diff"] <= hi
 
 
-def test_the_registered_gpu_runs_hold_their_registered_seeds_and_say_where_they_ran():
-    """Issue 41's runs (registered in 2901316, run on an H200): every seed of the registration, once, and the
-    device and library versions recorded in the bundle (a rerun elsewhere draws other numbers)."""
+def test_the_registered_runs_hold_their_registered_seeds_and_say_where_they_ran():
+    """Issue 41's runs (registered in 2901316, first run on an H200, rerun on the CPU for issue 39): every seed of
+    the registration, once, and the device and library versions recorded in the bundle (a rerun elsewhere draws
+    other numbers: the lab notebook has both)."""
     for name, first, n in [("online60_d4", 200, 60), ("online60_d8", 200, 60), ("qmap_d16", 300, 20),
                            *((f"ablation20_{ab}", 400, 20) for ab in M.ABLATIONS)]:
         res = store.load_shipped(M.TOPIC, name)
         assert sorted(int(s) for s in res["per_seed"].seed) == list(range(first, first + n)), name
         env = res["environment"]
-        assert env["device"].startswith("cuda") and env["torch"] and env["numpy"] and env["pandas"], name
+        assert env["device"] == "cpu" and env["torch"] and env["numpy"] and env["pandas"], name
 
