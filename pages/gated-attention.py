@@ -27,7 +27,7 @@ def _preset_settings(pid: str, variant: str) -> dict:
             **{r.id: getattr(cfg, r.name) for r in M.KNOBS.on_page() if r.group is None}}
 
 
-TABS = ["The story", "Explore", "Reproduce the paper", "Lab notebook"]
+TABS = ["The story", "Real models", "Explore", "Reproduce the paper", "Lab notebook"]
 TOUR = [
     ui.Step("The sink and the gate",
             "Ungated heads with nothing to do park their attention on the first token. The G1 gate after SDPA lets a "
@@ -37,7 +37,7 @@ TOUR = [
     ui.Step("A gate shared by the heads, on Bigram-Backcopy",
             "Here every head is idle on the same queries, so one gate for all heads closes them together and the "
             "sink goes too, against the paper's head-shared control (the ledger's claim headshared-keeps-bb).",
-            settings={**_preset_settings("default", "g1_headshared"), "ga_tabs": TABS[1]},
+            settings={**_preset_settings("default", "g1_headshared"), "ga_tabs": TABS[2]},
             look_at="F-Attn of the head-shared model, at the uniform floor (shipped: nothing to train)",
             target="ga-explore-numbers",
             predict="In the paper a gate shared by all heads keeps most of the sink (36% removed). On Bigram-Backcopy, "
@@ -53,7 +53,7 @@ TOUR = [
     ui.Step("A gate on the values",
             "G2 gates each value by its own token: it can make the first token's value small, a cheap place to park "
             "attention, but cannot close a head for a query. The sink stays, and here grows.",
-            settings={**_preset_settings("default", "g2_elementwise"), "ga_tabs": TABS[1]},
+            settings={**_preset_settings("default", "g2_elementwise"), "ga_tabs": TABS[2]},
             look_at="F-Attn of G2 against the baseline's (shipped)", target="ga-explore-numbers",
             predict="G2 gates the values, not the heads' outputs. Will the sink go?",
             choices=("it goes", "it stays")),
@@ -64,12 +64,13 @@ TOUR = [
     ui.Step("A real transformer",
             "all-MiniLM-L6-v2 has no gate: it puts several times the uniform share of attention on [CLS] and holds "
             "its largest activation there. Your sentence is read by it below.",
-            settings={"ga_text": "The gate closes a head that has nothing to say.", "ga_tabs": TABS[0]},
-            look_at="section 4, and the table under the sentence", target="ga-real", compute=True),
+            settings={"ga_text": "The gate closes a head that has nothing to say.", "ga_tabs": TABS[1]},
+            look_at="the Real models tab: section 4, and the table under the sentence", target="ga-real", compute=True),
 ]
 
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
+ui.read_link(M.KNOBS)  # the link's knobs, and one notice for the values it cannot use, whichever tab is open
 active = ui.tour(TOUR)
 ours = {j.id: j for j in verdict.claims}
 
@@ -77,7 +78,6 @@ head = ui.view(M, "compare_all")
 sink_seeds = ui.view(M, "sink_seeds")
 hsd_seeds = None if M.VIEWS["hsd_seeds"].pending else ui.view(M, "hsd_seeds")      # None: registered, not yet run
 mact_seeds = None if M.VIEWS["mact_seeds"].pending else ui.view(M, "mact_seeds")
-real = ui.view(M, "real_minilm")
 sink, mact = head["sink"], head["mact"]
 T = {w: ui.term(w, M.TOPIC) for w in ("F-Attn", "M-Act", "SDPA", "G1", "G2", "Bigram-Backcopy", "attention sink")}
 
@@ -307,7 +307,7 @@ def real_lm_live() -> None:
                f"; valley depth {mine['valley']:+.2f} with token 0, {mine['valley_excl']:+.2f} without.")
 
 
-tab_story, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
+tab_story, tab_real, tab_explore, tab_repro, tab_lab = st.tabs(TABS, key="ga_tabs", bind="query-params")
 
 # --------------------------------------------------------------------------- the story
 # Only the open tab is drawn (a tab click reruns the page); each tab's body is a function called when it is open.
@@ -414,6 +414,20 @@ def story_tab() -> None:
                                        for c in last.columns if c != "seed"})
         every.caption(prose.last_layer_caption(last.iloc[0]))
 
+    st.markdown("Sections 4-6, the same sink and the massive activation in real pretrained models (MiniLM, "
+                "SmolLM2-135M) and the Layer by Layer paper's compression valley, are in the *Real models* tab.")
+    st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
+                "and *How each claim is tested* gives each one's reason.")
+
+
+if tab_story.open:
+    with tab_story:
+        story_tab()
+
+
+def real_tab() -> None:
+    """Sections 4-6: the sink in real pretrained models (MiniLM, SmolLM2) and Layer by Layer's valley."""
+    real = ui.view(M, "real_minilm")
     with st.container(key="ga-real"):
         st.subheader("4 · The same sink in a real, ungated transformer")
         rl = real["layers"]
@@ -468,13 +482,11 @@ def story_tab() -> None:
         layer_by_layer_section()
         real_lm_live()
 
-    st.markdown("Which controls the toy reproduces, and why: the ledger below lists every claim with its test, "
-                "and *How each claim is tested* gives each one's reason.")
 
 
-if tab_story.open:
-    with tab_story:
-        story_tab()
+if tab_real.open:
+    with tab_real:
+        real_tab()
 
 # --------------------------------------------------------------------------- explore (the knobs)
 # preset -> (its configuration, the view holding its shipped run, that run's key in the view)

@@ -9,6 +9,11 @@ def _page():
     return open_page("gated-attention")
 
 
+def _real():
+    """The page opened on its Real models tab (sections 4-6: MiniLM, SmolLM2, Layer by Layer)."""
+    return open_tab("gated-attention", "Real models")
+
+
 def _explore(params: dict | None = None):
     """The page opened on its Explore tab (only the open tab is drawn)."""
     return open_tab("gated-attention", "Explore", params)
@@ -109,6 +114,10 @@ def test_the_default_link_draws_only_the_open_tab():
     assert [w.key for w in at.selectbox if w.key in ("ga_preset", "ga_variant")] == []
     assert not any("Every configuration of this session" in m.value for m in at.markdown)    # the Lab notebook
     assert any("1 · The sink" in h.value for h in at.subheader)                              # the story itself
+    assert not any(h.value.startswith("4 ·") for h in at.subheader)      # the real models: their own tab
+    real = _real()
+    assert not real.exception, real.exception
+    assert [h.value[:3] for h in real.subheader if h.value[:1].isdigit()] == ["4 ·", "5 ·", "6 ·"]
     ex = _explore()
     assert not ex.exception and ex.selectbox(key="ga_variant").value == "g1_elementwise"
     assert not any("1 · The sink" in h.value for h in ex.subheader)
@@ -125,7 +134,7 @@ def test_pending_massive_run_shows_the_seen_seeds_as_such():
 
 
 def test_a_visitors_sentence_waits_for_a_button_then_runs():
-    at = _page()
+    at = _real()
     at.text_area(key="ga_text").set_value("The old dog slept by the warm fire all afternoon.").run()
     assert not at.exception, at.exception
     button = next(b for b in at.button if "MiniLM" in b.label)
@@ -139,7 +148,7 @@ def test_real_model_sections_read_shipped_views_without_loading_smollm2():
     from toymodels import realmodels as R
 
     loaded_before = R.is_loaded("smollm2")
-    at = _page()
+    at = _real()
     assert not at.exception, at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "real-massive-smollm2" in text and "lbl-valley-is-sink-smollm2" in text and "ablation-zero-sink" in text
@@ -156,7 +165,7 @@ def test_a_visitors_prompt_loads_smollm2_once_per_server_process(monkeypatch):
     monkeypatch.setitem(R._LOADERS, "smollm2", lambda: calls.append(1) or real_loader())
     monkeypatch.setattr(R, "_LOADED", {})
     for prompt in ("Rivers carry sand to the sea, grain by grain.", "The choir sang until the candles burned out."):
-        at = _page()
+        at = _real()
         at.text_area(key="ga_real_text").set_value(prompt).run(timeout=300)
         assert not at.exception, at.exception
         button = [b for b in at.button if "SmolLM2" in b.label]
