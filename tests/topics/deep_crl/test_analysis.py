@@ -1,5 +1,4 @@
 """The tests the claims run, against brute force and published values, and each claim's rule on hand-made runs."""
-import math
 
 import numpy as np
 import pandas as pd
