@@ -105,7 +105,8 @@ def test_hostile_link_values_never_break_a_page(paper):
     """Every key a page declares gets a hostile value at once (a different one per key): the page runs."""
     at = open_home(60).switch_page(paper.page).run(timeout=300)
     assert not at.exception, at.exception
-    keys = _bound_keys(at)
+    # the widgets its default link draws, and every knob its link may set (a tab's, drawn only when open)
+    keys = sorted(set(_bound_keys(at)) | {k.id for k in paper.load().KNOBS.on_page()})
     assert keys, "the page declared no widget keys"
     link = open_home(60)
     for i, key in enumerate(keys):
