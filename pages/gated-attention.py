@@ -483,7 +483,6 @@ def real_tab() -> None:
         real_lm_live()
 
 
-
 if tab_real.open:
     with tab_real:
         real_tab()
