@@ -3,7 +3,8 @@ of generation, measured in one fresh process on one thread.
 
 Resident memory is /proc's VmRSS; each stage's peak is VmHWM after resetting it (``/proc/self/clear_refs`` 5), so
 a stage's peak is its own. The numbers fill ``ModelInfo.memory_mb`` / ``load_peak_mb`` / ``load_seconds``,
-``TRACE_MB`` and the generation cost model (``GEN_*``) in ``toymodels/realmodels.py``.
+``TRACE_MB`` in ``toymodels/gated_attention/tracing.py`` and the generation cost model (``GEN_*``) in
+``toymodels/hivemind/generation.py``.
 
 Run (from the repository root):  nice -n 10 python bench/bench_realmodels.py [--quick]
 The last line of standard output is one JSON object.
@@ -61,25 +62,26 @@ def main() -> int:
     torch.set_num_threads(1)
     stage(rows, "import transformers", lambda: __import__("transformers"))
     from toymodels import realmodels as R
+    from toymodels.gated_attention.tracing import MAX_TOKENS, trace
+    from toymodels.hivemind.generation import GEN_MAX_NEW_TOKENS, generate
 
     m = stage(rows, "load smollm2", R.smollm2)
     text = " ".join(["The quick brown fox jumps over the lazy dog near the river bank."] * 40)
-    ids = m.tokenizer(text)["input_ids"][:R.MAX_TOKENS - 6]
+    ids = m.tokenizer(text)["input_ids"][:MAX_TOKENS - 6]
     long_text = m.tokenizer.decode(ids)
-    stage(rows, "trace smollm2 (256 tokens)", lambda: R.trace("smollm2", long_text,
-                                                              max_tokens=R.MAX_TOKENS).meta)
-    stage(rows, "generate 1 x 32", lambda: R.generate(["Name a colour."], n=1, max_new_tokens=32, min_p=1e-9,
-                                                      temperature=1e-3, seed=0).n_tokens)
+    stage(rows, "trace smollm2 (256 tokens)", lambda: trace("smollm2", long_text, max_tokens=MAX_TOKENS).meta)
+    stage(rows, "generate 1 x 32", lambda: generate(["Name a colour."], n=1, max_new_tokens=32, min_p=1e-9,
+                                                    temperature=1e-3, seed=0).n_tokens)
     if not args.quick:
         for n in (4, 16):
             stage(rows, f"generate {n} x 32 (to the cap)",
-                  lambda n=n: R.generate(["Write a long story about a dragon."], n=n, max_new_tokens=32,
-                                         seed=0).n_tokens)
+                  lambda n=n: generate(["Write a long story about a dragon."], n=n, max_new_tokens=32,
+                                       seed=0).n_tokens)
         prompt = m.tokenizer.decode(m.tokenizer(text)["input_ids"][:200])
         stage(rows, "generate 16 x 256, 200-token prompt (worst memory)",
-              lambda: R.generate([prompt], n=16, max_new_tokens=R.MAX_NEW_TOKENS, chat=False, seed=0).n_tokens)
+              lambda: generate([prompt], n=16, max_new_tokens=GEN_MAX_NEW_TOKENS, chat=False, seed=0).n_tokens)
     stage(rows, "load minilm", R.minilm)
-    stage(rows, "trace minilm (256 tokens)", lambda: R.trace("minilm", long_text, max_tokens=R.MAX_TOKENS).meta)
+    stage(rows, "trace minilm (256 tokens)", lambda: trace("minilm", long_text, max_tokens=MAX_TOKENS).meta)
     print(json.dumps({"rows": rows, "rss_final_mb": round(_status("VmRSS"))}))
     return 0
 

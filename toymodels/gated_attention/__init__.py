@@ -5,7 +5,8 @@ Two toy tasks: Bigram-Backcopy (Guo et al. 2024), where every head is dormant on
 dormancy, where each query needs one head and not the other (the premise of the paper's head-shared control); a
 real ungated transformer (all-MiniLM-L6-v2) shows the phenomenon itself. The package reads like the paper:
 ``config`` (configurations, bounds, cost) <- ``data`` (the tasks) <- ``model`` (the gated layer of Eq. 5, the LM,
-the sink metrics) <- ``training`` <- ``experiments`` (every bounded call); ``minilm`` (the real model), ``summary``
+the sink metrics) <- ``training`` <- ``experiments`` (every bounded call); ``minilm`` (the real model), ``real`` and
+``real_claims`` (SmolLM2 and MiniLM, read through ``tracing``: one instrumented forward pass), ``summary``
 (the statistics the claims and the page read), ``notebook`` (every configuration tried) beside them; this file is
 the contract. Importing the package imports no torch.
 """

@@ -275,7 +275,7 @@ PRESETS = {
 
 MAX_TEXTS = 8          # texts per MiniLM call
 MAX_PROMPTS = 48        # prompts per call (the registered set has 32)
-VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and realmodels.MAX_TOKENS tokens)
+VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and tracing.MAX_TOKENS tokens)
 MAX_CHARS = 400        # characters per text MiniLM reads (at most 256 tokens)
 _SEED = Range(0, 2**31 - 1, integer=True)
 _LR = Range(1e-4, 3e-2)

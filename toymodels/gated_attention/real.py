@@ -34,6 +34,7 @@ from toymodels.topic import bounded
 
 from .config import KNOBS, MAX_PROMPTS, VISITOR_CHARS  # noqa: F401 - where the bounds are
 from .summary import MACT_RATIO_MIN
+from .tracing import trace
 
 PROMPTS_FILE = Path(__file__).resolve().parent.parent / "data" / "realmodels" / "prompts.json"
 SUN_RATIO = 1000.0      # Sun et al.'s massive activation: at least 1000x the layer's median |h| ...
@@ -124,7 +125,7 @@ def first_layer(flags) -> int | None:
 def measure_prompt(key: str, text: str) -> dict:
     """Everything the claims read for one prompt (one forward pass)."""
     info = realmodels.MODELS[key]
-    tr = realmodels.trace(key, text)
+    tr = trace(key, text)
     T = len(tr.ids)
     share = first_token_share(tr.attentions)                          # (L, H)
     u = uniform_share(T, info.causal)
@@ -183,7 +184,7 @@ def ablate(text: str, target: dict) -> dict:
     out = {}
     for arm, values in (("intact", None), ("zero", [0.0] * len(target["dims"])), ("mean", target["mean_values"])):
         patch = None if values is None else (target["block"], 0, target["dims"], values)
-        tr = realmodels.trace("smollm2", text, hidden=False, nll=True, patch=patch)
+        tr = trace("smollm2", text, hidden=False, nll=True, patch=patch)
         out[f"nll_{arm}"] = float(tr.nll.mean())
         out[f"share_{arm}"] = _later_share(tr.attentions, target["block"])
         out["uniform"] = uniform_share(len(tr.ids), True)
@@ -270,8 +271,8 @@ def expected_real_seconds(key: str = "smollm2") -> float:
 def real_prompt(key: str, text: str) -> dict:
     """One visitor prompt through a real model: per layer, the first-token share beside the uniform one, token 0's
     largest |h| over the median (and where the layer's largest sits), the prompt entropy with and without token 0;
-    the tokens and the head-averaged maps. Bounded: VISITOR_CHARS characters, realmodels.MAX_TOKENS tokens, one
-    pass under the model's lock (working memory about realmodels.TRACE_MB)."""
+    the tokens and the head-averaged maps. Bounded: VISITOR_CHARS characters, tracing.MAX_TOKENS tokens, one
+    pass under the model's lock (working memory about tracing.TRACE_MB)."""
     r = measure_prompt(key, text)
     ms = r["massive"]
     share = np.concatenate([[np.nan], r["share"].mean(1)])

@@ -12,6 +12,8 @@ the ledger says which and why; ``python -m toymodels hivemind collect`` gathers 
 * ``uploads``: the example set, pasted text and uploaded CSV / JSONL, validated;
 * ``experiments``: the analysis and the sweeps (every bounded call of the page and the CLI);
 * ``sampling``: the collector for OpenAI-compatible endpoints and its command line.
+* ``generation``: seeded, batched sampling from SmolLM2-135M-Instruct (torch, on first use);
+* ``realsamples``: the real samples (SmolLM2's answers to the project's prompt set) and their measures.
 """
 from __future__ import annotations
 

@@ -3,9 +3,10 @@ paper's two decodings, and the paper's intra-model measures are taken on what it
 
 * ``load_prompts``: the project's prompt set (``data/hivemind/prompts.csv``: 60 open-ended queries in the
   Infinity-Chat taxonomy's six categories + 8 closed-ended controls), committed before any sample was drawn;
-* ``draw_samples``: ``n`` responses per (prompt, decoding) from the shared loader (``toymodels.realmodels.generate``:
-  chat template, seeded, batched per prompt, a cap on new tokens), each pool cached on disk as it is drawn (a long
-  run that is stopped resumes where it was), with its CPU time and tokens per CPU second;
+* ``draw_samples``: ``n`` responses per (prompt, decoding) from ``generation.generate`` (SmolLM2 from the shared
+  loader ``toymodels.realmodels``; chat template, seeded, batched per prompt, a cap on new tokens), each pool cached
+  on disk as it is drawn (a long run that is stopped resumes where it was), with its CPU time and tokens per CPU
+  second;
 * ``sample_metrics``: the paper's measures by its definitions (official code ``main_analysis_within_model.py``):
   a pool's mean pairwise cosine (upper triangle, ``k=1``), the share of pools at or above 0.8 (the code bins pool
   means with ``np.histogram(bins=10, range=(0, 1))``, so 0.8 itself counts in the 0.8-0.9 bin), that histogram per
@@ -74,7 +75,9 @@ def _draw_pool(prompt: str, n: int, max_new_tokens: int, temperature: float, top
                seed: int) -> dict:
     """One pool: ``n`` responses to ``prompt`` in one batched ``generate`` call, with the CPU time it took (the
     model is loaded first, outside the timing: loading is paid once per process, not per pool)."""
-    from toymodels.realmodels import generate, smollm2
+    from toymodels.realmodels import smollm2
+
+    from .generation import generate
 
     smollm2()
     c0, t0 = time.process_time(), time.perf_counter()
@@ -368,9 +371,8 @@ def live_samples(prompt_id: str, decoding: str = "top-p", n: int = LIVE_MAX_N, m
     one at a time through the page's compute slots), embedded with MiniLM: ``table`` (sample, response, tokens,
     finished) and ``mean_similarity`` (the pool's mean pairwise cosine). Seeded: the same arguments give the
     same texts on a CPU."""
-    from toymodels.realmodels import generate
-
     from .embed import embed_texts
+    from .generation import generate
 
     if decoding not in DECODINGS:
         raise InputError(f"decoding must be one of {', '.join(DECODINGS)}")
@@ -389,6 +391,8 @@ def live_samples(prompt_id: str, decoding: str = "top-p", n: int = LIVE_MAX_N, m
 def live_expected_seconds(n: int = LIVE_MAX_N, max_new_tokens: int = LIVE_MAX_TOKENS) -> float:
     """What a live run costs on one core: SmolLM2's generation (plus loading it, if this process has not) and
     MiniLM's embedding of the responses."""
-    from toymodels.realmodels import expected_generate_seconds, is_loaded
+    from toymodels.realmodels import is_loaded
+
+    from .generation import expected_generate_seconds
 
     return expected_generate_seconds(1, n, max_new_tokens, prompt_tokens=40, loaded=is_loaded("smollm2")) + 0.1 * n

