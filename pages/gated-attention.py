@@ -70,7 +70,6 @@ TOUR = [
 
 paper = ui.paper_header(M.TOPIC)
 verdict, fresh = ui.shipped_verdict(M.TOPIC)
-ui.read_link(M.KNOBS)  # the link's knobs, and one notice for the values it cannot use, whichever tab is open
 active = ui.tour(TOUR)
 ours = {j.id: j for j in verdict.claims}
 

@@ -118,6 +118,34 @@ def test_hostile_link_values_never_break_a_page(paper):
     assert "](http://evil" not in shown and "http://evil" not in shown
 
 
+@pytest.mark.parametrize("paper", [p for p in PAPERS if p.has_page], ids=lambda p: p.topic)
+def test_a_bad_value_for_a_knob_in_a_closed_tab_gets_the_notice_on_opening(paper):
+    """A link's value its knob cannot take is named in the page's one notice on the default view, also for the
+    knobs the default view does not draw (a closed tab's): ``paper_header`` reads the whole table."""
+    at = open_home(60).switch_page(paper.page).run(timeout=300)
+    drawn = set(_bound_keys(at))
+    knobs = paper.load().KNOBS.on_page()
+
+    def refuses(knob) -> bool:
+        try:
+            knob.parse(["zzz"])
+        except (ValueError, TypeError):
+            return True
+        return False
+
+    hidden = [k.id for k in knobs if k.id not in drawn and refuses(k)][:10]
+    if not hidden:
+        pytest.skip("every knob this page's link may set is drawn on its default view, or takes any text")
+    link = open_home(60)
+    for key in hidden:
+        link.query_params[key] = "zzz"
+    link.switch_page(paper.page).run(timeout=300)
+    assert not link.exception, link.exception
+    assert any("were not used" in w.value for w in link.warning), [w.value for w in link.warning]
+    named = " ".join(c.value for c in link.code)
+    assert all(f"{key}=zzz" in named for key in hidden), (hidden, named)
+
+
 # --------------------------------------------------------------------------- one error handler
 
 

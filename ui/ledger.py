@@ -14,7 +14,7 @@ from toymodels.registry import AWARD, RUNNER_UP, Paper, get_paper
 from toymodels.topic import Verdict
 
 from .errors import plain
-from .form import keep_knobs
+from .form import keep_knobs, read_link
 from .links import _hand_over_to_router, drop_unusable_link_values, dropped_link_notice
 from .memory import _MEMO
 
@@ -30,7 +30,8 @@ def header_row():
 
 def paper_header(topic: str) -> Paper:
     """Title; a row with the award badge, the paper and code links (and the tour's button, ``ui.tour``); the
-    paper's title and authors in small type; the TL;DR. Returns the paper's metadata."""
+    paper's title and authors in small type; the TL;DR; then the link's knobs (``read_link`` on the topic's
+    ``KNOBS``), so a bad value gets its notice whichever tab opens. Returns the paper's metadata."""
     drop_unusable_link_values()  # before any widget of the page seeds itself from the link
     keep_knobs()                 # a knob in a closed tab keeps its value (and its link)
     _hand_over_to_router()
@@ -55,6 +56,9 @@ def paper_header(topic: str) -> Paper:
     st.caption(f"*{plain(paper.title)}* · {plain(paper.authors)}")
     st.markdown(f"**TL;DR.** {paper.tldr}")
     dropped_link_notice()
+    module = paper.load()  # imported already: the page reads its KNOBS
+    if getattr(module, "KNOBS", None) is not None:
+        read_link(module.KNOBS)  # every knob of the link, and one notice for the values it cannot use, whatever tab
     return paper
 
 
