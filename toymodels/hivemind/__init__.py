@@ -587,7 +587,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                    "similarity_bins")},
     # the collector
     **{n: ".sampling" for n in ("collect", "check_collect", "key_allowed", "main")},
-    # real samples (SmolLM2 through the shared loader)
+    # SmolLM2's seeded generation (through the shared loader), and the real samples drawn with it
+    **{n: ".generation" for n in ("generate", "expected_generate_seconds")},
     **{n: ".realsamples" for n in ("load_prompts", "load_calibration", "draw_samples", "sample_metrics",
                                    "calibration_table", "live_samples", "live_expected_seconds", "LIVE_MAX_N",
                                    "LIVE_MAX_TOKENS", "DECODINGS", "N_PER_POOL", "MAX_NEW_TOKENS", "CAP_NOTE")},

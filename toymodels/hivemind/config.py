@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toymodels.knobs import Knob, knobs
+from toymodels.realmodels import MAX_CHARS as PROMPT_MAX_CHARS
+from toymodels.realmodels import Text as Prompt
 from toymodels.topic import Each, InputError, OneOf, Range
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "hivemind"
@@ -98,9 +100,13 @@ LIVE_MAX_N = 4               # responses per live run
 LIVE_MAX_TOKENS = 40         # new tokens per response (as the shipped samples)
 LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)   # what "what does it look like" offers
 _SEED = Range(0, 2**31 - 1, integer=True)
+GEN_MAX_PROMPTS = 16           # prompts per generate call (``generation.generate``)
+GEN_MAX_SAMPLES = 64           # samples per prompt
+GEN_MAX_NEW_TOKENS = 256       # new tokens per sample
 
 #: Every knob, once: the analysis (``Config``, the page's settings), the sample-size sweep, the embedder, SmolLM2's
-#: samples (the shipped draw and the page's live one), with their URL ids where the page offers them.
+#: samples (the shipped draw and the page's live one), SmolLM2's generation under them, with their URL ids where
+#: the page offers them.
 KNOBS = knobs(
     Knob("threshold", Range(0.0, 1.0), "Threshold τ", 0.01, id="hm_threshold",
          help="The paper counts queries whose mean similarity exceeds 0.8."),
@@ -129,4 +135,12 @@ KNOBS = knobs(
     Knob("max_new_tokens", Range(8, LIVE_MAX_TOKENS, integer=True), group="live"),
     Knob("seed", Range(0, 10_000, integer=True), "Seed", 1, id="hm_live_seed", group="live", default=0,
          widget="number"),
+    Knob("prompts", Each(Prompt(PROMPT_MAX_CHARS), max_len=GEN_MAX_PROMPTS), group="generate"),
+    Knob("n", Range(1, GEN_MAX_SAMPLES, integer=True), group="generate"),
+    Knob("max_new_tokens", Range(1, GEN_MAX_NEW_TOKENS, integer=True), group="generate"),
+    Knob("temperature", Range(0.0, 2.0), group="generate"),
+    Knob("top_p", Range(0.01, 1.0), group="generate"),
+    Knob("min_p", Range(0.0, 0.99), group="generate"),
+    Knob("seed", _SEED, group="generate"),
+    Knob("chat", OneOf(True, False), group="generate"),
 )

@@ -8,8 +8,8 @@ the real-samples section's one way to make the model write.
     (0: greedy), then top-p (nucleus) and min-p filter them, in transformers' order. ``chat=True`` wraps each prompt
     in the model's chat template (a user turn). Same arguments, same texts on the CPU (a ``torch.Generator`` per
     prompt, seeded from ``(seed, prompt index)``; no global RNG is touched). ``Generation.texts[i][k]`` is sample k
-    of prompt i; ``.n_tokens``, ``.finished`` (stopped at end of turn) beside it. Bounded by ``GEN_BOUNDS``;
-    ``expected_generate_seconds`` gives the cost a page states.
+    of prompt i; ``.n_tokens``, ``.finished`` (stopped at end of turn) beside it. Bounded by hivemind's ``KNOBS``
+    (group ``generate``); ``expected_generate_seconds`` gives the cost a page states.
 
 Generation runs under SmolLM2's lock (``realmodels.BUSY``), so its working memory (``GEN_MB``) is counted once per
 process, not once per visitor. Nothing here imports torch until a call runs.
@@ -23,12 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from toymodels.errors import InputError
-from toymodels.realmodels import BUSY, MAX_CHARS, MODELS, Loaded, Text, smollm2
-from toymodels.topic import Each, Range, as_progress, bounded
+from toymodels.realmodels import BUSY, MODELS, Loaded, smollm2
+from toymodels.topic import as_progress, bounded
 
-GEN_MAX_PROMPTS = 16           # prompts per generate call
-GEN_MAX_SAMPLES = 64           # samples per prompt
-GEN_MAX_NEW_TOKENS = 256       # new tokens per sample
+from .config import GEN_MAX_NEW_TOKENS, GEN_MAX_PROMPTS, GEN_MAX_SAMPLES, KNOBS  # noqa: F401 - the caps, public here
+
 GEN_MAX_PROMPT_TOKENS = 256    # tokens per prompt after the chat template
 #: The KV cache of one sample, bytes per token: 30 layers x (K, V) x 3 KV heads x 64 dims x 4 bytes.
 KV_BYTES_PER_TOKEN = 30 * 2 * 3 * 64 * 4
@@ -98,11 +97,6 @@ def _check_generate(prompts, n, max_new_tokens, **_):
                          f"{GEN_MAX_SAMPLES * 4} per call")
 
 
-GEN_BOUNDS = dict(prompts=Each(Text(MAX_CHARS), max_len=GEN_MAX_PROMPTS), n=Range(1, GEN_MAX_SAMPLES, integer=True),
-                  max_new_tokens=Range(1, GEN_MAX_NEW_TOKENS, integer=True), temperature=Range(0.0, 2.0),
-                  top_p=Range(0.01, 1.0), min_p=Range(0.0, 0.99), seed=Range(0, 2**31 - 1, integer=True))
-
-
 def _prompt_ids(m: Loaded, prompt: str, chat: bool) -> list[int]:
     if chat:
         ids = m.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
@@ -117,7 +111,7 @@ def _prompt_ids(m: Loaded, prompt: str, chat: bool) -> list[int]:
     return ids
 
 
-@bounded(_check_generate, **GEN_BOUNDS)
+@bounded(_check_generate, **KNOBS.specs(group="generate"))
 def generate(prompts: list[str], n: int = 1, max_new_tokens: int = 64, temperature: float = 1.0,
              top_p: float = 1.0, min_p: float = 0.0, seed: int = 0, chat: bool = True,
              progress=None) -> Generation:

@@ -44,6 +44,10 @@ def test_generation_bounds_refuse_before_loading():
         G.generate([" "])
     with pytest.raises(InputError, match="samples"):
         G.generate(["hi"] * G.GEN_MAX_PROMPTS, n=G.GEN_MAX_SAMPLES)
+    with pytest.raises(InputError, match="chat must be one of"):  # the row in hivemind's KNOBS
+        G.generate(["hi"], chat="yes")
+    with pytest.raises(InputError, match="temperature must be between"):
+        G.generate(["hi"], temperature=2.5)
 
 
 def test_generation_batches_fit_the_memory_budget():
