@@ -630,6 +630,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                    "massive_activation", "massive_stats", "_uniform_floor", "_rope", "_apply_rope")},
     **{name: ".data" for name in ("BigramBackcopy", "HeadSpecificDormancy", "make_data")},
     "minilm_sink": ".minilm",
+    "trace": ".tracing",
+    "tokenize": ".tracing",
     "real_prompt": ".real",
     "real_model": ".real",
 })

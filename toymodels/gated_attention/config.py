@@ -275,7 +275,8 @@ PRESETS = {
 
 MAX_TEXTS = 8          # texts per MiniLM call
 MAX_PROMPTS = 48        # prompts per call (the registered set has 32)
-VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and tracing.MAX_TOKENS tokens)
+VISITOR_CHARS = 1000    # a visitor's prompt: at most this many characters (and MAX_TOKENS tokens)
+MAX_TOKENS = 256        # tokens per traced text (SmolLM2: 30 x 9 x 256^2 float32 maps = 71 MB)
 MAX_CHARS = 400        # characters per text MiniLM reads (at most 256 tokens)
 _SEED = Range(0, 2**31 - 1, integer=True)
 _LR = Range(1e-4, 3e-2)
@@ -330,6 +331,12 @@ KNOBS = knobs(
     Knob("hsd_layer", Range(1, 4, integer=True), "Layer", (1, 2, 3, 4), id="ga_hsd_layer", group="page",
          labels={i: f"layer {i}" for i in range(1, 5)}, default=1, widget="segmented"),
     Knob("texts", Each(Text(MAX_CHARS), max_len=MAX_TEXTS), group="run"),
+    Knob("key", OneOf(*REAL_MODELS), group="trace"),
+    Knob("text", Text(REAL_MAX_CHARS), group="trace"),
+    Knob("attentions", OneOf(True, False), group="trace"),
+    Knob("hidden", OneOf(True, False), group="trace"),
+    Knob("max_tokens", Range(2, MAX_TOKENS, integer=True), group="trace"),
+    Knob("nll", OneOf(True, False), group="trace"),
     Knob("key", OneOf(*REAL_MODELS), group="real_model"),
     Knob("texts", Each(Text(REAL_MAX_CHARS), max_len=MAX_PROMPTS), group="real_model"),
     Knob("ablation", OneOf(True, False), group="real_model"),

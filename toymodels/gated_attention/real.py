@@ -271,7 +271,7 @@ def expected_real_seconds(key: str = "smollm2") -> float:
 def real_prompt(key: str, text: str) -> dict:
     """One visitor prompt through a real model: per layer, the first-token share beside the uniform one, token 0's
     largest |h| over the median (and where the layer's largest sits), the prompt entropy with and without token 0;
-    the tokens and the head-averaged maps. Bounded: VISITOR_CHARS characters, tracing.MAX_TOKENS tokens, one
+    the tokens and the head-averaged maps. Bounded: VISITOR_CHARS characters, MAX_TOKENS tokens, one
     pass under the model's lock (working memory about tracing.TRACE_MB)."""
     r = measure_prompt(key, text)
     ms = r["massive"]

@@ -22,9 +22,10 @@ import numpy as np
 
 from toymodels.errors import InputError
 from toymodels.realmodels import BUSY, MAX_CHARS, Loaded, Text, load
-from toymodels.topic import Range, bounded
+from toymodels.topic import bounded
 
-MAX_TOKENS = 256        # tokens per traced text (SmolLM2: 30 x 9 x 256^2 float32 maps = 71 MB)
+from .config import KNOBS, MAX_TOKENS
+
 #: A trace's working memory, MB: attention maps and hidden states (float32, torch and NumPy copies) and the
 #: eager attention's scores, at MAX_TOKENS. SmolLM2: 30 x 9 x T^2 x 4 B = 71 MB of maps, held twice, plus
 #: 31 x T x 576 x 4 B = 18 MB of hidden states, twice.
@@ -79,7 +80,7 @@ def _patch_hook(position: int, dims, values):
     return hook
 
 
-@bounded(text=Text(MAX_CHARS), max_tokens=Range(2, MAX_TOKENS, integer=True))
+@bounded(**KNOBS.specs(group="trace"), _free=("patch",))
 def trace(key: str, text: str, attentions: bool = True, hidden: bool = True, max_tokens: int = MAX_TOKENS,
           nll: bool = False, patch: tuple | None = None) -> Trace:
     """One forward pass over ``text``: attention maps and the residual stream after every block (float32 NumPy).

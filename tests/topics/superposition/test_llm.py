@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from toymodels import realmodels as R
+from toymodels.errors import InputError
 from toymodels.superposition import llm
 from toymodels.superposition.measure import mean_sq_overlap
 
@@ -53,3 +54,11 @@ def test_smollm2_gguf_embedding_is_the_models_lm_head():
     head = R.smollm2().model.lm_head.weight.detach().numpy()
     assert W.shape == head.shape == (49_152, 576)
     np.testing.assert_array_equal(W, head)
+
+
+def test_llm_overlaps_refuses_a_model_it_has_no_embedding_file_for():
+    """The row of superposition's KNOBS (group ``llm``) bounds ``models`` before any file is read."""
+    with pytest.raises(InputError, match="must be one of"):
+        llm.llm_overlaps(["gpt2"])
+    with pytest.raises(InputError, match="items"):
+        llm.llm_overlaps([])
