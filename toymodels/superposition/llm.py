@@ -162,7 +162,7 @@ def _missing(table: pd.DataFrame) -> pd.Series:
     """The ``missing`` column as text ("" for a measured model: a stored table reads empty cells back as NaN)."""
     if "missing" not in table:
         return pd.Series([""] * len(table), index=table.index)
-    return table["missing"].fillna("").astype(str)
+    return table["missing"].astype(object).fillna("").astype(str)
 
 
 def decide_llm(table: pd.DataFrame, toy_constant: float) -> tuple[str, str, dict]:
