@@ -120,7 +120,7 @@ def write_bundle(folder: str | Path, obj: Any, meta: dict | None = None) -> Path
             np.savez_compressed(tmp / "arrays.npz", **arrays)
         for i, df in enumerate(tables):
             df.to_csv(tmp / f"table_{i}.csv", index=False)
-        files = {p.name: _file_sha(p) for p in sorted(tmp.iterdir())}
+        files = {p.name: file_sha256(p) for p in sorted(tmp.iterdir())}
         doc = {"meta": meta or {}, "data": body, "files": files}
         (tmp / "meta.json").write_text(json.dumps(doc, indent=1, allow_nan=True) + "\n")
         _remove(folder)
@@ -140,7 +140,8 @@ class DamagedBundle(ValueError):
     """A bundle folder that is not what ``write_bundle`` writes: a miss, never served."""
 
 
-def _file_sha(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in 1 MiB blocks (a bundle's files; a model file of any size)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -182,7 +183,7 @@ def _bundle_file(folder: Path, name: Any, files: dict | None) -> Path:
     path = folder / name
     if not _is_regular(path):
         raise DamagedBundle(f"{folder.name}/{name} is missing, not a regular file, or too large")
-    if files is not None and files.get(name) != _file_sha(path):
+    if files is not None and files.get(name) != file_sha256(path):
         raise DamagedBundle(f"{folder.name}/{name} does not match its recorded hash")
     return path
 

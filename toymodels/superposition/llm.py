@@ -23,6 +23,7 @@ import pandas as pd
 
 from toymodels.errors import InputError
 from toymodels.realmodels import SMOLLM2_FILE, ModelMissing, package_dir
+from toymodels.store import file_sha256
 from toymodels.topic import bounded
 
 from .config import EMBEDDINGS, KNOBS
@@ -68,16 +69,6 @@ def embedding_source(key: str) -> tuple[Path, str]:
     if key == "gemma3":
         return gemma3_path(), "token_embd.weight"
     raise InputError(f"embedding must be one of {', '.join(map(repr, EMBEDDINGS))}; got {key!r}")
-
-
-def file_sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def embedding_chunks(key: str, chunk_rows: int = 16_384):
