@@ -209,18 +209,24 @@ def _fixed(views) -> Evidence:
                           f"{cross.min():.2f}): it reads a fixed offset, not the previous occurrence.")
 
 
+def _median(x) -> float:
+    """The median of the finite values (NaN, and no warning, when there are none: no seed crossed)."""
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    return float(np.median(x)) if x.size else float("nan")
+
+
 @_needs("study")
 def _phase(views) -> Evidence:
     rows = A.phase(_study(views)["arms"]["L2v"])
-    gaps = np.array([r["gap"] for r in rows])
-    widths = np.array([r["width"] for r in rows])
+    gap, width = _median([r["gap"] for r in rows]), _median([r["width"] for r in rows])
+    timed = (f"The loss falls from log 13 to half of it in {width:.0f} steps (median)" if np.isfinite(width) else
+             "No seed's loss fell from log 13 to half of it within the run")
+    timed += (f" and the induction score crosses its half-rise {gap:+.0f} steps from the loss's crossing (median"
+              if np.isfinite(gap) else "; no seed's induction score and loss both crossed halfway (")
     return _share_ev(rows, "2-layer seeds with the phase change", "{k}/{n} seeds",
-                     {"gap_median": float(np.nanmedian(gaps)), "width_median": float(np.nanmedian(widths)),
-                      "t_loss_median": float(np.nanmedian([r["t_loss"] for r in rows]))},
-                     note=f"The loss falls from log 13 to half of it in {np.nanmedian(widths):.0f} steps (median) "
-                          f"and the induction score crosses its half-rise {np.nanmedian(gaps):+.0f} steps from the "
-                          f"loss's crossing (median; registered: within ±{A.PHASE_GAP} steps, fall within "
-                          f"{A.PHASE_WIDTH} steps).")
+                     {"gap_median": gap, "width_median": width, "t_loss_median": _median([r["t_loss"] for r in rows])},
+                     note=f"{timed}; registered: within ±{A.PHASE_GAP} steps, fall within {A.PHASE_WIDTH} steps).")
 
 
 @_needs("study")

@@ -98,7 +98,7 @@ def test_copy_loss_is_the_masked_mean_cross_entropy():
                 ce.append(np.log(np.exp(z - z.max()).sum()) + z.max() - z[b.tokens[i, t + 1]])
     got = copy_loss(forward(p, torch.as_tensor(b.tokens), SMALL.d_head), torch.as_tensor(b.tokens),
                     torch.as_tensor(b.mask))
-    assert float(got[0]) == pytest.approx(np.mean(ce), abs=1e-10)
+    assert float(got[0].detach()) == pytest.approx(np.mean(ce), abs=1e-10)
 
 
 def test_induction_and_previous_token_scores_recomputed_by_hand_from_the_maps():
