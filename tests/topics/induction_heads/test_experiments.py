@@ -71,6 +71,8 @@ def test_the_claims_are_judged_on_a_tiny_study(tiny, monkeypatch):
     assert not by["depth"].status.startswith("reproduced")
     assert by["no-privileged-basis"].rule == "exact"
     assert by["lmc-low-barrier"].seeds == 2
+    # 50 steps: no seed's loss halves, so the phase change is untimed; its note says so in words, not "nan steps"
+    assert "No seed's loss fell" in by["phase-change"].note and "nan" not in by["phase-change"].note
 
 
 def test_a_run_is_seeded():
