@@ -220,13 +220,14 @@ def _median(x) -> float:
 def _phase(views) -> Evidence:
     rows = A.phase(_study(views)["arms"]["L2v"])
     gap, width = _median([r["gap"] for r in rows]), _median([r["width"] for r in rows])
-    timed = (f"The loss falls from log 13 to half of it in {width:.0f} steps (median)" if np.isfinite(width) else
-             "No seed's loss fell from log 13 to half of it within the run")
-    timed += (f" and the induction score crosses its half-rise {gap:+.0f} steps from the loss's crossing (median"
-              if np.isfinite(gap) else "; no seed's induction score and loss both crossed halfway (")
+    fall = (f"The loss falls from log 13 to half of it in {width:.0f} steps (median)" if np.isfinite(width) else
+            "No seed's loss fell from log 13 to half of it within the run")
+    cross = (f" and the induction score crosses its half-rise {gap:+.0f} steps from the loss's crossing (median; "
+             if np.isfinite(gap) else ", but no seed's induction score crossed its half-rise in the run ("
+             if np.isfinite(width) else ", so no crossing of the induction score could be timed against it (")
     return _share_ev(rows, "2-layer seeds with the phase change", "{k}/{n} seeds",
                      {"gap_median": gap, "width_median": width, "t_loss_median": _median([r["t_loss"] for r in rows])},
-                     note=f"{timed}; registered: within ±{A.PHASE_GAP} steps, fall within {A.PHASE_WIDTH} steps).")
+                     note=f"{fall}{cross}registered: within ±{A.PHASE_GAP} steps, fall within {A.PHASE_WIDTH} steps).")
 
 
 @_needs("study")

@@ -73,6 +73,8 @@ def test_the_claims_are_judged_on_a_tiny_study(tiny, monkeypatch):
     assert by["lmc-low-barrier"].seeds == 2
     # 50 steps: no seed's loss halves, so the phase change is untimed; its note says so in words, not "nan steps"
     assert "No seed's loss fell" in by["phase-change"].note and "nan" not in by["phase-change"].note
+    note = by["phase-change"].note
+    assert note.count("(") == note.count(")") and "(;" not in note
 
 
 def test_a_run_is_seeded():
